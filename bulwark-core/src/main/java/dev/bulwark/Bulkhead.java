@@ -1,0 +1,396 @@
+package dev.bulwark;
+
+import dev.bulwark.internal.InProcessBulkhead;
+import dev.bulwark.internal.Arguments;
+import dev.bulwark.internal.Names;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * A bulkhead caps how many operations run at once against a resource, queues a bounded number of callers in
+ * strict arrival order, gives up on a caller after a maximum wait, tells an overflow handler why it refused,
+ * and lets a caller cancel while it waits.
+ *
+ * <h2>Semantics</h2>
+ * <ul>
+ *   <li><b>Admission.</b> When fewer than {@link #maxConcurrency()} calls hold a slot and nobody waits, a
+ *       call takes a slot and runs on the calling thread. Otherwise it joins the queue if fewer than
+ *       {@link #maxQueue()} calls wait, and is refused with {@link Rejection.Reason#QUEUE_FULL} if not.</li>
+ *   <li><b>Order.</b> Waiters get slots strictly in arrival order. There is no barging: while anyone waits, a
+ *       freed slot goes straight to the head of the queue and a newcomer queues behind.</li>
+ *   <li><b>Maximum wait.</b> A waiter that has not got a slot within {@link #maxWait()} leaves the queue and is
+ *       refused with {@link Rejection.Reason#WAIT_TIMEOUT}. A slot freed at the same instant is either used by
+ *       that waiter or passed to the next one: never lost, never used twice.</li>
+ *   <li><b>Refusal.</b> A refused operation never runs. The overflow handler (if any) is called with the
+ *       {@link Rejection} on the refused caller's thread (for an asynchronous waiter: the thread that timed it
+ *       out), then {@link BulkheadRejectedException} is thrown, or completes the future of an asynchronous
+ *       call.</li>
+ *   <li><b>Cancellation.</b> A call whose {@link CancellationSignal} is already cancelled takes no slot and is
+ *       not queued. A queued call whose signal is cancelled (or whose thread is interrupted, or whose returned
+ *       future is cancelled) leaves the queue at once and never runs. Either way a
+ *       {@link java.util.concurrent.CancellationException} with the signal's reason (or the
+ *       {@link InterruptedException}) as cause ends the call; the overflow handler is not called. A slot granted
+ *       at the same instant is passed on to the next waiter. A running operation is never interrupted.</li>
+ *   <li><b>Release.</b> The slot is released exactly once when the operation ends: by returning, by throwing
+ *       anything (including an {@link Error}), or, for an asynchronous operation, when its own stage
+ *       completes, however early the caller abandons the returned future.</li>
+ * </ul>
+ *
+ * <p>Implementations are thread-safe; share one instance among all callers of the resource it protects. The
+ * in-process implementation ({@link #builder()}, {@link #of(int)}) takes a slot with one compare-and-set and
+ * no allocation when one is free, and holds no thread for an asynchronous waiter. This interface is open to
+ * other implementations (a cluster-wide bulkhead, for example) that keep the same semantics.
+ */
+public interface Bulkhead extends Policy {
+
+    /**
+     * Starts configuring an in-process bulkhead. Defaults: {@code maxConcurrency} 10, {@code maxQueue} 0, no
+     * maximum wait, no overflow handler, a generated name.
+     *
+     * @return a new builder
+     */
+    static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Makes an in-process bulkhead with the given concurrency limit and the other defaults of
+     * {@link #builder()} (no queue: a call is refused at once when no slot is free).
+     *
+     * @param maxConcurrency the maximum number of calls that run at once
+     * @return a new bulkhead
+     * @throws IllegalArgumentException when {@code maxConcurrency} is less than 1
+     */
+    static Bulkhead of(int maxConcurrency) {
+        return builder().maxConcurrency(maxConcurrency).build();
+    }
+
+    /**
+     * Makes an in-process bulkhead from a configuration.
+     *
+     * @param config the configuration
+     * @return a new bulkhead with its own state
+     * @throws NullPointerException when {@code config} is {@code null}
+     */
+    static Bulkhead of(BulkheadConfig config) {
+        return new InProcessBulkhead(Objects.requireNonNull(config, "config"));
+    }
+
+    /**
+     * Runs {@code operation} on the calling thread once a slot is free, waiting in the queue if needed.
+     *
+     * @throws X the operation's own exception, untouched; the slot is released first
+     * @throws BulkheadRejectedException when the queue is full or the maximum wait passed; the operation did not run
+     * @throws java.util.concurrent.CancellationException when {@code signal} was cancelled before a slot was
+     *     granted, or the thread was interrupted while waiting (its interrupt status is restored); the
+     *     operation did not run
+     * @throws NullPointerException when an argument is {@code null}
+     */
+    @Override
+    <T, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal) throws X;
+
+    /**
+     * Starts {@code operation} once a slot is free and holds the slot until the stage it returns completes.
+     * Never blocks: a waiting call is a queue entry, not a thread. The operation is invoked on the calling
+     * thread when a slot is free at once, otherwise on the thread that frees the slot; the returned future is
+     * completed on the thread that completes the operation's stage.
+     *
+     * <p>Refusal and cancellation complete the returned future exceptionally with
+     * {@link BulkheadRejectedException} or {@link java.util.concurrent.CancellationException}. Cancelling the
+     * returned future while the call is queued removes it; once the operation has started, it keeps its slot
+     * until its own stage completes. An operation that throws, or returns {@code null}, completes the future
+     * exceptionally and releases the slot.
+     *
+     * @throws NullPointerException when an argument is {@code null}
+     */
+    @Override
+    <T> CompletableFuture<T> callAsync(java.util.function.Supplier<? extends java.util.concurrent.CompletionStage<T>> operation,
+                                       CancellationSignal signal);
+
+    /**
+     * Returns the bulkhead's name.
+     *
+     * @return the name, never blank
+     */
+    String name();
+
+    /**
+     * Returns the current concurrency limit. A volatile read.
+     *
+     * @return at least 1
+     */
+    int maxConcurrency();
+
+    /**
+     * Returns the current queue limit. A volatile read.
+     *
+     * @return at least 0
+     */
+    int maxQueue();
+
+    /**
+     * Returns the current maximum wait for a slot.
+     *
+     * @return the positive maximum wait, or empty when a waiter waits without a time bound
+     */
+    Optional<Duration> maxWait();
+
+    /**
+     * Returns how many calls hold a slot now (running, or granted and about to run). Cheap and thread-safe;
+     * exact when the bulkhead is quiet, never negative. It exceeds {@link #maxConcurrency()} only after the
+     * limit was lowered, until enough running calls end.
+     *
+     * @return the number of slots in use
+     */
+    int executingCount();
+
+    /**
+     * Returns how many calls wait for a slot now. Cheap and thread-safe; exact when the bulkhead is quiet,
+     * never negative, never above the queue limit in force when the waiters joined.
+     *
+     * @return the number of waiting calls
+     */
+    int queuedCount();
+
+    /**
+     * Changes the concurrency limit at run time. Never blocks and never interrupts anything: raising the limit
+     * admits queued callers at once (in arrival order); lowering it lets running calls finish and admits nobody
+     * until fewer than {@code maxConcurrency} calls hold a slot.
+     *
+     * @param maxConcurrency the new limit
+     * @throws IllegalArgumentException when {@code maxConcurrency} is less than 1
+     */
+    void changeMaxConcurrency(int maxConcurrency);
+
+    /**
+     * Changes the queue limit at run time. Never blocks and never drops a call that is already queued: a smaller
+     * limit only refuses newcomers until the queue has shrunk below it.
+     *
+     * @param maxQueue the new queue limit
+     * @throws IllegalArgumentException when {@code maxQueue} is negative
+     */
+    void changeMaxQueue(int maxQueue);
+
+    /**
+     * Changes the maximum wait at run time. Calls already queued keep the deadline they joined with; the new
+     * value applies to calls that join the queue afterwards.
+     *
+     * @param maxWait the new positive maximum wait, or {@code null} for no time bound
+     * @throws IllegalArgumentException when {@code maxWait} is zero or negative
+     */
+    void changeMaxWait(Duration maxWait);
+
+    /**
+     * Takes a slot, waiting by the same rules as {@link #call(ThrowingSupplier, CancellationSignal)}, and
+     * returns it as a permit that the caller must close.
+     *
+     * @param signal lets the caller give up while waiting
+     * @return the permit holding the slot
+     * @throws BulkheadRejectedException when the queue is full or the maximum wait passed
+     * @throws java.util.concurrent.CancellationException when {@code signal} was cancelled before a slot was
+     *     granted, or the thread was interrupted while waiting (its interrupt status is restored)
+     * @throws NullPointerException when {@code signal} is {@code null}
+     */
+    Permit acquire(CancellationSignal signal);
+
+    /**
+     * Takes a slot with no cancellation signal; see {@link #acquire(CancellationSignal)}.
+     *
+     * @return the permit holding the slot
+     * @throws BulkheadRejectedException when the queue is full or the maximum wait passed
+     * @throws java.util.concurrent.CancellationException when the thread was interrupted while waiting
+     */
+    default Permit acquire() {
+        return acquire(CancellationSignal.none());
+    }
+
+    /**
+     * Takes a slot if one is free now and nobody waits; never waits, never calls the overflow handler, never
+     * throws.
+     *
+     * @return the permit, or empty when no slot is free or others are already waiting (no barging)
+     */
+    Optional<Permit> tryAcquire();
+
+    /**
+     * Takes a slot without blocking: the returned future completes with a permit once a slot is granted, or
+     * exceptionally with {@link BulkheadRejectedException} or {@link java.util.concurrent.CancellationException}.
+     * Cancelling the returned future while queued removes the waiter; a permit granted to a future that was
+     * already cancelled is released at once.
+     *
+     * @param signal lets the caller give up while waiting
+     * @return a future for the permit
+     * @throws NullPointerException when {@code signal} is {@code null}
+     */
+    CompletableFuture<Permit> acquireAsync(CancellationSignal signal);
+
+    /**
+     * Takes a slot without blocking and with no cancellation signal; see {@link #acquireAsync(CancellationSignal)}.
+     *
+     * @return a future for the permit
+     */
+    default CompletableFuture<Permit> acquireAsync() {
+        return acquireAsync(CancellationSignal.none());
+    }
+
+    /**
+     * Configures an in-process bulkhead. Not thread-safe: configure on one thread, then {@link #build()}.
+     * Each setter checks its argument at once and names it in the exception.
+     */
+    final class Builder {
+        String name;
+        int maxConcurrency = 10;
+        int maxQueue;
+        Duration maxWait;
+        Consumer<? super Rejection> rejectionHandler;
+        final List<BulkheadListener> listeners = new ArrayList<>();
+        Ticker ticker = Ticker.system();
+        Scheduler scheduler = Scheduler.shared();
+
+        Builder() {
+            this.name = Names.next("bulkhead");
+        }
+
+        Builder(BulkheadConfig config) {
+            this.name = config.name();
+            this.maxConcurrency = config.maxConcurrency();
+            this.maxQueue = config.maxQueue();
+            this.maxWait = config.maxWait().orElse(null);
+            this.rejectionHandler = config.rejectionHandler().orElse(null);
+            this.listeners.addAll(config.listeners());
+            this.ticker = config.ticker();
+            this.scheduler = config.scheduler();
+        }
+
+        /**
+         * Sets the name used in rejections, exception messages and metrics. Default: {@code bulkhead-N}.
+         *
+         * @param name a non-blank name
+         * @return this builder
+         * @throws NullPointerException when {@code name} is {@code null}
+         * @throws IllegalArgumentException when {@code name} is blank
+         */
+        public Builder name(String name) {
+            Objects.requireNonNull(name, "name");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("name must not be blank but was '" + name + "'");
+            }
+            this.name = name;
+            return this;
+        }
+
+        /**
+         * Sets how many calls may hold a slot at once. Default: 10.
+         *
+         * @param maxConcurrency at least 1
+         * @return this builder
+         * @throws IllegalArgumentException when {@code maxConcurrency} is less than 1
+         */
+        public Builder maxConcurrency(int maxConcurrency) {
+            this.maxConcurrency = Arguments.requireMaxConcurrency(maxConcurrency);
+            return this;
+        }
+
+        /**
+         * Sets how many calls may wait for a slot. Default: 0 (refuse at once when no slot is free).
+         *
+         * @param maxQueue at least 0; {@link Integer#MAX_VALUE} means no practical bound
+         * @return this builder
+         * @throws IllegalArgumentException when {@code maxQueue} is negative
+         */
+        public Builder maxQueue(int maxQueue) {
+            this.maxQueue = Arguments.requireMaxQueue(maxQueue);
+            return this;
+        }
+
+        /**
+         * Sets the longest a call waits for a slot before it is refused with
+         * {@link Rejection.Reason#WAIT_TIMEOUT}. Default: no time bound.
+         *
+         * @param maxWait a positive duration
+         * @return this builder
+         * @throws NullPointerException when {@code maxWait} is {@code null}
+         * @throws IllegalArgumentException when {@code maxWait} is zero or negative
+         */
+        public Builder maxWait(Duration maxWait) {
+            this.maxWait = Arguments.requirePositive(Objects.requireNonNull(maxWait, "maxWait"), "maxWait");
+            return this;
+        }
+
+        /**
+         * Sets the overflow handler, called with every {@link Rejection} before the refusal is thrown: on the
+         * refused caller's thread, or on the timer thread for an asynchronous wait that timed out. Its result is
+         * ignored; if it throws, the throwable is added as suppressed to the {@link BulkheadRejectedException}
+         * and the bulkhead is unaffected. It is never called for cancellations.
+         *
+         * @param handler the handler
+         * @return this builder
+         * @throws NullPointerException when {@code handler} is {@code null}
+         */
+        public Builder onRejected(Consumer<? super Rejection> handler) {
+            this.rejectionHandler = Objects.requireNonNull(handler, "handler");
+            return this;
+        }
+
+        /**
+         * Adds a listener; several may be added and are called in the order added.
+         *
+         * @param listener the listener
+         * @return this builder
+         * @throws NullPointerException when {@code listener} is {@code null}
+         */
+        public Builder listener(BulkheadListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * Sets the source of time for waits (for tests). Default: {@link Ticker#system()}.
+         *
+         * @param ticker the ticker
+         * @return this builder
+         * @throws NullPointerException when {@code ticker} is {@code null}
+         */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
+         * Sets the scheduler that times out asynchronous waits (for tests, or to use an executor of one's own).
+         * Default: {@link Scheduler#shared()}.
+         *
+         * @param scheduler the scheduler
+         * @return this builder
+         * @throws NullPointerException when {@code scheduler} is {@code null}
+         */
+        public Builder scheduler(Scheduler scheduler) {
+            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        /**
+         * Returns the configuration built so far, as an immutable value.
+         *
+         * @return a new configuration
+         */
+        public BulkheadConfig config() {
+            return new BulkheadConfig(this);
+        }
+
+        /**
+         * Builds an in-process bulkhead with this configuration. Each call builds a new bulkhead with its own
+         * state.
+         *
+         * @return a new bulkhead
+         */
+        public Bulkhead build() {
+            return Bulkhead.of(config());
+        }
+    }
+}

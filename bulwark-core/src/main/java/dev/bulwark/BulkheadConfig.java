@@ -1,0 +1,156 @@
+package dev.bulwark;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * The configuration of a bulkhead: an immutable value made by {@link Bulkhead.Builder#config()}. Build a
+ * bulkhead from it with {@link Bulkhead#of(BulkheadConfig)}, derive a variant with {@link #toBuilder()}.
+ *
+ * <p>Two configurations are equal when their name, limits and maximum wait are equal and they hold the same
+ * overflow handler, listeners, ticker and scheduler instances. Thread-safe (immutable).
+ */
+public final class BulkheadConfig {
+
+    private final String name;
+    private final int maxConcurrency;
+    private final int maxQueue;
+    private final Duration maxWait;
+    private final Consumer<? super Rejection> rejectionHandler;
+    private final List<BulkheadListener> listeners;
+    private final Ticker ticker;
+    private final Scheduler scheduler;
+
+    BulkheadConfig(Bulkhead.Builder builder) {
+        this.name = builder.name;
+        this.maxConcurrency = builder.maxConcurrency;
+        this.maxQueue = builder.maxQueue;
+        this.maxWait = builder.maxWait;
+        this.rejectionHandler = builder.rejectionHandler;
+        this.listeners = List.copyOf(builder.listeners);
+        this.ticker = builder.ticker;
+        this.scheduler = builder.scheduler;
+    }
+
+    /**
+     * Returns the bulkhead's name, used in rejections, exception messages and metrics.
+     *
+     * @return the name, never blank
+     */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Returns the maximum number of calls that hold a slot at once.
+     *
+     * @return at least 1
+     */
+    public int maxConcurrency() {
+        return maxConcurrency;
+    }
+
+    /**
+     * Returns the maximum number of calls that wait for a slot.
+     *
+     * @return at least 0; 0 means a call is refused at once when no slot is free
+     */
+    public int maxQueue() {
+        return maxQueue;
+    }
+
+    /**
+     * Returns the longest a call waits for a slot before it is refused.
+     *
+     * @return the positive maximum wait, or empty when a call may wait without a time bound
+     */
+    public Optional<Duration> maxWait() {
+        return Optional.ofNullable(maxWait);
+    }
+
+    /**
+     * Returns the overflow handler, called with every {@link Rejection}.
+     *
+     * @return the handler, or empty when none was set
+     */
+    public Optional<Consumer<? super Rejection>> rejectionHandler() {
+        return Optional.ofNullable(rejectionHandler);
+    }
+
+    /**
+     * Returns the listeners, in registration order.
+     *
+     * @return an unmodifiable list, empty when none was registered
+     */
+    public List<BulkheadListener> listeners() {
+        return listeners;
+    }
+
+    /**
+     * Returns the source of time for waits.
+     *
+     * @return the ticker, {@link Ticker#system()} unless one was set
+     */
+    public Ticker ticker() {
+        return ticker;
+    }
+
+    /**
+     * Returns the scheduler that times out asynchronous waits.
+     *
+     * @return the scheduler, {@link Scheduler#shared()} unless one was set
+     */
+    public Scheduler scheduler() {
+        return scheduler;
+    }
+
+    /**
+     * Returns a builder holding this configuration, to derive a variant.
+     *
+     * @return a new builder; changing it does not change this configuration
+     */
+    public Bulkhead.Builder toBuilder() {
+        return new Bulkhead.Builder(this);
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        if (this == other) {
+            return true;
+        }
+        if (!(other instanceof BulkheadConfig)) {
+            return false;
+        }
+        BulkheadConfig that = (BulkheadConfig) other;
+        return maxConcurrency == that.maxConcurrency && maxQueue == that.maxQueue && name.equals(that.name)
+                && Objects.equals(maxWait, that.maxWait) && rejectionHandler == that.rejectionHandler
+                && sameInstances(listeners, that.listeners) && ticker == that.ticker && scheduler == that.scheduler;
+    }
+
+    private static boolean sameInstances(List<?> left, List<?> right) {
+        if (left.size() != right.size()) {
+            return false;
+        }
+        for (int i = 0; i < left.size(); i++) {
+            if (left.get(i) != right.get(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(name, maxConcurrency, maxQueue, maxWait);
+    }
+
+    @Override
+    public String toString() {
+        return "BulkheadConfig[name=" + name + ", maxConcurrency=" + maxConcurrency + ", maxQueue=" + maxQueue
+                + ", maxWait=" + (maxWait == null ? "unbounded" : maxWait) + ", rejectionHandler="
+                + (rejectionHandler == null ? "none" : "set") + ", listeners=" + listeners.size() + "]";
+    }
+}

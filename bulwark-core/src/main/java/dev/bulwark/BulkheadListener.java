@@ -1,0 +1,52 @@
+package dev.bulwark;
+
+import java.time.Duration;
+
+/**
+ * Observes one bulkhead: every call it admits, refuses, loses to cancellation and releases. Register
+ * listeners with {@link Bulkhead.Builder#listener(BulkheadListener)}; metrics and tracing plug in here.
+ *
+ * <p>Every method has an empty default, so a listener overrides only what it needs. Methods are called on
+ * the thread where the event happens (the caller's, the releasing thread for a granted waiter, the timer
+ * thread for an async wait timeout), never while the bulkhead holds a lock, and concurrently from many
+ * threads: implementations must be thread-safe and quick. A listener that throws never changes the call's
+ * outcome nor the bulkhead's state; its first failure is logged through {@link System.Logger}.
+ *
+ * <p>For every call exactly one of {@link #admitted}, {@link #rejected} or {@link #cancelled} is reported
+ * (a call cancelled before it reached the bulkhead reports nothing), and every admitted call later reports
+ * exactly one {@link #released}.
+ */
+public interface BulkheadListener {
+
+    /**
+     * A call got a slot.
+     *
+     * @param waited how long it waited in the queue; {@link Duration#ZERO} when a slot was free at once
+     */
+    default void admitted(Duration waited) {
+    }
+
+    /**
+     * A call was refused; reported before the overflow handler runs.
+     *
+     * @param rejection the facts of the refusal
+     */
+    default void rejected(Rejection rejection) {
+    }
+
+    /**
+     * A queued call left the queue because its signal or its future was cancelled, or its thread interrupted.
+     *
+     * @param waited how long it waited before leaving
+     */
+    default void cancelled(Duration waited) {
+    }
+
+    /**
+     * An admitted call gave its slot back.
+     *
+     * @param executionTime how long it held the slot
+     */
+    default void released(Duration executionTime) {
+    }
+}

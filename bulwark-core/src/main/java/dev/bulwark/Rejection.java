@@ -1,0 +1,55 @@
+package dev.bulwark;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Why and in what state a bulkhead refused a call: the value handed to the overflow handler
+ * ({@link Bulkhead.Builder#onRejected}) and carried by {@link BulkheadRejectedException}.
+ *
+ * <p>The counts are those the bulkhead saw at the moment it decided to refuse. Immutable and thread-safe.
+ *
+ * @param bulkheadName the name of the bulkhead that refused the call
+ * @param reason why it refused
+ * @param maxConcurrency the concurrency limit in force at that moment
+ * @param maxQueue the queue limit in force at that moment
+ * @param executingCount how many calls held a slot at that moment
+ * @param queuedCount how many calls were waiting at that moment (not counting the refused one)
+ * @param waited how long the refused call waited: {@link Duration#ZERO} for {@link Reason#QUEUE_FULL}
+ */
+public record Rejection(String bulkheadName, Reason reason, int maxConcurrency, int maxQueue, int executingCount,
+                        int queuedCount, Duration waited) {
+
+    /**
+     * Checks the components.
+     *
+     * @throws NullPointerException when {@code bulkheadName}, {@code reason} or {@code waited} is {@code null}
+     * @throws IllegalArgumentException when a count or limit is negative, or {@code waited} is negative
+     */
+    public Rejection {
+        Objects.requireNonNull(bulkheadName, "bulkheadName");
+        Objects.requireNonNull(reason, "reason");
+        Objects.requireNonNull(waited, "waited");
+        requireNonNegative(maxConcurrency, "maxConcurrency");
+        requireNonNegative(maxQueue, "maxQueue");
+        requireNonNegative(executingCount, "executingCount");
+        requireNonNegative(queuedCount, "queuedCount");
+        if (waited.isNegative()) {
+            throw new IllegalArgumentException("waited must not be negative but was " + waited);
+        }
+    }
+
+    private static void requireNonNegative(int value, String name) {
+        if (value < 0) {
+            throw new IllegalArgumentException(name + " must not be negative but was " + value);
+        }
+    }
+
+    /** Why a bulkhead refused a call. */
+    public enum Reason {
+        /** No slot was free and the queue was full (always the case with a queue limit of 0). */
+        QUEUE_FULL,
+        /** The call waited in the queue for the maximum wait without getting a slot. */
+        WAIT_TIMEOUT
+    }
+}

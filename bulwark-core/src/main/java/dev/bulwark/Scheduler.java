@@ -1,0 +1,66 @@
+package dev.bulwark;
+
+import dev.bulwark.internal.SharedScheduler;
+import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs a task after a delay: how policies time out asynchronous waits and schedule asynchronous retries
+ * without holding a thread per waiting call. Inject one into a builder to drive time in tests.
+ *
+ * <p>Implementations must be thread-safe. Tasks should be short: they complete futures and call overflow
+ * handlers. {@link #schedule} may throw {@link java.util.concurrent.RejectedExecutionException} (for example
+ * after a shutdown); policies handle that so that no call waits forever.
+ */
+@FunctionalInterface
+public interface Scheduler {
+
+    /**
+     * Schedules {@code task} to run once after {@code delay}.
+     *
+     * @param task what to run
+     * @param delay how long to wait; zero or negative means as soon as possible
+     * @param unit the unit of {@code delay}
+     * @return a handle that cancels the task if it has not started
+     * @throws java.util.concurrent.RejectedExecutionException when the task cannot be accepted
+     */
+    Cancellable schedule(Runnable task, long delay, TimeUnit unit);
+
+    /**
+     * Returns the scheduler shared by all policies that are not given one: a single daemon thread named
+     * {@code bulwark-timer}, created on first use, that removes cancelled tasks at once so that finished waits
+     * leave nothing behind.
+     *
+     * @return the shared scheduler
+     */
+    static Scheduler shared() {
+        return SharedScheduler.INSTANCE;
+    }
+
+    /**
+     * Adapts a {@link ScheduledExecutorService}. The executor's life cycle stays the caller's.
+     *
+     * @param executor the executor that runs the tasks
+     * @return a scheduler that submits to {@code executor}
+     * @throws NullPointerException when {@code executor} is {@code null}
+     */
+    static Scheduler of(ScheduledExecutorService executor) {
+        Objects.requireNonNull(executor, "executor");
+        return (task, delay, unit) -> {
+            ScheduledFuture<?> future = executor.schedule(task, delay, unit);
+            return () -> future.cancel(false);
+        };
+    }
+
+    /** A scheduled task that may still be cancelled. */
+    @FunctionalInterface
+    interface Cancellable {
+
+        /**
+         * Cancels the task if it has not started. Idempotent; never throws.
+         */
+        void cancel();
+    }
+}

@@ -1,0 +1,114 @@
+package dev.bulwark.internal;
+
+import dev.bulwark.CancellationSignal;
+import dev.bulwark.Scheduler;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A waiter whose owner is a future: no thread waits. Its fate is decided by the same compare-and-set as a sync
+ * waiter's; what differs is only how the owner learns it. Three things may end the wait early, each armed once
+ * the node is queued and disarmed once its fate is decided: a timer task (maximum wait), a listener on the
+ * cancellation signal, and a callback on the caller's future (the caller cancelled or completed it).
+ */
+abstract class AsyncWaiter extends Waiter {
+
+    private final CompletableFuture<?> callerFuture;
+
+    // Written once by arm(); read by disarm(), which may run on another thread. Both are idempotent, and arm()
+    // re-checks the status after publishing them, so a fate decided while arming still disarms everything.
+    private volatile Scheduler.Cancellable timeoutTask;
+    private volatile CancellationSignal.Registration registration;
+
+    AsyncWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt, long maxWaitNanos,
+                CompletableFuture<?> callerFuture) {
+        super(bulkhead, signal, enqueuedAt, maxWaitNanos);
+        this.callerFuture = callerFuture;
+    }
+
+    /** Runs the work this waiter was queued for. The waiter holds a slot; every path must end by releasing it. */
+    abstract void begin();
+
+    @Override
+    final void granted() {
+        GrantDispatch.dispatch(this);
+    }
+
+    /** Called by {@link GrantDispatch} on the granting thread, outside any lock. */
+    final void startGranted() {
+        disarm();
+        long waited = bulkhead.ticker().read() - enqueuedAt;
+        if (signal.isCancelled() || callerFuture.isDone()) {
+            // The caller gave up at the same instant the slot came: pass the slot on rather than run for nobody.
+            bulkhead.releaseUnused();
+            bulkhead.reportCancelled(waited);
+            callerFuture.completeExceptionally(bulkhead.cancelledWhileQueued(signal));
+            return;
+        }
+        bulkhead.reportAdmitted(waited);
+        begin();
+    }
+
+    /** Arms the three ways the wait can end early. Called once, by the queuing thread, after linking. */
+    final void arm(Scheduler scheduler) {
+        if (timed) {
+            try {
+                timeoutTask = scheduler.schedule(this::timeOut, deadline - bulkhead.ticker().read(),
+                        TimeUnit.NANOSECONDS);
+            } catch (RuntimeException schedulerRefused) {
+                // Without a timer the wait could outlive its bound; refuse to wait at all instead.
+                if (tryAbandon(CANCELLED)) {
+                    bulkhead.removeAbandoned(this);
+                    bulkhead.reportCancelled(bulkhead.ticker().read() - enqueuedAt);
+                    callerFuture.completeExceptionally(schedulerRefused);
+                }
+                return;
+            }
+        }
+        if (signal.canBeCancelled()) {
+            registration = signal.onCancel(this::cancelledBySignal);
+        }
+        callerFuture.whenComplete((ignoredResult, ignoredFailure) -> callerGaveUp());
+        if (status != WAITING) {
+            disarm();
+        }
+    }
+
+    private void disarm() {
+        Scheduler.Cancellable task = timeoutTask;
+        if (task != null) {
+            task.cancel();
+        }
+        CancellationSignal.Registration current = registration;
+        if (current != null) {
+            current.close();
+        }
+    }
+
+    /** Timer task: runs on the scheduler's thread, which is where the overflow handler then runs. */
+    private void timeOut() {
+        if (tryAbandon(TIMED_OUT)) {
+            bulkhead.removeAbandoned(this);
+            disarm();
+            long waited = bulkhead.ticker().read() - enqueuedAt;
+            callerFuture.completeExceptionally(bulkhead.reject(bulkhead.waitTimeout(waited)));
+        }
+    }
+
+    private void cancelledBySignal() {
+        if (tryAbandon(CANCELLED)) {
+            bulkhead.removeAbandoned(this);
+            disarm();
+            bulkhead.reportCancelled(bulkhead.ticker().read() - enqueuedAt);
+            callerFuture.completeExceptionally(bulkhead.cancelledWhileQueued(signal));
+        }
+    }
+
+    private void callerGaveUp() {
+        if (tryAbandon(CANCELLED)) {
+            bulkhead.removeAbandoned(this);
+            disarm();
+            bulkhead.reportCancelled(bulkhead.ticker().read() - enqueuedAt);
+        }
+    }
+}

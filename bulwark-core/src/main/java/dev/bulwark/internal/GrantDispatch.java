@@ -1,0 +1,53 @@
+package dev.bulwark.internal;
+
+import java.util.ArrayDeque;
+
+/**
+ * Starts granted asynchronous waiters without unbounded recursion.
+ *
+ * <p>A granted async waiter starts its operation on the thread that freed the slot. If that operation's stage
+ * is already complete, starting it frees the slot again, which grants the next waiter, which starts its
+ * operation... Done by plain calls, a queue of 100 000 such waiters would overflow the stack. Instead each
+ * thread keeps a trampoline: the outermost dispatch on a thread runs a loop, and any dispatch that happens
+ * inside it (on the same thread) only appends to that loop's work list.
+ *
+ * <p>Invariant: on each thread, at most one loop runs at a time, and every waiter appended to its list is
+ * started by that loop before the loop returns.
+ */
+final class GrantDispatch {
+
+    private static final System.Logger LOGGER = System.getLogger("dev.bulwark.Bulkhead");
+
+    private static final ThreadLocal<Trampoline> TRAMPOLINE = ThreadLocal.withInitial(Trampoline::new);
+
+    private GrantDispatch() {
+    }
+
+    static void dispatch(AsyncWaiter waiter) {
+        Trampoline trampoline = TRAMPOLINE.get();
+        if (trampoline.running) {
+            trampoline.pending.addLast(waiter);
+            return;
+        }
+        trampoline.running = true;
+        try {
+            AsyncWaiter next = waiter;
+            do {
+                try {
+                    next.startGranted();
+                } catch (Throwable unexpected) {
+                    // start() releases its slot on every path; reaching here means a bug or a VM error. Keep
+                    // draining so that the other granted waiters are not stranded with their slots.
+                    LOGGER.log(System.Logger.Level.ERROR, "Starting a granted asynchronous call failed", unexpected);
+                }
+            } while ((next = trampoline.pending.pollFirst()) != null);
+        } finally {
+            trampoline.running = false;
+        }
+    }
+
+    private static final class Trampoline {
+        final ArrayDeque<AsyncWaiter> pending = new ArrayDeque<>();
+        boolean running;
+    }
+}

@@ -1,0 +1,77 @@
+package dev.bulwark.internal;
+
+import dev.bulwark.CancellationSignal;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A call waiting in an {@link InProcessBulkhead}'s queue. Sync and async callers use the same node: a sync
+ * caller parks until its node's fate is decided, an async caller is told through its future.
+ *
+ * <p>Invariant: a node's fate is decided exactly once, by the compare-and-set of {@link #status} from
+ * {@link #WAITING} to {@link #GRANTED} (by a releaser, under the bulkhead's lock), {@link #CANCELLED} or
+ * {@link #TIMED_OUT} (by whoever gives up on the call, without the lock). The winner of that CAS owns the
+ * consequences: a granter's slot now belongs to the node's owner, who must use it or release it; a canceller
+ * must unlink the node (if still linked) and report the outcome. The loser does nothing.
+ */
+abstract class Waiter {
+
+    static final int WAITING = 0;
+    static final int GRANTED = 1;
+    static final int CANCELLED = 2;
+    static final int TIMED_OUT = 3;
+
+    private static final VarHandle STATUS;
+
+    static {
+        try {
+            STATUS = MethodHandles.lookup().findVarHandle(Waiter.class, "status", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final InProcessBulkhead bulkhead;
+    final CancellationSignal signal;
+    /** Ticker reading when the call started waiting, for the wait duration and the deadline. */
+    final long enqueuedAt;
+    /** Absolute deadline on the bulkhead's ticker; meaningful only when {@link #timed} is true. */
+    final long deadline;
+    final boolean timed;
+
+    volatile int status;
+
+    // Guarded by the bulkhead's lock.
+    Waiter previous;
+    Waiter next;
+    boolean linked;
+
+    Waiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt, long maxWaitNanos) {
+        this.bulkhead = bulkhead;
+        this.signal = signal;
+        this.enqueuedAt = enqueuedAt;
+        this.timed = maxWaitNanos > 0;
+        this.deadline = enqueuedAt + maxWaitNanos;
+    }
+
+    /** Hands the slot to this waiter if it still waits. Called by releasers under the bulkhead's lock. */
+    final boolean tryGrant() {
+        return STATUS.compareAndSet(this, WAITING, GRANTED);
+    }
+
+    /** Gives up on this waiter if no slot was granted to it yet; the caller then owns its removal. */
+    final boolean tryAbandon(int outcome) {
+        return STATUS.compareAndSet(this, WAITING, outcome);
+    }
+
+    /** Marks a waiter that found a slot free while joining; it was never linked nor published. */
+    final void grantedOnArrival() {
+        status = GRANTED;
+    }
+
+    /**
+     * Tells the owner that it holds a slot now. Called exactly once, after a successful {@link #tryGrant()},
+     * by the granting thread after it released the bulkhead's lock.
+     */
+    abstract void granted();
+}

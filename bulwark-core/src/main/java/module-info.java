@@ -1,0 +1,9 @@
+/**
+ * Bulwark: fault-tolerant calls whose heart is an exact bulkhead.
+ *
+ * <p>Only {@code dev.bulwark} is exported; everything under {@code dev.bulwark.internal} is implementation
+ * and may change without notice.
+ */
+module dev.bulwark {
+    exports dev.bulwark;
+}

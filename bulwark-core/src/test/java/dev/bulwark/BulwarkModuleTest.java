@@ -1,0 +1,69 @@
+package dev.bulwark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.InputStream;
+import java.lang.module.ModuleDescriptor;
+import java.lang.reflect.Modifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/** The module boundary: the API package is the only export, and the core depends on nothing but the JDK. */
+class BulwarkModuleTest {
+
+    private static ModuleDescriptor descriptor() throws Exception {
+        try (InputStream in = Files.newInputStream(Path.of("target/classes/module-info.class"))) {
+            return ModuleDescriptor.read(in);
+        }
+    }
+
+    @Test
+    void exportsExactlyTheApiPackage() throws Exception {
+        ModuleDescriptor descriptor = descriptor();
+
+        assertThat(descriptor.name()).isEqualTo("dev.bulwark");
+        assertThat(descriptor.exports()).extracting(ModuleDescriptor.Exports::source)
+                .containsExactly("dev.bulwark");
+        assertThat(descriptor.exports()).allMatch(e -> !e.isQualified());
+        assertThat(descriptor.opens()).isEmpty();
+    }
+
+    @Test
+    void requiresOnlyJdkModules() throws Exception {
+        Set<String> required = descriptor().requires().stream().map(ModuleDescriptor.Requires::name)
+                .collect(Collectors.toSet());
+
+        assertThat(required).allMatch(name -> name.startsWith("java.") || name.startsWith("jdk."));
+    }
+
+    @Test
+    void everyPublicApiTypeIsFinalSealedOrAnInterfaceOrRecordOrEnum() throws Exception {
+        List<Class<?>> publicTypes;
+        try (Stream<Path> files = Files.list(Path.of("target/classes/dev/bulwark"))) {
+            publicTypes = files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".class"))
+                    .map(n -> "dev.bulwark." + n.substring(0, n.length() - ".class".length()))
+                    .map(BulwarkModuleTest::load).filter(c -> Modifier.isPublic(c.getModifiers()))
+                    .collect(Collectors.toList());
+        }
+
+        assertThat(publicTypes).isNotEmpty();
+        for (Class<?> type : publicTypes) {
+            boolean closed = Modifier.isFinal(type.getModifiers()) || type.isInterface() || type.isEnum()
+                    || type.isRecord() || type.isSealed();
+            assertThat(closed).as("%s is final, sealed, an interface, a record or an enum", type).isTrue();
+        }
+    }
+
+    private static Class<?> load(String name) {
+        try {
+            return Class.forName(name.replace('$', '$'));
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
