@@ -50,6 +50,11 @@ public record Rejection(String bulkheadName, Reason reason, int maxConcurrency, 
         /** No slot was free and the queue was full (always the case with a queue limit of 0). */
         QUEUE_FULL,
         /** The call waited in the queue for the maximum wait without getting a slot. */
-        WAIT_TIMEOUT
+        WAIT_TIMEOUT,
+        /**
+         * The bulkhead could not decide because the store that holds its state (for a cluster-wide bulkhead) was
+         * unreachable, and it is configured to fail closed. Never produced by the in-process bulkhead.
+         */
+        UNAVAILABLE
     }
 }
