@@ -1,0 +1,180 @@
+package dev.bulwark.cli.internal;
+
+import dev.bulwark.cli.internal.sim.Distribution;
+import dev.bulwark.cli.internal.sim.Durations;
+import dev.bulwark.cli.internal.sim.Rate;
+import java.time.Duration;
+import java.util.Locale;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * The command line's value converters. Each rejects bad input with a {@link TypeConversionException} whose
+ * message states the accepted form and the value given; {@link OneLineErrors} prefixes the flag's name.
+ */
+final class Converters {
+
+    private Converters() {
+    }
+
+    /** A whole number of at least 1: {@code --limit}, {@code --clients}, {@code --downstream-capacity}. */
+    static final class PositiveInteger implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            return wholeNumber(value, 1);
+        }
+    }
+
+    /** A whole number of at least 0: {@code --queue}. */
+    static final class NonNegativeInteger implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            return wholeNumber(value, 0);
+        }
+    }
+
+    private static int wholeNumber(String value, int minimum) {
+        String form = "a whole number of at least " + minimum;
+        int number;
+        try {
+            number = Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new TypeConversionException("expected " + form + ", got '" + value + "'");
+        }
+        if (number < minimum) {
+            throw new TypeConversionException("expected " + form + ", got '" + value + "'");
+        }
+        return number;
+    }
+
+    /** A seed: any whole number that fits in 64 bits. */
+    static final class Seed implements ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            try {
+                return Long.parseLong(value.trim());
+            } catch (NumberFormatException e) {
+                throw new TypeConversionException("expected a whole number such as 42, got '" + value + "'");
+            }
+        }
+    }
+
+    /** A non-negative decimal number: {@code --degradation}. */
+    static final class NonNegativeDecimal implements ITypeConverter<Double> {
+        @Override
+        public Double convert(String value) {
+            double number;
+            try {
+                number = Double.parseDouble(value.trim());
+            } catch (NumberFormatException e) {
+                number = Double.NaN;
+            }
+            if (!(number >= 0) || Double.isInfinite(number)) {
+                throw new TypeConversionException("expected a number of at least 0 such as 1 or 0.5, got '" + value
+                        + "'");
+            }
+            return number;
+        }
+    }
+
+    /** A positive duration: {@code --duration}, {@code --max-wait}, {@code --target-p99}. */
+    static final class PositiveDuration implements ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            Duration duration = duration(value);
+            if (duration.isZero()) {
+                throw new TypeConversionException("expected " + Durations.FORM + " (more than zero), got '" + value
+                        + "'");
+            }
+            return duration;
+        }
+    }
+
+    /** A maximum wait: a positive duration, or {@code none} for no time bound (converted to {@code null}). */
+    static final class MaxWait implements ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            if (value.trim().equalsIgnoreCase("none")) {
+                return null;
+            }
+            Duration duration;
+            try {
+                duration = Durations.parse(value);
+            } catch (IllegalArgumentException e) {
+                duration = Duration.ZERO;
+            }
+            if (duration.isZero()) {
+                throw new TypeConversionException("expected " + Durations.FORM + " (more than zero), or none, got '"
+                        + value + "'");
+            }
+            return duration;
+        }
+    }
+
+    /** A zero or positive duration: {@code --drain}. */
+    static final class NonNegativeDuration implements ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            return duration(value);
+        }
+    }
+
+    private static Duration duration(String value) {
+        try {
+            return Durations.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new TypeConversionException(e.getMessage());
+        }
+    }
+
+    /** An arrival rate: {@code --rate}. */
+    static final class RateConverter implements ITypeConverter<Rate> {
+        @Override
+        public Rate convert(String value) {
+            try {
+                return Rate.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** A distribution of durations: {@code --service-time}, {@code --think-time}. */
+    static final class DistributionConverter implements ITypeConverter<Distribution> {
+        @Override
+        public Distribution convert(String value) {
+            try {
+                return Distribution.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** A percentage from 0 to 100, with or without the sign: {@code --max-reject 1%}. Returns a fraction. */
+    static final class Percentage implements ITypeConverter<Double> {
+        @Override
+        public Double convert(String value) {
+            String number = value.trim();
+            if (number.endsWith("%")) {
+                number = number.substring(0, number.length() - 1).trim();
+            }
+            double percent;
+            try {
+                percent = Double.parseDouble(number);
+            } catch (NumberFormatException e) {
+                percent = Double.NaN;
+            }
+            if (!(percent >= 0 && percent <= 100)) {
+                throw new TypeConversionException("expected a percentage from 0% to 100% such as 1% or 0.5%, got '"
+                        + value + "'");
+            }
+            return percent / 100.0;
+        }
+    }
+
+    /** Lower-case enum names on the command line. */
+    static String lower(Enum<?> value) {
+        return value.name().toLowerCase(Locale.ROOT);
+    }
+}

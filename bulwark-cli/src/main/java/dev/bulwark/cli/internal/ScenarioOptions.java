@@ -1,0 +1,120 @@
+package dev.bulwark.cli.internal;
+
+import dev.bulwark.cli.internal.sim.ArrivalModel;
+import dev.bulwark.cli.internal.sim.Distribution;
+import dev.bulwark.cli.internal.sim.ExecutionMode;
+import dev.bulwark.cli.internal.sim.Rate;
+import dev.bulwark.cli.internal.sim.SimulationSettings;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * The options that describe the scenario, shared by {@code simulate} and {@code sweep}: the arrivals, the
+ * downstream, how calls are run, and the output. Filled in by picocli.
+ */
+final class ScenarioOptions {
+
+    /** The default arrival rate when neither {@code --rate} nor {@code --clients} is given. */
+    static final Rate DEFAULT_RATE = new Rate(2000);
+
+    @ArgGroup(exclusive = true, multiplicity = "0..1")
+    Arrivals arrivals;
+
+    /** {@code --rate} and {@code --clients} exclude each other. */
+    static final class Arrivals {
+        @Option(names = "--rate", paramLabel = "RATE", converter = Converters.RateConverter.class,
+                description = {"Open-loop Poisson arrivals at this mean rate (the default, at 2000/s): calls keep "
+                        + "arriving whatever happens to earlier ones, as from many independent users.",
+                        "Forms: 2000/s, 120000/m, 5/ms."})
+        Rate rate;
+
+        @Option(names = "--clients", paramLabel = "N", converter = Converters.PositiveInteger.class,
+                description = "Closed-loop arrivals instead: N clients that each make one call at a time and "
+                        + "think (--think-time) between calls, as a worker pool does.")
+        Integer clients;
+    }
+
+    @Option(names = "--think-time", paramLabel = "DIST", defaultValue = "5ms",
+            converter = Converters.DistributionConverter.class,
+            description = "With --clients: the pause between a call's outcome and the client's next call; a "
+                    + "duration or a distribution as for --service-time. Default: ${DEFAULT-VALUE}.")
+    Distribution thinkTime;
+
+    @Option(names = "--seed", paramLabel = "N", converter = Converters.Seed.class,
+            description = "Seed of the arrival times and service times; the same seed gives the same sequences. "
+                    + "Default: a random seed, printed in the report.")
+    Long seed;
+
+    @Option(names = "--service-time", paramLabel = "DIST", defaultValue = "exp:20ms",
+            converter = Converters.DistributionConverter.class,
+            description = {"Work per call: its service time when the downstream is not overloaded. "
+                    + "Default: ${DEFAULT-VALUE}.",
+                    "Forms: fixed:20ms, exp:20ms (exponential with that mean), "
+                            + "lognormal:median=20ms,p99=200ms."})
+    Distribution serviceTime;
+
+    @Option(names = "--downstream-capacity", paramLabel = "N", defaultValue = "32",
+            converter = Converters.PositiveInteger.class,
+            description = "Calls the downstream serves at full speed at once (its cores, its connections). Beyond "
+                    + "N calls in flight it degrades: every call slows down, more the more it is overloaded. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    int downstreamCapacity;
+
+    @Option(names = "--degradation", paramLabel = "D", defaultValue = "1",
+            converter = Converters.NonNegativeDecimal.class,
+            description = "How steeply the overloaded downstream's throughput falls: with n calls in flight "
+                    + "beyond capacity c it completes c / (1 + D (n - c) / c) calls' worth of work, shared by all "
+                    + "n. 0: pure sharing, no collapse. Default: ${DEFAULT-VALUE}.")
+    double degradation;
+
+    @Option(names = "--threads",
+            description = "Run each call with the blocking Bulkhead.call on a thread of its own (virtual threads on "
+                    + "JDK 21+) instead of Bulkhead.callAsync with no thread per call.")
+    boolean threads;
+
+    @Option(names = "--drain", paramLabel = "DURATION", defaultValue = "1s",
+            converter = Converters.NonNegativeDuration.class,
+            description = "After the arrivals stop, how long calls still queued or in flight may take to finish "
+                    + "before they are cancelled. Default: ${DEFAULT-VALUE}.")
+    Duration drain;
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
+            converter = LowerCaseEnumConverter.Format.class,
+            description = "Report format on standard output: text, json or csv. Default: ${DEFAULT-VALUE}.")
+    ReportFormat format;
+
+    @Option(names = "--progress", paramLabel = "MODE", defaultValue = "auto",
+            converter = LowerCaseEnumConverter.Progress.class,
+            description = "Progress on standard error: live (one line refreshed in place), plain (a line per "
+                    + "second), off, or auto (live on a terminal, plain otherwise). Default: ${DEFAULT-VALUE}.")
+    ProgressMode progress;
+
+    /**
+     * Builds the settings these options describe, with the given run length and no bulkhead (the caller adds
+     * it). Checks the combinations picocli cannot.
+     *
+     * @throws ParameterException when options contradict each other
+     */
+    SimulationSettings.Builder settings(CommandSpec spec, Duration duration) {
+        boolean closedLoop = arrivals != null && arrivals.clients != null;
+        if (!closedLoop && spec.commandLine().getParseResult().hasMatchedOption("--think-time")) {
+            throw new ParameterException(spec.commandLine(),
+                    "--think-time applies only with --clients (closed-loop arrivals)");
+        }
+        ArrivalModel model = closedLoop ? new ArrivalModel.ClosedLoop(arrivals.clients, thinkTime)
+                : new ArrivalModel.OpenLoop(arrivals != null && arrivals.rate != null ? arrivals.rate : DEFAULT_RATE);
+        return SimulationSettings.builder()
+                .duration(duration)
+                .arrivals(model)
+                .seed(seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000_000L))
+                .serviceTime(serviceTime)
+                .downstreamCapacity(downstreamCapacity)
+                .degradation(degradation)
+                .mode(threads ? ExecutionMode.THREADS : ExecutionMode.ASYNC)
+                .drain(drain);
+    }
+}

@@ -1,0 +1,222 @@
+package dev.bulwark.cli.internal.report;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.bulwark.cli.internal.sim.ArrivalModel;
+import dev.bulwark.cli.internal.sim.BulkheadEventCounts;
+import dev.bulwark.cli.internal.sim.BulkheadSettings;
+import dev.bulwark.cli.internal.sim.CallOutcome;
+import dev.bulwark.cli.internal.sim.LatencyBucket;
+import dev.bulwark.cli.internal.sim.LatencySummary;
+import dev.bulwark.cli.internal.sim.LittlesLaw;
+import dev.bulwark.cli.internal.sim.OutcomeCounts;
+import dev.bulwark.cli.internal.sim.Sample;
+import dev.bulwark.cli.internal.sim.SimulationResult;
+import dev.bulwark.cli.internal.sim.SimulationSettings;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.util.List;
+
+/**
+ * The report of a run as one JSON object, written with Jackson's streaming generator. Durations are in
+ * milliseconds (fields ending in {@code Ms}), rates per second; a value that does not exist (a percentile of no
+ * calls) is {@code null}.
+ */
+public final class JsonReport {
+
+    private static final JsonFactory FACTORY = JsonFactory.builder().build();
+
+    private JsonReport() {
+    }
+
+    /**
+     * Writes the report of one run, followed by a line break. Leaves {@code out} open.
+     *
+     * @param result the run
+     * @param out where to write
+     * @throws UncheckedIOException when writing fails
+     */
+    public static void write(SimulationResult result, Writer out) {
+        try (JsonGenerator json = generator(out)) {
+            writeResult(json, result, true);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        newline(out);
+    }
+
+    static JsonGenerator generator(Writer out) throws IOException {
+        JsonGenerator json = FACTORY.createGenerator(out);
+        json.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+        json.useDefaultPrettyPrinter();
+        return json;
+    }
+
+    static void newline(Writer out) {
+        try {
+            out.write(System.lineSeparator());
+            out.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Writes one run as an object; {@code withTimeline} adds the time series and distributions. */
+    static void writeResult(JsonGenerator json, SimulationResult result, boolean withTimeline) throws IOException {
+        json.writeStartObject();
+        writeSettings(json, result);
+        json.writeNumberField("elapsedMs", result.elapsed().toNanos() / 1e6);
+        writeOutcomes(json, result.counts());
+        json.writeNumberField("goodputPerSecond", result.goodput());
+        json.writeNumberField("offeredPerSecond", result.offeredRate());
+        json.writeNumberField("unservedShare", result.counts().unservedShare());
+        json.writeObjectFieldStart("latencyMs");
+        writeLatency(json, "queueWait", result.queueWait());
+        writeLatency(json, "endToEnd", result.endToEnd());
+        json.writeEndObject();
+        json.writeNumberField("peakInFlight", result.peakInFlight());
+        json.writeNumberField("peakQueued", result.peakQueued());
+        json.writeObjectFieldStart("downstream");
+        number(json, "meanTimeMs", result.littlesLaw().meanTimeInDownstreamMillis());
+        number(json, "slowdown", result.slowdown());
+        json.writeBooleanField("healthy", Verdict.healthy(result));
+        json.writeEndObject();
+        LittlesLaw law = result.littlesLaw();
+        json.writeObjectFieldStart("littlesLaw");
+        json.writeNumberField("meanInFlight", law.meanInFlight());
+        json.writeNumberField("throughputPerSecond", law.throughputPerSecond());
+        number(json, "meanTimeInDownstreamMs", law.meanTimeInDownstreamMillis());
+        json.writeNumberField("product", law.product());
+        json.writeNumberField("relativeGap", law.relativeGap());
+        json.writeBooleanField("holds", law.holds());
+        json.writeEndObject();
+        if (result.bulkheadEvents().isPresent()) {
+            BulkheadEventCounts events = result.bulkheadEvents().get();
+            json.writeObjectFieldStart("bulkheadEvents");
+            json.writeNumberField("admitted", events.admitted());
+            json.writeNumberField("admittedAfterWaiting", events.admittedAfterWaiting());
+            json.writeNumberField("rejectedQueueFull", events.rejectedQueueFull());
+            json.writeNumberField("rejectedWaitTimeout", events.rejectedWaitTimeout());
+            json.writeNumberField("cancelledWhileQueued", events.cancelledWhileQueued());
+            json.writeNumberField("released", events.released());
+            json.writeEndObject();
+        } else {
+            json.writeNullField("bulkheadEvents");
+        }
+        json.writeStringField("verdict", Verdict.sentence(result));
+        if (result.unexpectedFailure().isPresent()) {
+            json.writeStringField("unexpectedFailure", result.unexpectedFailure().get());
+        } else {
+            json.writeNullField("unexpectedFailure");
+        }
+        if (withTimeline) {
+            writeDistribution(json, "endToEndDistribution", result.endToEndDistribution());
+            writeDistribution(json, "queueWaitDistribution", result.queueWaitDistribution());
+            writeTimeline(json, result.timeline());
+        }
+        json.writeEndObject();
+    }
+
+    private static void writeSettings(JsonGenerator json, SimulationResult result) throws IOException {
+        SimulationSettings settings = result.settings();
+        json.writeObjectFieldStart("settings");
+        json.writeNumberField("durationMs", settings.duration().toNanos() / 1e6);
+        json.writeObjectFieldStart("arrivals");
+        if (settings.arrivals() instanceof ArrivalModel.OpenLoop) {
+            json.writeStringField("model", "open");
+            json.writeNumberField("ratePerSecond", ((ArrivalModel.OpenLoop) settings.arrivals()).rate().perSecond());
+        } else {
+            ArrivalModel.ClosedLoop closed = (ArrivalModel.ClosedLoop) settings.arrivals();
+            json.writeStringField("model", "closed");
+            json.writeNumberField("clients", closed.clients());
+            json.writeStringField("thinkTime", closed.thinkTime().spec());
+        }
+        json.writeEndObject();
+        json.writeNumberField("seed", settings.seed());
+        json.writeStringField("serviceTime", settings.serviceTime().spec());
+        json.writeNumberField("serviceTimeMeanMs", settings.serviceTime().meanNanos() / 1e6);
+        json.writeNumberField("downstreamCapacity", settings.downstreamCapacity());
+        json.writeNumberField("degradation", settings.degradation());
+        if (settings.bulkhead().isPresent()) {
+            BulkheadSettings bulkhead = settings.bulkhead().get();
+            json.writeObjectFieldStart("bulkhead");
+            json.writeNumberField("limit", bulkhead.limit());
+            json.writeNumberField("queue", bulkhead.queue());
+            if (bulkhead.maxWait() == null) {
+                json.writeNullField("maxWaitMs");
+            } else {
+                json.writeNumberField("maxWaitMs", bulkhead.maxWait().toNanos() / 1e6);
+            }
+            json.writeEndObject();
+        } else {
+            json.writeNullField("bulkhead");
+        }
+        json.writeStringField("calls", result.callStyle());
+        json.writeNumberField("drainMs", settings.drain().toNanos() / 1e6);
+        json.writeEndObject();
+    }
+
+    private static void writeOutcomes(JsonGenerator json, OutcomeCounts counts) throws IOException {
+        json.writeObjectFieldStart("outcomes");
+        json.writeNumberField("arrivals", counts.arrivals());
+        json.writeNumberField("completed", counts.count(CallOutcome.COMPLETED));
+        json.writeNumberField("rejectedQueueFull", counts.count(CallOutcome.REJECTED_QUEUE_FULL));
+        json.writeNumberField("rejectedWaitTimeout", counts.count(CallOutcome.REJECTED_WAIT_TIMEOUT));
+        json.writeNumberField("timedOut", counts.count(CallOutcome.TIMED_OUT));
+        json.writeNumberField("cancelled", counts.count(CallOutcome.CANCELLED));
+        json.writeNumberField("failed", counts.count(CallOutcome.FAILED));
+        json.writeEndObject();
+    }
+
+    private static void writeLatency(JsonGenerator json, String name, LatencySummary summary) throws IOException {
+        json.writeObjectFieldStart(name);
+        json.writeNumberField("count", summary.count());
+        number(json, "mean", summary.mean());
+        number(json, "p50", summary.p50());
+        number(json, "p90", summary.p90());
+        number(json, "p99", summary.p99());
+        number(json, "p999", summary.p999());
+        number(json, "max", summary.max());
+        json.writeEndObject();
+    }
+
+    private static void writeDistribution(JsonGenerator json, String name, List<LatencyBucket> buckets)
+            throws IOException {
+        json.writeArrayFieldStart(name);
+        for (LatencyBucket bucket : buckets) {
+            json.writeStartObject();
+            json.writeNumberField("fromMs", bucket.fromMillis());
+            json.writeNumberField("toMs", bucket.toMillis());
+            json.writeNumberField("count", bucket.count());
+            json.writeEndObject();
+        }
+        json.writeEndArray();
+    }
+
+    private static void writeTimeline(JsonGenerator json, List<Sample> timeline) throws IOException {
+        json.writeArrayFieldStart("timeline");
+        for (Sample sample : timeline) {
+            json.writeStartObject();
+            json.writeNumberField("elapsedMs", sample.elapsedNanos() / 1e6);
+            json.writeNumberField("arrivals", sample.arrivals());
+            json.writeNumberField("completed", sample.completed());
+            json.writeNumberField("rejected", sample.rejected());
+            json.writeNumberField("timedOut", sample.timedOut());
+            json.writeNumberField("cancelled", sample.cancelled());
+            json.writeNumberField("inFlight", sample.inFlight());
+            json.writeNumberField("queued", sample.queued());
+            json.writeEndObject();
+        }
+        json.writeEndArray();
+    }
+
+    /** JSON has no NaN: a value that does not exist is null. */
+    static void number(JsonGenerator json, String name, double value) throws IOException {
+        if (Double.isNaN(value) || Double.isInfinite(value)) {
+            json.writeNullField(name);
+        } else {
+            json.writeNumberField(name, value);
+        }
+    }
+}

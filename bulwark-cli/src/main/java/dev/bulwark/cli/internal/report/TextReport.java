@@ -1,0 +1,103 @@
+package dev.bulwark.cli.internal.report;
+
+import dev.bulwark.cli.internal.sim.ArrivalModel;
+import dev.bulwark.cli.internal.sim.BulkheadSettings;
+import dev.bulwark.cli.internal.sim.CallOutcome;
+import dev.bulwark.cli.internal.sim.Durations;
+import dev.bulwark.cli.internal.sim.LatencySummary;
+import dev.bulwark.cli.internal.sim.LittlesLaw;
+import dev.bulwark.cli.internal.sim.OutcomeCounts;
+import dev.bulwark.cli.internal.sim.SimulationResult;
+import dev.bulwark.cli.internal.sim.SimulationSettings;
+import java.io.PrintWriter;
+import java.util.Locale;
+import java.util.Optional;
+
+/** The report of one run for people: the scenario, the outcomes, latencies, the downstream's health, a verdict. */
+public final class TextReport {
+
+    private TextReport() {
+    }
+
+    /**
+     * Writes the report.
+     *
+     * @param result the run
+     * @param out where to write
+     */
+    public static void write(SimulationResult result, PrintWriter out) {
+        SimulationSettings settings = result.settings();
+        Optional<BulkheadSettings> bulkhead = settings.bulkhead();
+        OutcomeCounts counts = result.counts();
+
+        out.println("bulwark simulate: " + Durations.format(settings.duration()) + " of "
+                + settings.arrivals().describe() + ", seed " + settings.seed());
+        out.println("  downstream  " + describeDownstream(settings));
+        out.println("  bulkhead    " + bulkhead.map(BulkheadSettings::describe).orElse("none (--no-bulkhead)")
+                + "; calls made with " + result.callStyle());
+        out.println();
+
+        out.printf(Locale.ROOT, "%-26s %12s %10s%n", "Outcomes", "calls", "share");
+        out.printf(Locale.ROOT, "  %-24s %12s%n", "arrived", Numbers.count(counts.arrivals()));
+        for (CallOutcome outcome : CallOutcome.values()) {
+            if (outcome == CallOutcome.FAILED && counts.count(outcome) == 0) {
+                continue;
+            }
+            out.printf(Locale.ROOT, "  %-24s %12s %10s%n", outcome.label(), Numbers.count(counts.count(outcome)),
+                    Numbers.percent(counts.share(outcome)));
+        }
+        out.println();
+        out.printf(Locale.ROOT, "%-14s %s calls/s served, of %s/s offered (the run took %s)%n", "Goodput",
+                Numbers.whole(result.goodput()), Numbers.whole(result.offeredRate()),
+                Durations.humanMillis(result.elapsed().toNanos() / 1e6));
+        out.println();
+
+        out.printf(Locale.ROOT, "%-16s %8s %8s %8s %8s %8s %8s%n", "Latency (ms)", "p50", "p90", "p99", "p99.9", "max",
+                "mean");
+        if (bulkhead.isPresent()) {
+            latencyRow(out, "queue wait", result.queueWait());
+        }
+        latencyRow(out, "end to end", result.endToEnd());
+        out.println("  (queue wait: admitted calls, as the bulkhead's listener reported it; end to end: completed "
+                + "calls, from arrival)");
+        out.println();
+
+        out.printf(Locale.ROOT, "%-14s peak %s in flight (capacity %d); completed calls spent %s there, %sx the "
+                        + "unloaded mean of %s%n", "Downstream", Numbers.count(result.peakInFlight()),
+                settings.downstreamCapacity(), Durations.humanMillis(result.littlesLaw().meanTimeInDownstreamMillis()),
+                Numbers.significant(result.slowdown()), Durations.humanMillis(settings.serviceTime().meanNanos() / 1e6));
+        if (bulkhead.isPresent()) {
+            out.printf(Locale.ROOT, "%-14s peak %s in flight (limit %d), peak %s queued (queue %d)%n", "Bulkhead",
+                    Numbers.count(result.peakInFlight()), bulkhead.get().limit(), Numbers.count(result.peakQueued()),
+                    bulkhead.get().queue());
+        }
+        LittlesLaw law = result.littlesLaw();
+        out.printf(Locale.ROOT, "%-14s mean in flight L = %s; throughput x mean time X W = %s/s x %s = %s (%s)%n",
+                "Little's law", Numbers.significant(law.meanInFlight()), Numbers.whole(law.throughputPerSecond()),
+                Durations.humanMillis(law.meanTimeInDownstreamMillis()), Numbers.significant(law.product()),
+                law.holds() ? "holds: a steady state"
+                        : "does not hold: calls piled up faster than the downstream finished them");
+        result.unexpectedFailure().ifPresent(failure -> out.println("Unexpected failure: " + failure));
+        out.println();
+        out.println(Verdict.of(result));
+        out.flush();
+    }
+
+    private static void latencyRow(PrintWriter out, String name, LatencySummary summary) {
+        out.printf(Locale.ROOT, "  %-14s %8s %8s %8s %8s %8s %8s%n", name, Numbers.millis(summary.p50()),
+                Numbers.millis(summary.p90()), Numbers.millis(summary.p99()), Numbers.millis(summary.p999()),
+                Numbers.millis(summary.max()), Numbers.millis(summary.mean()));
+    }
+
+    static String describeDownstream(SimulationSettings settings) {
+        StringBuilder text = new StringBuilder("service time ").append(settings.serviceTime().spec())
+                .append(", capacity ").append(settings.downstreamCapacity()).append(", degradation ")
+                .append(Numbers.plain(settings.degradation()));
+        if (settings.arrivals() instanceof ArrivalModel.OpenLoop) {
+            double offered = settings.offeredConcurrency().orElse(0.0);
+            text.append(String.format(Locale.ROOT, "; offered load %s calls in flight (%.0f %% of capacity)",
+                    Numbers.significant(offered), 100 * offered / settings.downstreamCapacity()));
+        }
+        return text.toString();
+    }
+}

@@ -1,0 +1,151 @@
+package dev.bulwark.cli.internal.report;
+
+import dev.bulwark.cli.internal.sim.BulkheadSettings;
+import dev.bulwark.cli.internal.sim.CallOutcome;
+import dev.bulwark.cli.internal.sim.Durations;
+import dev.bulwark.cli.internal.sim.OutcomeCounts;
+import dev.bulwark.cli.internal.sim.SimulationResult;
+import dev.bulwark.cli.internal.sim.SimulationSettings;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The run's result in a word and two or three plain sentences: was the downstream healthy, who paid for it, and
+ * what to try next. Shared by the text, JSON and HTML reports.
+ */
+public final class Verdict {
+
+    /** Completed calls taking this much longer than their unloaded service time mean an overloaded downstream. */
+    private static final double HEALTHY_SLOWDOWN = 1.2;
+
+    private Verdict() {
+    }
+
+    /**
+     * Returns whether the downstream stayed healthy: completed calls were not much slower than on an unloaded
+     * downstream, and it kept up with what entered it (Little's law holds).
+     *
+     * @param result the run
+     * @return {@code true} when healthy
+     */
+    public static boolean healthy(SimulationResult result) {
+        double slowdown = result.slowdown();
+        boolean slowed = !Double.isNaN(slowdown) && slowdown > HEALTHY_SLOWDOWN;
+        return !slowed && result.littlesLaw().holds();
+    }
+
+    /**
+     * Returns the verdict in a word.
+     *
+     * @param result the run
+     * @return {@code healthy}, {@code collapsed} (no bulkhead), {@code overloaded} (a limit above the downstream's
+     *     capacity) or {@code slow}
+     */
+    public static String headline(SimulationResult result) {
+        if (healthy(result)) {
+            return "healthy";
+        }
+        Optional<BulkheadSettings> bulkhead = result.settings().bulkhead();
+        if (bulkhead.isEmpty()) {
+            return "collapsed";
+        }
+        return bulkhead.get().limit() > result.settings().downstreamCapacity() ? "overloaded" : "slow";
+    }
+
+    /**
+     * Writes the verdict, wrapped at 100 columns.
+     *
+     * @param result the run
+     * @return the text, starting with {@code Verdict:}
+     */
+    public static String of(SimulationResult result) {
+        return wrap("Verdict: " + sentence(result), 100);
+    }
+
+    /**
+     * Writes the verdict on one line: the headline, then the explanation.
+     *
+     * @param result the run
+     * @return for example {@code healthy. The bulkhead kept ...}
+     */
+    public static String sentence(SimulationResult result) {
+        return headline(result) + ". " + explanation(result);
+    }
+
+    /**
+     * Explains the headline with the run's numbers.
+     *
+     * @param result the run
+     * @return two or three sentences
+     */
+    public static String explanation(SimulationResult result) {
+        SimulationSettings settings = result.settings();
+        Optional<BulkheadSettings> bulkhead = settings.bulkhead();
+        OutcomeCounts counts = result.counts();
+        int capacity = settings.downstreamCapacity();
+        String served = Numbers.percent(counts.share(CallOutcome.COMPLETED));
+        String p99 = Durations.humanMillis(result.endToEnd().p99());
+        String slowdown = Numbers.significant(result.slowdown());
+        switch (headline(result)) {
+            case "healthy":
+                if (bulkhead.isEmpty()) {
+                    return String.format(Locale.ROOT, "The downstream kept up without a bulkhead (peak %s in "
+                            + "flight, capacity %d): %s of calls were served, p99 %s.",
+                            Numbers.count(result.peakInFlight()), capacity, served, p99);
+                }
+                return healthyWithBulkhead(result, settings, counts, capacity, served, p99);
+            case "collapsed":
+                return String.format(Locale.ROOT, "Without a bulkhead, up to %s calls were in flight (%sx the "
+                        + "downstream's capacity of %d), completed calls took %sx their unloaded time (p99 %s), "
+                        + "only %s of calls were served, and %s were still unfinished when the run ended. Run it "
+                        + "again without --no-bulkhead to compare.", Numbers.count(result.peakInFlight()),
+                        Numbers.significant((double) result.peakInFlight() / capacity), capacity, slowdown, p99,
+                        served, Numbers.percent(counts.share(CallOutcome.CANCELLED)));
+            case "overloaded":
+                return String.format(Locale.ROOT, "The limit (%d) lets more calls through than the downstream "
+                        + "serves at full speed (%d): completed calls took %sx their unloaded time (p99 %s). A limit "
+                        + "near %d would keep it healthy.", bulkhead.get().limit(), capacity, slowdown, p99,
+                        capacity);
+            default:
+                return String.format(Locale.ROOT, "Completed calls took %sx their unloaded time (p99 %s) although "
+                        + "the limit (%d) is within the downstream's capacity (%d): look at the queue wait and the "
+                        + "time series.", slowdown, p99, bulkhead.get().limit(), capacity);
+        }
+    }
+
+    private static String healthyWithBulkhead(SimulationResult result, SimulationSettings settings,
+                                              OutcomeCounts counts, int capacity, String served, String p99) {
+        String text = String.format(Locale.ROOT, "The bulkhead kept the downstream within what it serves at full "
+                + "speed (peak %s in flight, capacity %d): %s of calls were served with p99 %s",
+                Numbers.count(result.peakInFlight()), capacity, served, p99);
+        if (counts.rejected() == 0) {
+            return text + ", and none was refused.";
+        }
+        text += String.format(Locale.ROOT, ", and %s were refused at once or after a short wait instead of "
+                + "overloading it.", Numbers.percent(counts.unservedShare()));
+        Optional<Double> offered = settings.offeredConcurrency();
+        if (offered.isPresent() && offered.get() > capacity) {
+            text += String.format(Locale.ROOT, " The offered load (%s calls' worth) exceeds the capacity (%d), so "
+                    + "refusing about %s is the price of staying healthy.", Numbers.significant(offered.get()),
+                    capacity, Numbers.percent(1 - capacity / offered.get()));
+        }
+        return text;
+    }
+
+    static String wrap(String text, int width) {
+        StringBuilder wrapped = new StringBuilder();
+        int lineLength = 0;
+        for (String word : text.split(" ")) {
+            if (lineLength > 0 && lineLength + 1 + word.length() > width) {
+                wrapped.append('\n');
+                lineLength = 0;
+            } else if (lineLength > 0) {
+                wrapped.append(' ');
+                lineLength++;
+            }
+            wrapped.append(word);
+            lineLength += word.length();
+        }
+        return wrapped.toString();
+    }
+}

@@ -1,0 +1,74 @@
+package dev.bulwark.cli.internal.sim;
+
+import java.util.Objects;
+
+/**
+ * How calls arrive. Immutable.
+ *
+ * <ul>
+ *   <li>{@link OpenLoop}: calls arrive on their own schedule (a Poisson process), whatever happens to earlier
+ *       calls, as requests from many independent users do. Overload therefore piles up.</li>
+ *   <li>{@link ClosedLoop}: a fixed number of clients each make one call at a time and think between calls,
+ *       as a worker pool or a batch job does. Overload slows the clients down instead.</li>
+ * </ul>
+ */
+public sealed interface ArrivalModel permits ArrivalModel.OpenLoop, ArrivalModel.ClosedLoop {
+
+    /**
+     * Describes the model for reports.
+     *
+     * @return for example {@code Poisson arrivals at 2000/s}
+     */
+    String describe();
+
+    /**
+     * Open-loop Poisson arrivals: the times between calls are exponentially distributed with mean
+     * {@code 1 / rate}.
+     *
+     * @param rate the mean arrival rate
+     */
+    record OpenLoop(Rate rate) implements ArrivalModel {
+
+        /**
+         * Checks the rate.
+         *
+         * @throws NullPointerException when {@code rate} is {@code null}
+         */
+        public OpenLoop {
+            Objects.requireNonNull(rate, "rate");
+        }
+
+        @Override
+        public String describe() {
+            return "Poisson arrivals at " + rate;
+        }
+    }
+
+    /**
+     * Closed-loop clients: each waits {@code thinkTime}, makes a call, waits for its outcome (whatever it is),
+     * and starts again.
+     *
+     * @param clients the number of clients, at least 1
+     * @param thinkTime the pause between a call's outcome and the client's next call
+     */
+    record ClosedLoop(int clients, Distribution thinkTime) implements ArrivalModel {
+
+        /**
+         * Checks the parameters.
+         *
+         * @throws IllegalArgumentException when {@code clients} is less than 1
+         * @throws NullPointerException when {@code thinkTime} is {@code null}
+         */
+        public ClosedLoop {
+            if (clients < 1) {
+                throw new IllegalArgumentException("clients must be at least 1 but was " + clients);
+            }
+            Objects.requireNonNull(thinkTime, "thinkTime");
+        }
+
+        @Override
+        public String describe() {
+            return clients + " closed-loop clients, think time " + thinkTime.spec();
+        }
+    }
+}

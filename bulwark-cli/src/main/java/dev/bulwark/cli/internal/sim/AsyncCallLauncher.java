@@ -1,0 +1,61 @@
+package dev.bulwark.cli.internal.sim;
+
+import dev.bulwark.Bulkhead;
+import dev.bulwark.CancellationSignal;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Runs each call with {@link Bulkhead#callAsync}: a queued call is a queue entry and a call in flight is a
+ * future the downstream's scheduler completes, so no thread is held per call.
+ */
+final class AsyncCallLauncher implements CallLauncher {
+
+    private final Bulkhead bulkhead;
+    private final SimulatedDownstream downstream;
+    private final CancellationSignal endOfRun;
+    private final RunMeasurements measurements;
+
+    /**
+     * @param bulkhead the bulkhead under test, or {@code null} to call the downstream directly
+     * @param endOfRun cancelled when the run ends, to take every queued call out of the queue
+     */
+    AsyncCallLauncher(Bulkhead bulkhead, SimulatedDownstream downstream, CancellationSignal endOfRun,
+                      RunMeasurements measurements) {
+        this.bulkhead = bulkhead;
+        this.downstream = downstream;
+        this.endOfRun = endOfRun;
+        this.measurements = measurements;
+    }
+
+    @Override
+    public void launch(long arrivalNanos, long workNanos, Runnable afterOutcome) {
+        measurements.arrived();
+        CompletableFuture<Void> call;
+        try {
+            call = bulkhead == null ? downstream.call(workNanos)
+                    : bulkhead.callAsync(() -> downstream.call(workNanos), endOfRun);
+        } catch (RuntimeException | Error unexpected) {
+            call = CompletableFuture.failedFuture(unexpected);
+        }
+        call.whenComplete((ignored, failure) -> {
+            measurements.finished(failure, arrivalNanos);
+            if (afterOutcome != null) {
+                afterOutcome.run();
+            }
+        });
+        if (bulkhead != null) {
+            // The queue grows only when a call arrives, so reading it here catches its peaks.
+            measurements.observeQueued(bulkhead.queuedCount());
+        }
+    }
+
+    @Override
+    public String describe() {
+        return "callAsync";
+    }
+
+    @Override
+    public void close() {
+        // Holds no threads.
+    }
+}

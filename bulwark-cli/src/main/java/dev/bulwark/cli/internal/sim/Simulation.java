@@ -1,0 +1,161 @@
+package dev.bulwark.cli.internal.sim;
+
+import dev.bulwark.Bulkhead;
+import dev.bulwark.CancellationSignal;
+import dev.bulwark.Ticker;
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Runs one simulation in real time: the real {@link Bulkhead} (built from the settings, with a listener that
+ * feeds the report) in front of a {@link SimulatedDownstream}, fed by an {@link ArrivalProcess}.
+ *
+ * <p>A run has three phases. <b>Arrivals</b>: for {@link SimulationSettings#duration()}, calls arrive and go
+ * through the bulkhead. <b>Drain</b>: arrivals stop; calls still queued or in flight may finish for up to
+ * {@link SimulationSettings#drain()}. <b>End</b>: whatever is left is cancelled (queued calls leave the bulkhead's
+ * queue through their {@link CancellationSignal}; calls in flight are abandoned by the downstream), so that every
+ * arrival has exactly one outcome. A run therefore takes its duration plus at most the drain, plus a moment.
+ *
+ * <p>Not thread-safe: one run per instance of the settings at a time on the calling thread (which generates the
+ * open-loop arrivals); any number of runs may go on in parallel on different threads.
+ */
+public final class Simulation {
+
+    /** How long the end phase may take before the run is declared broken (a call lost its outcome). */
+    private static final long END_TIMEOUT_NANOS = 10_000_000_000L;
+
+    private final SimulationSettings settings;
+    private final Ticker ticker = Ticker.system();
+
+    /**
+     * Prepares a run.
+     *
+     * @param settings the run's settings
+     */
+    public Simulation(SimulationSettings settings) {
+        this.settings = settings;
+    }
+
+    /**
+     * Runs the simulation and returns what it measured. Blocks for the run's duration plus the drain.
+     *
+     * @param progress told the run's state at every sample
+     * @return the result
+     * @throws IllegalStateException when some call never ended (a fault of the simulator or the library)
+     * @throws CancellationException when the calling thread was interrupted (the run is abandoned)
+     */
+    public SimulationResult run(ProgressListener progress) {
+        RunMeasurements measurements = new RunMeasurements(ticker);
+        BulkheadEventCollector collector = settings.bulkhead().isPresent() ? new BulkheadEventCollector(measurements)
+                : null;
+        Bulkhead bulkhead = settings.bulkhead().map(limits -> buildBulkhead(limits, collector)).orElse(null);
+        CancellationSignal endOfRun = CancellationSignal.create();
+        ScheduledExecutorService sampling = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "bulwark-sim-sampler");
+            thread.setDaemon(true);
+            return thread;
+        });
+        try (SimulatedDownstream downstream = new SimulatedDownstream(settings.downstreamCapacity(),
+                settings.degradation(), ticker);
+             CallLauncher launcher = settings.mode() == ExecutionMode.ASYNC
+                     ? new AsyncCallLauncher(bulkhead, downstream, endOfRun, measurements)
+                     : new ThreadPerCallLauncher(bulkhead, downstream, endOfRun, measurements);
+             ArrivalProcess arrivals = ArrivalProcess.of(settings, ticker)) {
+            long start = ticker.read();
+            TimelineSampler sampler = new TimelineSampler(start, ticker, settings.duration(), measurements,
+                    downstream, bulkhead, progress);
+            long interval = settings.sampleInterval().toNanos();
+            sampling.scheduleAtFixedRate(sampler::sample, interval, interval, TimeUnit.NANOSECONDS);
+
+            arrivals.run(start, settings.duration().toNanos(), launcher);
+            boolean interrupted = Thread.interrupted();
+
+            sampler.phase(Progress.Phase.DRAINING);
+            long drainDeadline = Math.max(ticker.read(), start + settings.duration().toNanos())
+                    + settings.drain().toNanos();
+            if (!interrupted) {
+                awaitEveryCallEnded(measurements, drainDeadline);
+            }
+            // Whatever is left is cut off: queued calls through their signal, calls in flight by the downstream.
+            endOfRun.cancel();
+            downstream.abortAll();
+            if (!awaitEveryCallEnded(measurements, ticker.read() + END_TIMEOUT_NANOS)) {
+                throw new IllegalStateException(measurements.outstanding() + " calls never ended; counts so far: "
+                        + measurements.counts().ended() + " ended of " + measurements.counts().arrivals());
+            }
+            long end = ticker.read();
+            DownstreamStatistics downstreamStatistics = downstream.takeStatistics();
+
+            sampling.shutdown();
+            awaitTermination(sampling);
+            sampler.phase(Progress.Phase.DONE);
+            sampler.sample();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+                throw new CancellationException("the simulation was interrupted");
+            }
+            return result(start, end, launcher, measurements, collector, sampler, downstreamStatistics);
+        } finally {
+            sampling.shutdownNow();
+        }
+    }
+
+    private static Bulkhead buildBulkhead(BulkheadSettings limits, BulkheadEventCollector collector) {
+        Bulkhead.Builder builder = Bulkhead.builder().name("simulated").maxConcurrency(limits.limit())
+                .maxQueue(limits.queue()).listener(collector);
+        limits.maxWaitIfBounded().ifPresent(builder::maxWait);
+        return builder.build();
+    }
+
+    /** Polls until no call is outstanding or the deadline passes; returns whether every call ended. */
+    private boolean awaitEveryCallEnded(RunMeasurements measurements, long deadline) {
+        while (measurements.outstanding() > 0) {
+            if (ticker.read() - deadline >= 0) {
+                return false;
+            }
+            // Polling costs one read a millisecond; a run has no event to wait on that would be cheaper.
+            LockSupport.parkNanos(1_000_000L);
+        }
+        return true;
+    }
+
+    private static void awaitTermination(ScheduledExecutorService sampling) {
+        try {
+            sampling.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private SimulationResult result(long start, long end, CallLauncher launcher, RunMeasurements measurements,
+                                    BulkheadEventCollector collector, TimelineSampler sampler,
+                                    DownstreamStatistics downstream) {
+        long elapsedNanos = Math.max(1L, end - start);
+        Histogram endToEnd = sampler.endToEndMicros();
+        Histogram queueWait = sampler.queueWaitMicros();
+        double meanTimeInDownstreamMillis = downstream.completed() == 0 ? Double.NaN
+                : downstream.completedNanos() / 1e6 / downstream.completed();
+        LittlesLaw littlesLaw = new LittlesLaw(downstream.inFlightIntegral() / elapsedNanos,
+                downstream.completed() / (elapsedNanos / 1e9), meanTimeInDownstreamMillis);
+        SimulationResult.Builder result = SimulationResult.builder()
+                .settings(settings)
+                .callStyle(launcher.describe())
+                .elapsed(Duration.ofNanos(elapsedNanos))
+                .counts(measurements.counts())
+                .endToEnd(LatencySummary.ofMicros(endToEnd), LatencyBucket.ofMicros(endToEnd))
+                .queueWait(LatencySummary.ofMicros(queueWait), LatencyBucket.ofMicros(queueWait))
+                .peaks(downstream.peakInFlight(), measurements.peakQueued())
+                .littlesLaw(littlesLaw)
+                .timeline(sampler.samples());
+        if (collector != null) {
+            result.bulkheadEvents(collector.counts());
+        }
+        measurements.firstUnexpectedFailure().ifPresent(failure -> result.unexpectedFailure(failure.toString()));
+        return result.build();
+    }
+}

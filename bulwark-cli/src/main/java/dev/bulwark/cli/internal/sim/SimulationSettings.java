@@ -1,0 +1,353 @@
+package dev.bulwark.cli.internal.sim;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Everything that defines one simulation run: the arrivals, the downstream, the bulkhead (or none), and how
+ * long it runs. Immutable; made by {@link #builder()}. Two runs with equal settings (and so the same seed) draw
+ * the same sequence of arrival times and service times.
+ */
+public final class SimulationSettings {
+
+    private final Duration duration;
+    private final ArrivalModel arrivals;
+    private final long seed;
+    private final Distribution serviceTime;
+    private final int downstreamCapacity;
+    private final double degradation;
+    private final BulkheadSettings bulkhead;
+    private final ExecutionMode mode;
+    private final Duration drain;
+    private final Duration sampleInterval;
+
+    private SimulationSettings(Builder builder) {
+        this.duration = builder.duration;
+        this.arrivals = builder.arrivals;
+        this.seed = builder.seed;
+        this.serviceTime = builder.serviceTime;
+        this.downstreamCapacity = builder.downstreamCapacity;
+        this.degradation = builder.degradation;
+        this.bulkhead = builder.bulkhead;
+        this.mode = builder.mode;
+        this.drain = builder.drain;
+        this.sampleInterval = builder.sampleInterval;
+    }
+
+    /**
+     * Starts a configuration with the command line's defaults: 10 s of Poisson arrivals at 2000/s, service time
+     * {@code exp:20ms}, downstream capacity 32 with degradation 1, a bulkhead of limit 32, queue 64 and maximum
+     * wait 100 ms, asynchronous calls, a drain of 1 s and a sample every 100 ms; seed 1.
+     *
+     * @return a new builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Returns a builder holding these settings, to derive a variant (a sweep changes only the bulkhead).
+     *
+     * @return a new builder
+     */
+    public Builder toBuilder() {
+        Builder builder = new Builder();
+        builder.duration = duration;
+        builder.arrivals = arrivals;
+        builder.seed = seed;
+        builder.serviceTime = serviceTime;
+        builder.downstreamCapacity = downstreamCapacity;
+        builder.degradation = degradation;
+        builder.bulkhead = bulkhead;
+        builder.mode = mode;
+        builder.drain = drain;
+        builder.sampleInterval = sampleInterval;
+        return builder;
+    }
+
+    /**
+     * Returns how long calls arrive.
+     *
+     * @return a positive duration
+     */
+    public Duration duration() {
+        return duration;
+    }
+
+    /**
+     * Returns how calls arrive.
+     *
+     * @return the arrival model
+     */
+    public ArrivalModel arrivals() {
+        return arrivals;
+    }
+
+    /**
+     * Returns the seed of every random sequence of the run.
+     *
+     * @return the seed
+     */
+    public long seed() {
+        return seed;
+    }
+
+    /**
+     * Returns the distribution of the work each call asks of the downstream: its service time when the
+     * downstream is not overloaded.
+     *
+     * @return the service-time distribution
+     */
+    public Distribution serviceTime() {
+        return serviceTime;
+    }
+
+    /**
+     * Returns how many calls the downstream serves at full speed at once.
+     *
+     * @return at least 1
+     */
+    public int downstreamCapacity() {
+        return downstreamCapacity;
+    }
+
+    /**
+     * Returns how steeply the downstream's total throughput falls when overloaded; see
+     * {@link ProcessorSharingModel}.
+     *
+     * @return at least 0
+     */
+    public double degradation() {
+        return degradation;
+    }
+
+    /**
+     * Returns the bulkhead in front of the downstream.
+     *
+     * @return its settings, or empty for the unprotected baseline
+     */
+    public Optional<BulkheadSettings> bulkhead() {
+        return Optional.ofNullable(bulkhead);
+    }
+
+    /**
+     * Returns how calls go through the bulkhead.
+     *
+     * @return the execution mode
+     */
+    public ExecutionMode mode() {
+        return mode;
+    }
+
+    /**
+     * Returns how long calls still queued or in flight when the arrivals stop may take to finish before they
+     * are cancelled.
+     *
+     * @return zero or positive
+     */
+    public Duration drain() {
+        return drain;
+    }
+
+    /**
+     * Returns how often the run records a point of its time series (and refreshes its progress line).
+     *
+     * @return positive
+     */
+    public Duration sampleInterval() {
+        return sampleInterval;
+    }
+
+    /**
+     * Returns the offered load in calls' worth of work: for open-loop arrivals, rate times mean service time
+     * (how many calls would be in flight on average if the downstream never slowed down).
+     *
+     * @return the offered concurrency, or empty for closed-loop arrivals
+     */
+    public Optional<Double> offeredConcurrency() {
+        if (arrivals instanceof ArrivalModel.OpenLoop) {
+            return Optional.of(((ArrivalModel.OpenLoop) arrivals).rate().perSecond() * serviceTime.meanNanos() / 1e9);
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public String toString() {
+        return "SimulationSettings[" + Durations.format(duration) + ", " + arrivals.describe() + ", seed " + seed
+                + ", service time " + serviceTime.spec() + ", capacity " + downstreamCapacity + ", degradation "
+                + degradation + ", " + (bulkhead == null ? "no bulkhead" : bulkhead.describe()) + ", " + mode
+                + ", drain " + Durations.format(drain) + "]";
+    }
+
+    /**
+     * Configures a run. Not thread-safe. Each setter checks its argument at once and names it in the exception.
+     */
+    public static final class Builder {
+        private Duration duration = Duration.ofSeconds(10);
+        private ArrivalModel arrivals = new ArrivalModel.OpenLoop(new Rate(2000));
+        private long seed = 1;
+        private Distribution serviceTime = new Distribution.Exponential(Duration.ofMillis(20));
+        private int downstreamCapacity = 32;
+        private double degradation = 1.0;
+        private BulkheadSettings bulkhead = new BulkheadSettings(32, 64, Duration.ofMillis(100));
+        private ExecutionMode mode = ExecutionMode.ASYNC;
+        private Duration drain = Duration.ofSeconds(1);
+        private Duration sampleInterval = Duration.ofMillis(100);
+
+        private Builder() {
+        }
+
+        /**
+         * Sets how long calls arrive.
+         *
+         * @param duration positive
+         * @return this builder
+         * @throws IllegalArgumentException when {@code duration} is zero or negative
+         * @throws NullPointerException when {@code duration} is {@code null}
+         */
+        public Builder duration(Duration duration) {
+            this.duration = positive(duration, "duration");
+            return this;
+        }
+
+        /**
+         * Sets how calls arrive.
+         *
+         * @param arrivals the arrival model
+         * @return this builder
+         * @throws NullPointerException when {@code arrivals} is {@code null}
+         */
+        public Builder arrivals(ArrivalModel arrivals) {
+            this.arrivals = Objects.requireNonNull(arrivals, "arrivals");
+            return this;
+        }
+
+        /**
+         * Sets the seed of every random sequence of the run.
+         *
+         * @param seed any value
+         * @return this builder
+         */
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /**
+         * Sets the distribution of each call's service time at an unloaded downstream.
+         *
+         * @param serviceTime the distribution
+         * @return this builder
+         * @throws NullPointerException when {@code serviceTime} is {@code null}
+         */
+        public Builder serviceTime(Distribution serviceTime) {
+            this.serviceTime = Objects.requireNonNull(serviceTime, "serviceTime");
+            return this;
+        }
+
+        /**
+         * Sets how many calls the downstream serves at full speed at once.
+         *
+         * @param downstreamCapacity at least 1
+         * @return this builder
+         * @throws IllegalArgumentException when {@code downstreamCapacity} is less than 1
+         */
+        public Builder downstreamCapacity(int downstreamCapacity) {
+            if (downstreamCapacity < 1) {
+                throw new IllegalArgumentException("downstreamCapacity must be at least 1 but was "
+                        + downstreamCapacity);
+            }
+            this.downstreamCapacity = downstreamCapacity;
+            return this;
+        }
+
+        /**
+         * Sets how steeply the downstream's throughput falls when overloaded (0: not at all).
+         *
+         * @param degradation finite and at least 0
+         * @return this builder
+         * @throws IllegalArgumentException when {@code degradation} is negative or not finite
+         */
+        public Builder degradation(double degradation) {
+            if (!(degradation >= 0) || Double.isInfinite(degradation)) {
+                throw new IllegalArgumentException("degradation must be finite and at least 0 but was "
+                        + degradation);
+            }
+            this.degradation = degradation;
+            return this;
+        }
+
+        /**
+         * Sets the bulkhead in front of the downstream.
+         *
+         * @param bulkhead its settings, or {@code null} to run without one (the unprotected baseline)
+         * @return this builder
+         */
+        public Builder bulkhead(BulkheadSettings bulkhead) {
+            this.bulkhead = bulkhead;
+            return this;
+        }
+
+        /**
+         * Sets how calls go through the bulkhead.
+         *
+         * @param mode the execution mode
+         * @return this builder
+         * @throws NullPointerException when {@code mode} is {@code null}
+         */
+        public Builder mode(ExecutionMode mode) {
+            this.mode = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        /**
+         * Sets how long outstanding calls may take to finish after the arrivals stop.
+         *
+         * @param drain zero or positive
+         * @return this builder
+         * @throws IllegalArgumentException when {@code drain} is negative
+         * @throws NullPointerException when {@code drain} is {@code null}
+         */
+        public Builder drain(Duration drain) {
+            if (Objects.requireNonNull(drain, "drain").isNegative()) {
+                throw new IllegalArgumentException("drain must not be negative but was " + drain);
+            }
+            this.drain = drain;
+            return this;
+        }
+
+        /**
+         * Sets how often the run records a point of its time series.
+         *
+         * @param sampleInterval at least 1 ms
+         * @return this builder
+         * @throws IllegalArgumentException when {@code sampleInterval} is shorter than 1 ms
+         * @throws NullPointerException when {@code sampleInterval} is {@code null}
+         */
+        public Builder sampleInterval(Duration sampleInterval) {
+            if (Objects.requireNonNull(sampleInterval, "sampleInterval").compareTo(Duration.ofMillis(1)) < 0) {
+                throw new IllegalArgumentException("sampleInterval must be at least 1ms but was " + sampleInterval);
+            }
+            this.sampleInterval = sampleInterval;
+            return this;
+        }
+
+        /**
+         * Returns the settings.
+         *
+         * @return a new immutable value
+         */
+        public SimulationSettings build() {
+            return new SimulationSettings(this);
+        }
+
+        private static Duration positive(Duration value, String name) {
+            Objects.requireNonNull(value, name);
+            if (value.isZero() || value.isNegative()) {
+                throw new IllegalArgumentException(name + " must be positive but was " + value);
+            }
+            return value;
+        }
+    }
+}
