@@ -272,7 +272,8 @@ public final class InProcessBulkhead implements Bulkhead {
     /**
      * Queues a waiter, or grants it a slot at once if one is free by the time the lock is held.
      *
-     * @return {@code null} when queued or granted ({@link Waiter#status} tells which); the rejection when full
+     * @return {@code null} when queued or granted on arrival ({@link Waiter#grantedOnArrival} tells which); the
+     *     rejection when full
      */
     private Rejection enqueue(Waiter waiter) {
         lock.lock();
@@ -283,7 +284,7 @@ public final class InProcessBulkhead implements Bulkhead {
                 int available = available(current);
                 if (waiting == 0 && available > 0) {
                     if (STATE.compareAndSet(this, current, current - 1)) {
-                        waiter.grantedOnArrival();
+                        waiter.grantOnArrival();
                         return null;
                     }
                 } else if (waiting >= maxQueue) {
@@ -404,7 +405,7 @@ public final class InProcessBulkhead implements Bulkhead {
         if (rejection != null) {
             throw reject(rejection);
         }
-        if (waiter.status == Waiter.GRANTED) {
+        if (waiter.grantedOnArrival) {
             reportAdmitted(0);
             return;
         }
@@ -504,7 +505,7 @@ public final class InProcessBulkhead implements Bulkhead {
         Rejection rejection = enqueue(waiter);
         if (rejection != null) {
             callerFuture.completeExceptionally(reject(rejection));
-        } else if (waiter.status == Waiter.GRANTED) {
+        } else if (waiter.grantedOnArrival) {
             reportAdmitted(0);
             waiter.begin();
         } else {
