@@ -409,6 +409,7 @@ public final class InProcessBulkhead implements Bulkhead {
             reportAdmitted(0);
             return;
         }
+        GrantDispatch.runPendingBeforeBlocking();
         CancellationSignal.Registration registration = signal.canBeCancelled() ? signal.onCancel(waiter) : null;
         boolean interrupted = false;
         try {
