@@ -68,7 +68,7 @@ import java.util.function.Supplier;
  * waiters at once. {@link #limitChanges} is a sequence lock that lets {@link #executingCount()} read the limit
  * and the word as a consistent pair without the lock.
  */
-public final class InProcessBulkhead implements Bulkhead {
+public final class InProcessBulkhead implements Bulkhead, ChainStep {
 
     private static final VarHandle STATE;
 
@@ -359,6 +359,29 @@ public final class InProcessBulkhead implements Bulkhead {
         } finally {
             releaseAfterRun(startedAt);
         }
+    }
+
+    @Override
+    public <T, X extends Throwable> T call(Chain chain, int next, ThrowingSupplier<? extends T, X> operation,
+                                           CancellationSignal signal) throws X {
+        acquireSlot(signal);
+        BulkheadEvents listeners = events;
+        long startedAt = listeners == null ? 0L : ticker.read();
+        try {
+            return chain.proceed(next, operation, signal);
+        } finally {
+            if (listeners == null) {
+                releaseUnused();
+            } else {
+                releaseAfterRun(startedAt);
+            }
+        }
+    }
+
+    @Override
+    public <T> CompletableFuture<T> callAsync(Chain chain, int next, Supplier<? extends CompletionStage<T>> operation,
+                                              CancellationSignal signal) {
+        return callAsync(() -> chain.proceedAsync(next, operation, signal), signal);
     }
 
     @Override
