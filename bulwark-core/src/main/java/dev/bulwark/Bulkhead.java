@@ -276,11 +276,7 @@ public interface Bulkhead extends Policy {
          * @throws IllegalArgumentException when {@code name} is blank
          */
         public Builder name(String name) {
-            Objects.requireNonNull(name, "name");
-            if (name.isBlank()) {
-                throw new IllegalArgumentException("name must not be blank but was '" + name + "'");
-            }
-            this.name = name;
+            this.name = Arguments.requireName(name);
             return this;
         }
 

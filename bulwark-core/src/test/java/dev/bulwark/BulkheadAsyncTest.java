@@ -347,6 +347,29 @@ class BulkheadAsyncTest {
         assertThat(bulkhead.executingCount()).isZero();
     }
 
+    @Test
+    void aBlockingCallInsideACompletionCallbackDoesNotDeadlockOnAGrantHeldBackByTheDrain() throws Exception {
+        Bulkhead bulkhead = builder().maxConcurrency(1).maxQueue(3).build();
+        Permit holder = bulkhead.acquire();
+        AtomicReference<String> fromCallback = new AtomicReference<>();
+        CompletableFuture<String> first = bulkhead.callAsync(() -> CompletableFuture.completedFuture("first"));
+        CompletableFuture<String> second = bulkhead.callAsync(() -> CompletableFuture.completedFuture("second"));
+        // Releasing the holder starts the first call inside this thread's drain loop; its completion hands the
+        // slot to the second call, which the loop holds back until the first call's callbacks have run. The
+        // callback below blocks in the bulkhead: it must not wait for the slot its own thread holds back.
+        first.thenRun(() -> fromCallback.set(bulkhead.call(() -> "blocking call in callback")));
+
+        Thread releaser = new Thread(holder::close);
+        releaser.setDaemon(true);
+        releaser.start();
+        releaser.join(TimeUnit.SECONDS.toMillis(10));
+
+        assertThat(releaser.isAlive()).as("releasing thread deadlocked").isFalse();
+        assertThat(fromCallback.get()).isEqualTo("blocking call in callback");
+        assertThat(second).isCompletedWithValue("second");
+        assertThat(bulkhead.executingCount()).isZero();
+    }
+
     /** A stage that is not a CompletableFuture, so the bulkhead must use whenComplete on it. */
     private static CompletionStage<Integer> minimalStage(int value) {
         return CompletableFuture.completedFuture(value).minimalCompletionStage();

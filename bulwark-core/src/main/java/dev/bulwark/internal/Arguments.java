@@ -58,6 +58,22 @@ public final class Arguments {
     }
 
     /**
+     * Checks a policy name.
+     *
+     * @param name the value to check
+     * @return the name
+     * @throws NullPointerException when it is {@code null}
+     * @throws IllegalArgumentException when it is blank
+     */
+    public static String requireName(String name) {
+        java.util.Objects.requireNonNull(name, "name");
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("name must not be blank but was '" + name + "'");
+        }
+        return name;
+    }
+
+    /**
      * Converts a positive duration to nanoseconds for deadline arithmetic, or to 0 ("no bound") when it is
      * {@code null} or so long that adding it to a clock reading could overflow.
      *

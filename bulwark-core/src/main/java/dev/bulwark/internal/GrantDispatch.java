@@ -46,6 +46,24 @@ final class GrantDispatch {
         }
     }
 
+    /**
+     * Starts the granted waiters this thread's trampoline holds back, if any. Called by a thread that is about to
+     * park in a bulkhead: user code running inside the trampoline (a callback on a completed future, say) may make
+     * a blocking call, and parking while a waiter granted to this very loop holds a slot would deadlock if that
+     * slot is the one being waited for.
+     */
+    static void runPendingBeforeBlocking() {
+        Trampoline trampoline = TRAMPOLINE.get();
+        AsyncWaiter next;
+        while (trampoline.running && (next = trampoline.pending.pollFirst()) != null) {
+            try {
+                next.startGranted();
+            } catch (Throwable unexpected) {
+                LOGGER.log(System.Logger.Level.ERROR, "Starting a granted asynchronous call failed", unexpected);
+            }
+        }
+    }
+
     private static final class Trampoline {
         final ArrayDeque<AsyncWaiter> pending = new ArrayDeque<>();
         boolean running;

@@ -68,7 +68,7 @@ import java.util.function.Supplier;
  * waiters at once. {@link #limitChanges} is a sequence lock that lets {@link #executingCount()} read the limit
  * and the word as a consistent pair without the lock.
  */
-public final class InProcessBulkhead implements Bulkhead {
+public final class InProcessBulkhead implements Bulkhead, ChainStep {
 
     private static final VarHandle STATE;
 
@@ -272,7 +272,8 @@ public final class InProcessBulkhead implements Bulkhead {
     /**
      * Queues a waiter, or grants it a slot at once if one is free by the time the lock is held.
      *
-     * @return {@code null} when queued or granted ({@link Waiter#status} tells which); the rejection when full
+     * @return {@code null} when queued or granted on arrival ({@link Waiter#grantedOnArrival} tells which); the
+     *     rejection when full
      */
     private Rejection enqueue(Waiter waiter) {
         lock.lock();
@@ -283,7 +284,7 @@ public final class InProcessBulkhead implements Bulkhead {
                 int available = available(current);
                 if (waiting == 0 && available > 0) {
                     if (STATE.compareAndSet(this, current, current - 1)) {
-                        waiter.grantedOnArrival();
+                        waiter.grantOnArrival();
                         return null;
                     }
                 } else if (waiting >= maxQueue) {
@@ -361,6 +362,29 @@ public final class InProcessBulkhead implements Bulkhead {
     }
 
     @Override
+    public <T, X extends Throwable> T call(Chain chain, int next, ThrowingSupplier<? extends T, X> operation,
+                                           CancellationSignal signal) throws X {
+        acquireSlot(signal);
+        BulkheadEvents listeners = events;
+        long startedAt = listeners == null ? 0L : ticker.read();
+        try {
+            return chain.proceed(next, operation, signal);
+        } finally {
+            if (listeners == null) {
+                releaseUnused();
+            } else {
+                releaseAfterRun(startedAt);
+            }
+        }
+    }
+
+    @Override
+    public <T> CompletableFuture<T> callAsync(Chain chain, int next, Supplier<? extends CompletionStage<T>> operation,
+                                              CancellationSignal signal) {
+        return callAsync(() -> chain.proceedAsync(next, operation, signal), signal);
+    }
+
+    @Override
     public Permit acquire(CancellationSignal signal) {
         acquireSlot(signal);
         return newPermit();
@@ -404,10 +428,11 @@ public final class InProcessBulkhead implements Bulkhead {
         if (rejection != null) {
             throw reject(rejection);
         }
-        if (waiter.status == Waiter.GRANTED) {
+        if (waiter.grantedOnArrival) {
             reportAdmitted(0);
             return;
         }
+        GrantDispatch.runPendingBeforeBlocking();
         CancellationSignal.Registration registration = signal.canBeCancelled() ? signal.onCancel(waiter) : null;
         boolean interrupted = false;
         try {
@@ -504,7 +529,7 @@ public final class InProcessBulkhead implements Bulkhead {
         Rejection rejection = enqueue(waiter);
         if (rejection != null) {
             callerFuture.completeExceptionally(reject(rejection));
-        } else if (waiter.status == Waiter.GRANTED) {
+        } else if (waiter.grantedOnArrival) {
             reportAdmitted(0);
             waiter.begin();
         } else {

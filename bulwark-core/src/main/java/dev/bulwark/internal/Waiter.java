@@ -64,8 +64,18 @@ abstract class Waiter {
         return STATUS.compareAndSet(this, WAITING, outcome);
     }
 
+    /**
+     * Set (under the lock, before anyone else can see the node) when a slot was free by the time the waiter tried
+     * to join, so it was granted without being queued. Read only by the joining thread. Kept apart from
+     * {@link #status} on purpose: once a node is linked and the lock released, a releaser may grant it at any
+     * moment, so "status is GRANTED" does not tell the joining thread whether it still owns the start of the call
+     * (the releaser's {@link #granted()} does).
+     */
+    boolean grantedOnArrival;
+
     /** Marks a waiter that found a slot free while joining; it was never linked nor published. */
-    final void grantedOnArrival() {
+    final void grantOnArrival() {
+        grantedOnArrival = true;
         status = GRANTED;
     }
 

@@ -1,0 +1,325 @@
+package dev.bulwark;
+
+import dev.bulwark.internal.Arguments;
+import dev.bulwark.internal.Chain;
+import dev.bulwark.internal.Names;
+import dev.bulwark.internal.RetryPolicy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+/**
+ * A policy that runs an operation again when it fails with a failure it handles, up to a number of retries, with
+ * a fixed or exponentially growing delay between attempts.
+ *
+ * <p>Rules:
+ * <ul>
+ *   <li>Without {@link Builder#handle} or {@link Builder#handleIf} every {@link Exception} is handled (never an
+ *       {@link Error}). With them, a failure is handled when it is an instance of a listed type or matches a
+ *       predicate.</li>
+ *   <li>A {@link java.util.concurrent.CancellationException}, and any failure after the call's
+ *       {@link CancellationSignal} was cancelled, is never retried.</li>
+ *   <li>When no retry is left, the last failure is rethrown untouched (same instance, checked type kept); a
+ *       failure it does not handle is rethrown at once.</li>
+ *   <li>A synchronous delay parks the caller's thread and ends at once when the signal is cancelled
+ *       ({@link java.util.concurrent.CancellationException}) or the thread is interrupted (the retry stops, the
+ *       interrupt status is kept, and a {@link java.util.concurrent.CancellationException} caused by an
+ *       {@link InterruptedException} is thrown). An asynchronous delay holds no thread: the next attempt is
+ *       scheduled on the {@link Scheduler}.</li>
+ *   <li>In a {@link Pipeline}, each attempt runs the policies inside the retry again: {@code Pipeline.of(retry,
+ *       bulkhead)} asks the bulkhead for a slot on every attempt.</li>
+ * </ul>
+ *
+ * <p>Thread-safe and stateless between calls; share one instance. A call that succeeds on its first attempt
+ * allocates nothing.
+ */
+public final class Retry implements Policy {
+
+    private final RetryPolicy policy;
+
+    private Retry(RetryPolicy policy) {
+        this.policy = policy;
+    }
+
+    /**
+     * Starts configuring a retry. Defaults: 3 retries (4 attempts), no delay, every {@link Exception} handled.
+     *
+     * @return a new builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Returns the retry's name, used in events and metrics.
+     *
+     * @return the name
+     */
+    public String name() {
+        return policy.name();
+    }
+
+    /**
+     * Returns the maximum number of retries after the first attempt.
+     *
+     * @return at least 0
+     */
+    public int maxRetries() {
+        return policy.maxRetries();
+    }
+
+    RetryPolicy step() {
+        return policy;
+    }
+
+    /**
+     * Runs {@code operation}, retrying handled failures.
+     *
+     * @throws X the operation's last failure, untouched
+     * @throws java.util.concurrent.CancellationException when {@code signal} is cancelled before an attempt or
+     *     during a delay, or the thread is interrupted during a delay
+     * @throws NullPointerException when an argument is {@code null}
+     */
+    @Override
+    public <T, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
+            throws X {
+        Objects.requireNonNull(operation, "operation");
+        Objects.requireNonNull(signal, "signal");
+        return policy.call(Chain.EMPTY, 0, operation, signal);
+    }
+
+    /**
+     * Runs an asynchronous operation, retrying handled failures after delays that hold no thread. Cancelling the
+     * signal during a delay completes the returned future with a
+     * {@link java.util.concurrent.CancellationException}; cancelling the returned future stops further attempts.
+     *
+     * @throws NullPointerException when an argument is {@code null}
+     */
+    @Override
+    public <T> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
+                                              CancellationSignal signal) {
+        Objects.requireNonNull(operation, "operation");
+        Objects.requireNonNull(signal, "signal");
+        return policy.callAsync(Chain.EMPTY, 0, operation, signal);
+    }
+
+    @Override
+    public String toString() {
+        return "Retry[" + policy + "]";
+    }
+
+    /**
+     * Configures a {@link Retry}. Not thread-safe. Each setter checks its argument at once and names it in the
+     * exception.
+     */
+    public static final class Builder {
+        private String name = Names.next("retry");
+        private final List<Class<? extends Throwable>> handledTypes = new ArrayList<>();
+        private final List<Predicate<? super Throwable>> handledIf = new ArrayList<>();
+        private int maxRetries = 3;
+        private Duration delay;
+        private Duration backoffInitial;
+        private Duration backoffMax;
+        private double jitter;
+        private final List<RetryListener> listeners = new ArrayList<>();
+        private Scheduler scheduler = Scheduler.shared();
+        private Ticker ticker = Ticker.system();
+
+        private Builder() {
+        }
+
+        /**
+         * Sets the name used in events and metrics. Default: {@code retry-N}.
+         *
+         * @param name a non-blank name
+         * @return this builder
+         * @throws NullPointerException when {@code name} is {@code null}
+         * @throws IllegalArgumentException when {@code name} is blank
+         */
+        public Builder name(String name) {
+            this.name = Arguments.requireName(name);
+            return this;
+        }
+
+        /**
+         * Handles failures that are instances of any of these types (in addition to any {@link #handleIf}).
+         *
+         * @param types failure types to retry
+         * @return this builder
+         * @throws NullPointerException when {@code types} or one of them is {@code null}
+         * @throws IllegalArgumentException when no type is given
+         */
+        @SafeVarargs
+        public final Builder handle(Class<? extends Throwable>... types) {
+            Objects.requireNonNull(types, "types");
+            if (types.length == 0) {
+                throw new IllegalArgumentException("types must name at least one failure type");
+            }
+            for (int i = 0; i < types.length; i++) {
+                handledTypes.add(Objects.requireNonNull(types[i], "types[" + i + "]"));
+            }
+            return this;
+        }
+
+        /**
+         * Handles failures that match this predicate (in addition to any {@link #handle} types). A predicate that
+         * throws counts as not matching; its failure is logged.
+         *
+         * @param predicate decides whether a failure is retried
+         * @return this builder
+         * @throws NullPointerException when {@code predicate} is {@code null}
+         */
+        public Builder handleIf(Predicate<? super Throwable> predicate) {
+            handledIf.add(Objects.requireNonNull(predicate, "predicate"));
+            return this;
+        }
+
+        /**
+         * Sets how many times a failed call is retried. Default: 3 (up to 4 attempts).
+         *
+         * @param maxRetries at least 0
+         * @return this builder
+         * @throws IllegalArgumentException when {@code maxRetries} is negative
+         */
+        public Builder maxRetries(int maxRetries) {
+            if (maxRetries < 0) {
+                throw new IllegalArgumentException("maxRetries must not be negative but was " + maxRetries);
+            }
+            this.maxRetries = maxRetries;
+            return this;
+        }
+
+        /**
+         * Waits a fixed time between attempts. Exclusive with {@link #backoff}. Default: no delay.
+         *
+         * @param delay a positive duration
+         * @return this builder
+         * @throws NullPointerException when {@code delay} is {@code null}
+         * @throws IllegalArgumentException when {@code delay} is zero or negative, or a backoff is set
+         */
+        public Builder delay(Duration delay) {
+            Arguments.requirePositive(Objects.requireNonNull(delay, "delay"), "delay");
+            if (backoffInitial != null) {
+                throw new IllegalArgumentException("delay and backoff cannot both be set: backoff is " + backoffInitial
+                        + ".." + backoffMax);
+            }
+            this.delay = delay;
+            return this;
+        }
+
+        /**
+         * Waits exponentially longer between attempts: {@code initial}, then twice as long after each failure, never
+         * longer than {@code max}. Exclusive with {@link #delay}.
+         *
+         * @param initial the first delay, positive
+         * @param max the longest delay, at least {@code initial}
+         * @return this builder
+         * @throws NullPointerException when an argument is {@code null}
+         * @throws IllegalArgumentException when a duration is zero or negative, {@code max} is less than
+         *     {@code initial}, or a fixed delay is set
+         */
+        public Builder backoff(Duration initial, Duration max) {
+            Arguments.requirePositive(Objects.requireNonNull(initial, "initial"), "initial");
+            Arguments.requirePositive(Objects.requireNonNull(max, "max"), "max");
+            if (max.compareTo(initial) < 0) {
+                throw new IllegalArgumentException("max must be at least initial (" + initial + ") but was " + max);
+            }
+            if (delay != null) {
+                throw new IllegalArgumentException("delay and backoff cannot both be set: delay is " + delay);
+            }
+            this.backoffInitial = initial;
+            this.backoffMax = max;
+            return this;
+        }
+
+        /**
+         * Randomizes each delay by up to this fraction either way (0.25: between 75% and 125% of the delay), so
+         * that callers that failed together do not retry together. Default: 0.
+         *
+         * @param fraction between 0 and 1 inclusive
+         * @return this builder
+         * @throws IllegalArgumentException when {@code fraction} is outside [0, 1] or not a number
+         */
+        public Builder jitter(double fraction) {
+            if (!(fraction >= 0.0 && fraction <= 1.0)) {
+                throw new IllegalArgumentException("jitter must be between 0 and 1 but was " + fraction);
+            }
+            this.jitter = fraction;
+            return this;
+        }
+
+        /**
+         * Calls {@code consumer} before each retry with the failed attempt, its failure and the delay.
+         *
+         * @param consumer the callback
+         * @return this builder
+         * @throws NullPointerException when {@code consumer} is {@code null}
+         */
+        public Builder onRetry(Consumer<? super RetryEvent> consumer) {
+            Objects.requireNonNull(consumer, "consumer");
+            return listener(new RetryListener() {
+                @Override
+                public void retryScheduled(RetryEvent event) {
+                    consumer.accept(event);
+                }
+
+                @Override
+                public String toString() {
+                    return "onRetry(" + consumer + ")";
+                }
+            });
+        }
+
+        /**
+         * Adds a listener; several may be added.
+         *
+         * @param listener the listener
+         * @return this builder
+         * @throws NullPointerException when {@code listener} is {@code null}
+         */
+        public Builder listener(RetryListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * Sets the scheduler for asynchronous delays. Default: {@link Scheduler#shared()}.
+         *
+         * @param scheduler the scheduler
+         * @return this builder
+         * @throws NullPointerException when {@code scheduler} is {@code null}
+         */
+        public Builder scheduler(Scheduler scheduler) {
+            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        /**
+         * Sets the clock for synchronous delays (for tests). Default: {@link Ticker#system()}.
+         *
+         * @param ticker the ticker
+         * @return this builder
+         * @throws NullPointerException when {@code ticker} is {@code null}
+         */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
+         * Builds the retry.
+         *
+         * @return a new retry
+         */
+        public Retry build() {
+            return new Retry(new RetryPolicy(name, List.copyOf(handledTypes), List.copyOf(handledIf), maxRetries,
+                    delay, backoffInitial, backoffMax, jitter, List.copyOf(listeners), scheduler, ticker));
+        }
+    }
+}

@@ -1,0 +1,403 @@
+package dev.bulwark.internal;
+
+import dev.bulwark.CancellationSignal;
+import dev.bulwark.RetryEvent;
+import dev.bulwark.RetryListener;
+import dev.bulwark.Scheduler;
+import dev.bulwark.ThrowingSupplier;
+import dev.bulwark.Ticker;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+/** The behaviour behind {@link dev.bulwark.Retry}; see its javadoc for the rules. Immutable and thread-safe. */
+public final class RetryPolicy implements ChainStep {
+
+    private static final System.Logger LOGGER = System.getLogger("dev.bulwark.Retry");
+
+    private final String name;
+    private final List<Class<? extends Throwable>> handledTypes;
+    private final List<Predicate<? super Throwable>> handledIf;
+    private final int maxRetries;
+    private final long fixedDelayNanos;
+    private final long backoffInitialNanos;
+    private final long backoffMaxNanos;
+    private final double jitter;
+    private final Listeners<RetryListener> listeners;
+    private final Scheduler scheduler;
+    private final Ticker ticker;
+
+    /**
+     * Creates the policy from checked configuration (the public builder validates every value).
+     *
+     * @param name the name
+     * @param handledTypes failure types to retry; with {@code handledIf} empty too, every Exception is retried
+     * @param handledIf predicates selecting failures to retry
+     * @param maxRetries retries after the first attempt
+     * @param delay fixed delay or {@code null}
+     * @param backoffInitial first exponential delay or {@code null}
+     * @param backoffMax longest exponential delay or {@code null}
+     * @param jitter fraction in [0, 1]
+     * @param listeners listeners in order
+     * @param scheduler for asynchronous delays
+     * @param ticker for synchronous delays
+     */
+    public RetryPolicy(String name, List<Class<? extends Throwable>> handledTypes,
+                       List<Predicate<? super Throwable>> handledIf, int maxRetries, Duration delay,
+                       Duration backoffInitial, Duration backoffMax, double jitter, List<RetryListener> listeners,
+                       Scheduler scheduler, Ticker ticker) {
+        this.name = name;
+        this.handledTypes = handledTypes;
+        this.handledIf = handledIf;
+        this.maxRetries = maxRetries;
+        this.fixedDelayNanos = delay == null ? 0L : saturatedNanos(delay);
+        this.backoffInitialNanos = backoffInitial == null ? 0L : saturatedNanos(backoffInitial);
+        this.backoffMaxNanos = backoffMax == null ? 0L : saturatedNanos(backoffMax);
+        this.jitter = jitter;
+        this.listeners = Listeners.of(name, listeners);
+        this.scheduler = scheduler;
+        this.ticker = ticker;
+    }
+
+    private static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    /**
+     * Returns the name.
+     *
+     * @return the name
+     */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Returns the maximum number of retries.
+     *
+     * @return at least 0
+     */
+    public int maxRetries() {
+        return maxRetries;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Decisions
+
+    /** Whether a failure of the given attempt should be retried. Never throws. */
+    boolean shouldRetry(Throwable failure, int attempt, CancellationSignal signal) {
+        return attempt <= maxRetries && !signal.isCancelled() && handles(failure);
+    }
+
+    private boolean handles(Throwable failure) {
+        if (failure instanceof CancellationException) {
+            return false;
+        }
+        if (handledTypes.isEmpty() && handledIf.isEmpty()) {
+            return failure instanceof Exception;
+        }
+        for (Class<? extends Throwable> type : handledTypes) {
+            if (type.isInstance(failure)) {
+                return true;
+            }
+        }
+        for (Predicate<? super Throwable> predicate : handledIf) {
+            try {
+                if (predicate.test(failure)) {
+                    return true;
+                }
+            } catch (RuntimeException predicateFailure) {
+                LOGGER.log(System.Logger.Level.WARNING, "A handleIf predicate of retry '" + name
+                        + "' threw; the failure is treated as not handled", predicateFailure);
+            }
+        }
+        return false;
+    }
+
+    /** The delay after the given failed attempt (1-based), jitter included. */
+    long delayNanos(int failedAttempt) {
+        long base;
+        if (backoffInitialNanos > 0L) {
+            int doublings = Math.min(failedAttempt - 1, 62);
+            long grown = backoffInitialNanos << doublings;
+            // Overflowed (or would have): the cap applies.
+            base = (grown >>> doublings) != backoffInitialNanos || grown < 0 ? backoffMaxNanos
+                    : Math.min(grown, backoffMaxNanos);
+        } else {
+            base = fixedDelayNanos;
+        }
+        if (jitter == 0.0 || base == 0L) {
+            return base;
+        }
+        double factor = 1.0 + jitter * (2.0 * ThreadLocalRandom.current().nextDouble() - 1.0);
+        return Math.max(0L, (long) (base * factor));
+    }
+
+    private void reportRetry(int attempt, Throwable failure, long delayNanos) {
+        Listeners<RetryListener> current = listeners;
+        if (current != null) {
+            RetryEvent event = new RetryEvent(name, attempt, failure, Duration.ofNanos(delayNanos));
+            current.notify("retryScheduled", listener -> listener.retryScheduled(event));
+        }
+    }
+
+    private void reportSuccess(int attempts) {
+        Listeners<RetryListener> current = listeners;
+        if (current != null) {
+            current.notify("succeeded", listener -> listener.succeeded(attempts));
+        }
+    }
+
+    private void reportFailure(int attempts, Throwable failure, boolean exhausted) {
+        Listeners<RetryListener> current = listeners;
+        if (current != null) {
+            current.notify("failed", listener -> listener.failed(attempts, failure, exhausted));
+        }
+    }
+
+    private boolean exhausted(Throwable failure, int attempt, CancellationSignal signal) {
+        return attempt > maxRetries && !signal.isCancelled() && handles(failure);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Synchronous
+
+    @Override
+    public <T, X extends Throwable> T call(Chain chain, int next, ThrowingSupplier<? extends T, X> operation,
+                                           CancellationSignal signal) throws X {
+        for (int attempt = 1; ; attempt++) {
+            if (signal.isCancelled()) {
+                throw Signals.cancelled("Retry '" + name + "': the call was cancelled before attempt " + attempt,
+                        signal);
+            }
+            T result;
+            try {
+                result = chain.proceed(next, operation, signal);
+            } catch (Throwable failure) {
+                if (!shouldRetry(failure, attempt, signal)) {
+                    reportFailure(attempt, failure, exhausted(failure, attempt, signal));
+                    throw Throwables.<X>rethrow(failure);
+                }
+                long delay = delayNanos(attempt);
+                reportRetry(attempt, failure, delay);
+                if (delay > 0L) {
+                    try {
+                        Signals.sleep(delay, signal, ticker, "Retry '" + name + "': the delay after attempt "
+                                + attempt);
+                    } catch (CancellationException stopped) {
+                        reportFailure(attempt, stopped, false);
+                        throw stopped;
+                    }
+                }
+                continue;
+            }
+            if (listeners != null) {
+                reportSuccess(attempt);
+            }
+            return result;
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Asynchronous
+
+    @Override
+    public <T> CompletableFuture<T> callAsync(Chain chain, int next, Supplier<? extends CompletionStage<T>> operation,
+                                              CancellationSignal signal) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        if (signal.isCancelled()) {
+            result.completeExceptionally(Signals.cancelled("Retry '" + name + "': the call was cancelled before it "
+                    + "started", signal));
+            return result;
+        }
+        new AsyncExecution<>(this, chain, next, operation, signal, result).start();
+        return result;
+    }
+
+    /**
+     * One asynchronous call through the retry: attempts run one after another, each started when the previous one
+     * failed and its delay passed.
+     *
+     * <p>Invariant: attempts never overlap, and {@link #drive()} is a work-in-progress trampoline: the thread that
+     * moves {@link #wip} from 0 runs attempts in a loop until it brings it back to 0, so an attempt whose stage
+     * fails at once (with no delay) is started by the loop, not by recursion, and no start request is lost when
+     * another thread asks for the next attempt while the loop is finishing.
+     */
+    private static final class AsyncExecution<T> implements BiConsumer<T, Throwable>, Runnable {
+        private static final VarHandle WIP;
+        private static final VarHandle DELAYING;
+
+        static {
+            try {
+                MethodHandles.Lookup lookup = MethodHandles.lookup();
+                WIP = lookup.findVarHandle(AsyncExecution.class, "wip", int.class);
+                DELAYING = lookup.findVarHandle(AsyncExecution.class, "delaying", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private final RetryPolicy policy;
+        private final Chain chain;
+        private final int next;
+        private final Supplier<? extends CompletionStage<T>> operation;
+        private final CancellationSignal signal;
+        private final CompletableFuture<T> result;
+        private volatile int attempt;
+        private volatile int wip;
+        /**
+         * 1 while a delay is pending. The timer task and a cancellation race to bring it back to 0 by CAS; the
+         * winner decides whether the next attempt starts or the call ends cancelled.
+         */
+        private volatile int delaying;
+        private volatile Scheduler.Cancellable pendingDelay;
+        private volatile CancellationSignal.Registration cancelHook;
+
+        AsyncExecution(RetryPolicy policy, Chain chain, int next, Supplier<? extends CompletionStage<T>> operation,
+                       CancellationSignal signal, CompletableFuture<T> result) {
+            this.policy = policy;
+            this.chain = chain;
+            this.next = next;
+            this.operation = operation;
+            this.signal = signal;
+            this.result = result;
+        }
+
+        void start() {
+            attempt = 1;
+            if (signal.canBeCancelled()) {
+                cancelHook = signal.onCancel(this::cancelledBySignal);
+            }
+            // The caller cancelling (or completing) the returned future ends the retrying.
+            result.whenComplete((value, failure) -> stopWaiting());
+            drive();
+        }
+
+        /** Timer task: the delay passed. */
+        @Override
+        public void run() {
+            if (DELAYING.compareAndSet(this, 1, 0)) {
+                drive();
+            }
+        }
+
+        private void drive() {
+            if ((int) WIP.getAndAdd(this, 1) != 0) {
+                return;
+            }
+            do {
+                startAttempt();
+            } while ((int) WIP.getAndAdd(this, -1) != 1);
+        }
+
+        private void startAttempt() {
+            if (result.isDone()) {
+                return;
+            }
+            if (signal.isCancelled()) {
+                complete(null, Signals.cancelled("Retry '" + policy.name + "': the call was cancelled before attempt "
+                        + attempt, signal), false);
+                return;
+            }
+            Stages.start(() -> chain.proceedAsync(next, operation, signal)).whenComplete(this);
+        }
+
+        /** An attempt's stage completed. */
+        @Override
+        public void accept(T value, Throwable stageFailure) {
+            int current = attempt;
+            if (stageFailure == null) {
+                complete(value, null, false);
+                return;
+            }
+            Throwable failure = Stages.unwrap(stageFailure);
+            if (result.isDone()) {
+                return;
+            }
+            if (!policy.shouldRetry(failure, current, signal)) {
+                complete(null, failure, policy.exhausted(failure, current, signal));
+                return;
+            }
+            long delay = policy.delayNanos(current);
+            policy.reportRetry(current, failure, delay);
+            attempt = current + 1;
+            if (delay == 0L) {
+                drive();
+                return;
+            }
+            delaying = 1;
+            try {
+                pendingDelay = policy.scheduler.schedule(this, delay, TimeUnit.NANOSECONDS);
+            } catch (RuntimeException refused) {
+                if (DELAYING.compareAndSet(this, 1, 0)) {
+                    LOGGER.log(System.Logger.Level.WARNING, "Retry '" + policy.name + "' could not schedule attempt "
+                            + (current + 1) + "; the last failure stands", refused);
+                    complete(null, failure, false);
+                }
+                return;
+            }
+            if (result.isDone()) {
+                stopWaiting();
+            }
+        }
+
+        private void complete(T value, Throwable failure, boolean exhausted) {
+            boolean completedNow = failure == null ? result.complete(value) : result.completeExceptionally(failure);
+            if (completedNow) {
+                int attempts = attempt;
+                if (failure == null) {
+                    if (policy.listeners != null) {
+                        policy.reportSuccess(attempts);
+                    }
+                } else {
+                    policy.reportFailure(attempts, failure, exhausted);
+                }
+            }
+            stopWaiting();
+        }
+
+        private void cancelledBySignal() {
+            // Only a delay ends early: a running attempt is the inner policies' business, and its failure will not
+            // be retried now that the signal is cancelled.
+            if (DELAYING.compareAndSet(this, 1, 0)) {
+                Scheduler.Cancellable delay = pendingDelay;
+                if (delay != null) {
+                    delay.cancel();
+                }
+                complete(null, Signals.cancelled("Retry '" + policy.name + "': the call was cancelled during a delay",
+                        signal), false);
+            }
+        }
+
+        private void stopWaiting() {
+            Scheduler.Cancellable delay = pendingDelay;
+            if (delay != null && result.isDone()) {
+                delay.cancel();
+            }
+            CancellationSignal.Registration hook = cancelHook;
+            if (hook != null && result.isDone()) {
+                hook.close();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + ": maxRetries=" + maxRetries + (backoffInitialNanos > 0
+                ? ", backoff=" + Duration.ofNanos(backoffInitialNanos) + ".." + Duration.ofNanos(backoffMaxNanos)
+                : ", delay=" + Duration.ofNanos(fixedDelayNanos)) + (jitter > 0 ? ", jitter=" + jitter : "");
+    }
+}

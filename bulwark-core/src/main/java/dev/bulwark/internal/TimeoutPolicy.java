@@ -1,0 +1,337 @@
+package dev.bulwark.internal;
+
+import dev.bulwark.CancellationSignal;
+import dev.bulwark.Scheduler;
+import dev.bulwark.ThrowingSupplier;
+import dev.bulwark.Ticker;
+import dev.bulwark.TimeoutExceededException;
+import dev.bulwark.TimeoutListener;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+
+/**
+ * The behaviour behind {@link dev.bulwark.Timeout}; see its javadoc for the rules. Immutable and thread-safe.
+ *
+ * <p>Each call has a deadline object whose state moves once, by compare-and-set, from RUNNING to either FINISHED
+ * (the call ended first) or FIRING (the timer fired first). Exactly one of the two outcomes is reported, and only
+ * the timer's side cancels the inner signal and interrupts.
+ */
+public final class TimeoutPolicy implements ChainStep {
+
+    private static final int RUNNING = 0;
+    private static final int FIRING = 1;
+    private static final int FIRED = 2;
+    private static final int FINISHED = 3;
+
+    private final String name;
+    private final Duration timeout;
+    private final long timeoutNanos;
+    private final boolean interruptOnTimeout;
+    private final Listeners<TimeoutListener> listeners;
+    private final Scheduler scheduler;
+    private final Ticker ticker;
+
+    /**
+     * Creates the policy from checked configuration.
+     *
+     * @param name the name
+     * @param timeout the positive duration
+     * @param interruptOnTimeout whether to interrupt a synchronous caller at the deadline
+     * @param listeners listeners in order
+     * @param scheduler fires the deadlines
+     * @param ticker measures elapsed time for listeners
+     */
+    public TimeoutPolicy(String name, Duration timeout, boolean interruptOnTimeout, List<TimeoutListener> listeners,
+                         Scheduler scheduler, Ticker ticker) {
+        this.name = name;
+        this.timeout = timeout;
+        long nanos = Arguments.boundedNanos(timeout);
+        this.timeoutNanos = nanos == 0L ? Long.MAX_VALUE : nanos;
+        this.interruptOnTimeout = interruptOnTimeout;
+        this.listeners = Listeners.of(name, listeners);
+        this.scheduler = scheduler;
+        this.ticker = ticker;
+    }
+
+    /**
+     * Returns the name.
+     *
+     * @return the name
+     */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Returns the duration.
+     *
+     * @return the timeout
+     */
+    public Duration timeout() {
+        return timeout;
+    }
+
+    private void reportTimedOut(TimeoutExceededException exception) {
+        Listeners<TimeoutListener> current = listeners;
+        if (current != null) {
+            current.notify("timedOut", listener -> listener.timedOut(exception));
+        }
+    }
+
+    private void reportInTime(long startedAt) {
+        Listeners<TimeoutListener> current = listeners;
+        if (current != null) {
+            Duration elapsed = Duration.ofNanos(Math.max(0L, ticker.read() - startedAt));
+            current.notify("finishedInTime", listener -> listener.finishedInTime(elapsed));
+        }
+    }
+
+    private long startTime() {
+        return listeners == null ? 0L : ticker.read();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Synchronous
+
+    @Override
+    public <T, X extends Throwable> T call(Chain chain, int next, ThrowingSupplier<? extends T, X> operation,
+                                           CancellationSignal signal) throws X {
+        if (signal.isCancelled()) {
+            throw Signals.cancelled("Timeout '" + name + "': the call was cancelled before it started", signal);
+        }
+        CancellationSignal inner = CancellationSignal.create();
+        CancellationSignal.Registration link = Signals.link(signal, inner);
+        SyncDeadline deadline = new SyncDeadline(this, Thread.currentThread(), inner);
+        long startedAt = startTime();
+        Scheduler.Cancellable task;
+        try {
+            task = scheduler.schedule(deadline, timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (RuntimeException refused) {
+            // Without a timer there is no deadline to keep: refuse before running anything.
+            link.close();
+            throw refused;
+        }
+        T result = null;
+        Throwable failure = null;
+        try {
+            result = chain.proceed(next, operation, inner);
+        } catch (Throwable thrown) {
+            failure = thrown;
+        }
+        task.cancel();
+        link.close();
+        if (deadline.finish()) {
+            reportInTime(startedAt);
+            if (failure != null) {
+                throw Throwables.<X>rethrow(failure);
+            }
+            return result;
+        }
+        TimeoutExceededException timedOut = deadline.exception;
+        if (failure != null && failure != timedOut && failure.getCause() != timedOut) {
+            timedOut.addSuppressed(failure);
+        }
+        throw timedOut;
+    }
+
+    /** The deadline of one synchronous call. The timer runs it; the caller calls {@link #finish()}. */
+    private static final class SyncDeadline implements Runnable {
+        private static final VarHandle STATE;
+
+        static {
+            try {
+                STATE = MethodHandles.lookup().findVarHandle(SyncDeadline.class, "state", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private final TimeoutPolicy policy;
+        private final Thread caller;
+        private final CancellationSignal inner;
+        private volatile int state;
+        private TimeoutExceededException exception; // written before state becomes FIRED
+
+        SyncDeadline(TimeoutPolicy policy, Thread caller, CancellationSignal inner) {
+            this.policy = policy;
+            this.caller = caller;
+            this.inner = inner;
+        }
+
+        @Override
+        public void run() {
+            if (!STATE.compareAndSet(this, RUNNING, FIRING)) {
+                return;
+            }
+            TimeoutExceededException timedOut = new TimeoutExceededException(policy.name, policy.timeout);
+            exception = timedOut;
+            try {
+                inner.cancel(timedOut);
+                if (policy.interruptOnTimeout) {
+                    caller.interrupt();
+                }
+            } finally {
+                state = FIRED;
+            }
+            policy.reportTimedOut(timedOut);
+        }
+
+        /**
+         * Ends the race from the caller's side.
+         *
+         * @return {@code true} when the call ended before the deadline; {@code false} when the timer won, in which
+         *     case this returns only once the timer has finished interrupting, and the interrupt it caused is
+         *     cleared
+         */
+        boolean finish() {
+            if (STATE.compareAndSet(this, RUNNING, FINISHED)) {
+                return true;
+            }
+            // The timer is between its CAS and its last write: a few instructions plus cancelling the inner
+            // signal, whose listeners are Bulwark's own quick callbacks.
+            int spins = 0;
+            while (state != FIRED) {
+                if (++spins < 100) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
+            }
+            if (policy.interruptOnTimeout) {
+                Thread.interrupted();
+            }
+            return false;
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Asynchronous
+
+    @Override
+    public <T> CompletableFuture<T> callAsync(Chain chain, int next, Supplier<? extends CompletionStage<T>> operation,
+                                              CancellationSignal signal) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        if (signal.isCancelled()) {
+            result.completeExceptionally(Signals.cancelled("Timeout '" + name + "': the call was cancelled before it "
+                    + "started", signal));
+            return result;
+        }
+        CancellationSignal inner = CancellationSignal.create();
+        AsyncDeadline<T> deadline = new AsyncDeadline<>(this, result, inner, Signals.link(signal, inner),
+                startTime());
+        try {
+            deadline.task = scheduler.schedule(deadline, timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (RuntimeException refused) {
+            deadline.link.close();
+            result.completeExceptionally(refused);
+            return result;
+        }
+        CompletionStage<T> stage = Stages.start(() -> chain.proceedAsync(next, operation, inner));
+        deadline.innerStage = stage;
+        if (deadline.state != RUNNING) {
+            // The timer fired before the stage existed (or the caller gave up): cancel it now.
+            Stages.cancel(stage, interruptOnTimeout);
+        }
+        stage.whenComplete(deadline);
+        result.whenComplete((value, failure) -> deadline.callerDone());
+        return result;
+    }
+
+    /** The deadline of one asynchronous call: timer task, relay of the inner stage, and caller hook. */
+    private static final class AsyncDeadline<T> implements Runnable, BiConsumer<T, Throwable> {
+        private static final VarHandle STATE;
+
+        static {
+            try {
+                STATE = MethodHandles.lookup().findVarHandle(AsyncDeadline.class, "state", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private final TimeoutPolicy policy;
+        private final CompletableFuture<T> result;
+        private final CancellationSignal inner;
+        private final CancellationSignal.Registration link;
+        private final long startedAt;
+        volatile int state;
+        volatile Scheduler.Cancellable task;
+        volatile CompletionStage<T> innerStage;
+
+        AsyncDeadline(TimeoutPolicy policy, CompletableFuture<T> result, CancellationSignal inner,
+                      CancellationSignal.Registration link, long startedAt) {
+            this.policy = policy;
+            this.result = result;
+            this.inner = inner;
+            this.link = link;
+            this.startedAt = startedAt;
+        }
+
+        /** The timer fired. */
+        @Override
+        public void run() {
+            if (!STATE.compareAndSet(this, RUNNING, FIRED)) {
+                return;
+            }
+            TimeoutExceededException timedOut = new TimeoutExceededException(policy.name, policy.timeout);
+            inner.cancel(timedOut);
+            CompletionStage<T> stage = innerStage;
+            if (stage != null) {
+                Stages.cancel(stage, policy.interruptOnTimeout);
+            }
+            link.close();
+            result.completeExceptionally(timedOut);
+            policy.reportTimedOut(timedOut);
+        }
+
+        /** The inner stage completed. */
+        @Override
+        public void accept(T value, Throwable failure) {
+            if (!STATE.compareAndSet(this, RUNNING, FINISHED)) {
+                return; // late: the timer (or the caller) already decided the outcome
+            }
+            cancelTimer();
+            link.close();
+            policy.reportInTime(startedAt);
+            if (failure == null) {
+                result.complete(value);
+            } else {
+                result.completeExceptionally(Stages.unwrap(failure));
+            }
+        }
+
+        /** The returned future completed: by us, or by the caller giving up early. */
+        void callerDone() {
+            if (!STATE.compareAndSet(this, RUNNING, FINISHED)) {
+                return;
+            }
+            cancelTimer();
+            inner.cancel(new CancellationException("Timeout '" + policy.name + "': the caller gave up"));
+            CompletionStage<T> stage = innerStage;
+            if (stage != null) {
+                Stages.cancel(stage, false);
+            }
+            link.close();
+        }
+
+        private void cancelTimer() {
+            Scheduler.Cancellable timer = task;
+            if (timer != null) {
+                timer.cancel();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + ": " + timeout + (interruptOnTimeout ? ", interrupts" : "");
+    }
+}
