@@ -4,6 +4,7 @@ import dev.bulwark.cli.internal.sim.ArrivalModel;
 import dev.bulwark.cli.internal.sim.Distribution;
 import dev.bulwark.cli.internal.sim.ExecutionMode;
 import dev.bulwark.cli.internal.sim.Rate;
+import dev.bulwark.cli.internal.sim.RetrySettings;
 import dev.bulwark.cli.internal.sim.SimulationSettings;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
@@ -71,6 +72,21 @@ final class ScenarioOptions {
                     + "n. 0: pure sharing, no collapse. Default: ${DEFAULT-VALUE}.")
     double degradation;
 
+    @Option(names = "--retry", paramLabel = "N", converter = Converters.PositiveInteger.class,
+            description = "Retry a call that was refused or timed out up to N times (dev.bulwark.Retry around the "
+                    + "timeout and the bulkhead: each attempt asks for a slot again). Default: no retry.")
+    Integer retry;
+
+    @Option(names = "--retry-delay", paramLabel = "DURATION", converter = Converters.PositiveDuration.class,
+            description = "With --retry: the wait before each retry. Default: retry at once.")
+    Duration retryDelay;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", converter = Converters.PositiveDuration.class,
+            description = "Give up on an attempt after this long, queue wait included (dev.bulwark.Timeout inside "
+                    + "the retry, outside the bulkhead). The downstream still finishes work it was given. "
+                    + "Default: no timeout.")
+    Duration timeout;
+
     @Option(names = "--threads",
             description = "Run each call with the blocking Bulkhead.call on a thread of its own (virtual threads on "
                     + "JDK 21+) instead of Bulkhead.callAsync with no thread per call.")
@@ -105,6 +121,9 @@ final class ScenarioOptions {
             throw new ParameterException(spec.commandLine(),
                     "--think-time applies only with --clients (closed-loop arrivals)");
         }
+        if (retry == null && retryDelay != null) {
+            throw new ParameterException(spec.commandLine(), "--retry-delay applies only with --retry N");
+        }
         ArrivalModel model = closedLoop ? new ArrivalModel.ClosedLoop(arrivals.clients, thinkTime)
                 : new ArrivalModel.OpenLoop(arrivals != null && arrivals.rate != null ? arrivals.rate : DEFAULT_RATE);
         return SimulationSettings.builder()
@@ -114,6 +133,8 @@ final class ScenarioOptions {
                 .serviceTime(serviceTime)
                 .downstreamCapacity(downstreamCapacity)
                 .degradation(degradation)
+                .retry(retry == null ? null : new RetrySettings(retry, retryDelay))
+                .timeout(timeout)
                 .mode(threads ? ExecutionMode.THREADS : ExecutionMode.ASYNC)
                 .drain(drain);
     }

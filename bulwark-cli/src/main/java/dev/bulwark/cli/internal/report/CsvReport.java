@@ -20,7 +20,7 @@ public final class CsvReport {
     private static final List<String> COLUMNS = List.of("limit", "queue", "maxWaitMs", "arrivals", "completed",
             "rejectedQueueFull", "rejectedWaitTimeout", "timedOut", "cancelled", "failed", "goodputPerSecond",
             "unservedShare", "queueWaitP50Ms", "queueWaitP99Ms", "endToEndP50Ms", "endToEndP90Ms", "endToEndP99Ms",
-            "endToEndP999Ms", "endToEndMaxMs", "peakInFlight", "peakQueued", "meanInFlight", "slowdown", "healthy",
+            "endToEndP999Ms", "endToEndMaxMs", "retries", "timedOutAttempts", "peakInFlight", "peakQueued", "meanInFlight", "slowdown", "healthy",
             "seed");
 
     private CsvReport() {
@@ -72,6 +72,8 @@ public final class CsvReport {
         cells.add(number(endToEnd.p99()));
         cells.add(number(endToEnd.p999()));
         cells.add(number(endToEnd.max()));
+        cells.add(Long.toString(result.retries()));
+        cells.add(Long.toString(result.timedOutAttempts()));
         cells.add(Integer.toString(result.peakInFlight()));
         cells.add(Integer.toString(result.peakQueued()));
         cells.add(number(result.littlesLaw().meanInFlight()));

@@ -124,6 +124,9 @@ public final class HtmlReport {
         row(html, "downstream", TextReport.describeDownstream(settings));
         row(html, "bulkhead", bulkhead.map(BulkheadSettings::describe).orElse("none (--no-bulkhead)")
                 + "; calls made with " + result.callStyle());
+        TextReport.describePolicies(settings).ifPresent(policies -> row(html, "around it", policies + " ("
+                + Numbers.count(result.retries()) + " retries, " + Numbers.count(result.timedOutAttempts())
+                + " attempts timed out)"));
         row(html, "run", "took " + Durations.humanMillis(result.elapsed().toNanos() / 1e6) + " (arrivals, then up to "
                 + Durations.format(settings.drain()) + " of drain)");
         html.append("</table>\n");

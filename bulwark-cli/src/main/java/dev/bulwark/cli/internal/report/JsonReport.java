@@ -75,6 +75,8 @@ public final class JsonReport {
         writeLatency(json, "queueWait", result.queueWait());
         writeLatency(json, "endToEnd", result.endToEnd());
         json.writeEndObject();
+        json.writeNumberField("retries", result.retries());
+        json.writeNumberField("timedOutAttempts", result.timedOutAttempts());
         json.writeNumberField("peakInFlight", result.peakInFlight());
         json.writeNumberField("peakQueued", result.peakQueued());
         json.writeObjectFieldStart("downstream");
@@ -151,6 +153,23 @@ public final class JsonReport {
             json.writeEndObject();
         } else {
             json.writeNullField("bulkhead");
+        }
+        if (settings.retry().isPresent()) {
+            json.writeObjectFieldStart("retry");
+            json.writeNumberField("maxRetries", settings.retry().get().maxRetries());
+            if (settings.retry().get().delay() == null) {
+                json.writeNullField("delayMs");
+            } else {
+                json.writeNumberField("delayMs", settings.retry().get().delay().toNanos() / 1e6);
+            }
+            json.writeEndObject();
+        } else {
+            json.writeNullField("retry");
+        }
+        if (settings.timeout().isPresent()) {
+            json.writeNumberField("timeoutMs", settings.timeout().get().toNanos() / 1e6);
+        } else {
+            json.writeNullField("timeoutMs");
         }
         json.writeStringField("calls", result.callStyle());
         json.writeNumberField("drainMs", settings.drain().toNanos() / 1e6);

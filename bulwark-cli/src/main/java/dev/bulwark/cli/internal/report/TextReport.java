@@ -35,6 +35,7 @@ public final class TextReport {
         out.println("  downstream  " + describeDownstream(settings));
         out.println("  bulkhead    " + bulkhead.map(BulkheadSettings::describe).orElse("none (--no-bulkhead)")
                 + "; calls made with " + result.callStyle());
+        describePolicies(settings).ifPresent(policies -> out.println("  around it   " + policies));
         out.println();
 
         out.printf(Locale.ROOT, "%-26s %12s %10s%n", "Outcomes", "calls", "share");
@@ -71,6 +72,12 @@ public final class TextReport {
                     Numbers.count(result.peakInFlight()), bulkhead.get().limit(), Numbers.count(result.peakQueued()),
                     bulkhead.get().queue());
         }
+        if (settings.retry().isPresent() || settings.timeout().isPresent()) {
+            out.printf(Locale.ROOT, "%-14s %s retries (%s per arrival), %s attempts timed out%n", "Retry/timeout",
+                    Numbers.count(result.retries()),
+                    Numbers.significant((double) result.retries() / Math.max(1, counts.arrivals())),
+                    Numbers.count(result.timedOutAttempts()));
+        }
         LittlesLaw law = result.littlesLaw();
         out.printf(Locale.ROOT, "%-14s mean in flight L = %s; throughput x mean time X W = %s/s x %s = %s (%s)%n",
                 "Little's law", Numbers.significant(law.meanInFlight()), Numbers.whole(law.throughputPerSecond()),
@@ -87,6 +94,20 @@ public final class TextReport {
         out.printf(Locale.ROOT, "  %-14s %8s %8s %8s %8s %8s %8s%n", name, Numbers.millis(summary.p50()),
                 Numbers.millis(summary.p90()), Numbers.millis(summary.p99()), Numbers.millis(summary.p999()),
                 Numbers.millis(summary.max()), Numbers.millis(summary.mean()));
+    }
+
+    /**
+     * Describes the retry and the timeout around the bulkhead.
+     *
+     * @param settings the run's settings
+     * @return for example {@code retry up to 2 times at once; timeout 200ms per attempt}, or empty for neither
+     */
+    static Optional<String> describePolicies(SimulationSettings settings) {
+        StringBuilder text = new StringBuilder();
+        settings.retry().ifPresent(retry -> text.append(retry.describe()));
+        settings.timeout().ifPresent(timeout -> text.append(text.length() > 0 ? "; " : "").append("timeout ")
+                .append(Durations.format(timeout)).append(" per attempt"));
+        return text.length() == 0 ? Optional.empty() : Optional.of(text.toString());
     }
 
     static String describeDownstream(SimulationSettings settings) {

@@ -97,10 +97,10 @@ public final class Verdict {
             case "collapsed":
                 return String.format(Locale.ROOT, "Without a bulkhead, up to %s calls were in flight (%sx the "
                         + "downstream's capacity of %d), completed calls took %sx their unloaded time (p99 %s), "
-                        + "only %s of calls were served, and %s were still unfinished when the run ended. Run it "
-                        + "again without --no-bulkhead to compare.", Numbers.count(result.peakInFlight()),
+                        + "and only %s of calls were served%s. Run it again without --no-bulkhead to compare.",
+                        Numbers.count(result.peakInFlight()),
                         Numbers.significant((double) result.peakInFlight() / capacity), capacity, slowdown, p99,
-                        served, Numbers.percent(counts.share(CallOutcome.CANCELLED)));
+                        served, unserved(counts));
             case "overloaded":
                 return String.format(Locale.ROOT, "The limit (%d) lets more calls through than the downstream "
                         + "serves at full speed (%d): completed calls took %sx their unloaded time (p99 %s). A limit "
@@ -130,6 +130,24 @@ public final class Verdict {
                     capacity, Numbers.percent(1 - capacity / offered.get()));
         }
         return text;
+    }
+
+    /** Where the unserved calls went, largest share first: {@code : 97.9 % were still unfinished at the end}. */
+    private static String unserved(OutcomeCounts counts) {
+        StringBuilder text = new StringBuilder();
+        java.util.List<CallOutcome> outcomes = new java.util.ArrayList<>(java.util.List.of(CallOutcome.CANCELLED,
+                CallOutcome.TIMED_OUT, CallOutcome.REJECTED_QUEUE_FULL, CallOutcome.REJECTED_WAIT_TIMEOUT,
+                CallOutcome.FAILED));
+        outcomes.sort(java.util.Comparator.comparingLong(counts::count).reversed());
+        for (CallOutcome outcome : outcomes) {
+            if (counts.count(outcome) == 0) {
+                continue;
+            }
+            text.append(text.length() == 0 ? ": " : ", ").append(Numbers.percent(counts.share(outcome))).append(' ')
+                    .append(outcome == CallOutcome.CANCELLED ? "were still unfinished when the run ended"
+                            : outcome == CallOutcome.TIMED_OUT ? "timed out" : outcome.label());
+        }
+        return text.toString();
     }
 
     static String wrap(String text, int width) {

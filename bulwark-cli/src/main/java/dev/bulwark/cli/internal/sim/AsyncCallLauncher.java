@@ -2,25 +2,30 @@ package dev.bulwark.cli.internal.sim;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.Policy;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Runs each call with {@link Bulkhead#callAsync}: a queued call is a queue entry and a call in flight is a
- * future the downstream's scheduler completes, so no thread is held per call.
+ * Runs each call with {@link Policy#callAsync} (the bulkhead's own, or a pipeline's with the retry and the
+ * timeout around it): a queued call is a queue entry and a call in flight is a future the downstream's scheduler
+ * completes, so no thread is held per call.
  */
 final class AsyncCallLauncher implements CallLauncher {
 
+    private final Policy policy;
     private final Bulkhead bulkhead;
     private final SimulatedDownstream downstream;
     private final CancellationSignal endOfRun;
     private final RunMeasurements measurements;
 
     /**
-     * @param bulkhead the bulkhead under test, or {@code null} to call the downstream directly
+     * @param policy the policies each call goes through, or {@code null} to call the downstream directly
+     * @param bulkhead the bulkhead among them, whose queue is watched, or {@code null}
      * @param endOfRun cancelled when the run ends, to take every queued call out of the queue
      */
-    AsyncCallLauncher(Bulkhead bulkhead, SimulatedDownstream downstream, CancellationSignal endOfRun,
+    AsyncCallLauncher(Policy policy, Bulkhead bulkhead, SimulatedDownstream downstream, CancellationSignal endOfRun,
                       RunMeasurements measurements) {
+        this.policy = policy;
         this.bulkhead = bulkhead;
         this.downstream = downstream;
         this.endOfRun = endOfRun;
@@ -32,8 +37,8 @@ final class AsyncCallLauncher implements CallLauncher {
         measurements.arrived();
         CompletableFuture<Void> call;
         try {
-            call = bulkhead == null ? downstream.call(workNanos)
-                    : bulkhead.callAsync(() -> downstream.call(workNanos), endOfRun);
+            call = policy == null ? downstream.call(workNanos)
+                    : policy.callAsync(() -> downstream.call(workNanos), endOfRun);
         } catch (RuntimeException | Error unexpected) {
             call = CompletableFuture.failedFuture(unexpected);
         }

@@ -2,6 +2,7 @@ package dev.bulwark.cli.internal.sim;
 
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.Rejection;
+import dev.bulwark.TimeoutExceededException;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -15,7 +16,7 @@ public enum CallOutcome {
     REJECTED_QUEUE_FULL("rejected, queue full"),
     /** The bulkhead refused it after it waited the maximum wait in the queue. */
     REJECTED_WAIT_TIMEOUT("rejected, wait timeout"),
-    /** A timeout gave up on it while the downstream served it. */
+    /** Its (last) attempt's timeout passed, in the bulkhead's queue or while the downstream served it. */
     TIMED_OUT("timed out"),
     /** It was still queued or in flight when the run ended (after the drain). */
     CANCELLED("cancelled at end"),
@@ -70,6 +71,9 @@ public enum CallOutcome {
                 return REJECTED_WAIT_TIMEOUT;
             }
             return FAILED;
+        }
+        if (cause instanceof TimeoutExceededException) {
+            return TIMED_OUT;
         }
         if (cause instanceof CancellationException) {
             return CANCELLED;

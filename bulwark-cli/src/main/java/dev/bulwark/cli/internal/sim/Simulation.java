@@ -2,8 +2,14 @@ package dev.bulwark.cli.internal.sim;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.Pipeline;
+import dev.bulwark.Policy;
+import dev.bulwark.Retry;
 import dev.bulwark.Ticker;
+import dev.bulwark.Timeout;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -13,7 +19,9 @@ import org.HdrHistogram.Histogram;
 
 /**
  * Runs one simulation in real time: the real {@link Bulkhead} (built from the settings, with a listener that
- * feeds the report) in front of a {@link SimulatedDownstream}, fed by an {@link ArrivalProcess}.
+ * feeds the report) in front of a {@link SimulatedDownstream}, fed by an {@link ArrivalProcess}. With a retry or
+ * a timeout, each call goes through the real {@code Pipeline.of(retry, timeout, bulkhead)}: every attempt has its
+ * own deadline, which covers its wait for a slot and its time at the downstream, and asks for a slot again.
  *
  * <p>A run has three phases. <b>Arrivals</b>: for {@link SimulationSettings#duration()}, calls arrive and go
  * through the bulkhead. <b>Drain</b>: arrivals stop; calls still queued or in flight may finish for up to
@@ -54,6 +62,8 @@ public final class Simulation {
         BulkheadEventCollector collector = settings.bulkhead().isPresent() ? new BulkheadEventCollector(measurements)
                 : null;
         Bulkhead bulkhead = settings.bulkhead().map(limits -> buildBulkhead(limits, collector)).orElse(null);
+        PolicyEventCollector policyEvents = new PolicyEventCollector();
+        Policy policy = policy(bulkhead, policyEvents);
         CancellationSignal endOfRun = CancellationSignal.create();
         ScheduledExecutorService sampling = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "bulwark-sim-sampler");
@@ -63,8 +73,8 @@ public final class Simulation {
         try (SimulatedDownstream downstream = new SimulatedDownstream(settings.downstreamCapacity(),
                 settings.degradation(), ticker);
              CallLauncher launcher = settings.mode() == ExecutionMode.ASYNC
-                     ? new AsyncCallLauncher(bulkhead, downstream, endOfRun, measurements)
-                     : new ThreadPerCallLauncher(bulkhead, downstream, endOfRun, measurements);
+                     ? new AsyncCallLauncher(policy, bulkhead, downstream, endOfRun, measurements)
+                     : new ThreadPerCallLauncher(policy, downstream, endOfRun, measurements);
              ArrivalProcess arrivals = ArrivalProcess.of(settings, ticker)) {
             long start = ticker.read();
             TimelineSampler sampler = new TimelineSampler(start, ticker, settings.duration(), measurements,
@@ -99,7 +109,8 @@ public final class Simulation {
                 Thread.currentThread().interrupt();
                 throw new CancellationException("the simulation was interrupted");
             }
-            return result(start, end, launcher, measurements, collector, sampler, downstreamStatistics);
+            return result(start, end, launcher, measurements, collector, policyEvents, sampler,
+                    downstreamStatistics);
         } finally {
             sampling.shutdownNow();
         }
@@ -110,6 +121,27 @@ public final class Simulation {
                 .maxQueue(limits.queue()).listener(collector);
         limits.maxWaitIfBounded().ifPresent(builder::maxWait);
         return builder.build();
+    }
+
+    /** The policies each call goes through, outermost first, or {@code null} to call the downstream directly. */
+    private Policy policy(Bulkhead bulkhead, PolicyEventCollector events) {
+        List<Policy> policies = new ArrayList<>();
+        settings.retry().ifPresent(retry -> {
+            Retry.Builder builder = Retry.builder().name("simulated").maxRetries(retry.maxRetries()).listener(events);
+            if (retry.delay() != null) {
+                builder.delay(retry.delay());
+            }
+            policies.add(builder.build());
+        });
+        settings.timeout().ifPresent(timeout -> policies.add(Timeout.builder().name("simulated").timeout(timeout)
+                .listener(events).build()));
+        if (bulkhead != null) {
+            policies.add(bulkhead);
+        }
+        if (policies.isEmpty()) {
+            return null;
+        }
+        return policies.size() == 1 ? policies.get(0) : Pipeline.of(policies.toArray(new Policy[0]));
     }
 
     /** Polls until no call is outstanding or the deadline passes; returns whether every call ended. */
@@ -133,8 +165,8 @@ public final class Simulation {
     }
 
     private SimulationResult result(long start, long end, CallLauncher launcher, RunMeasurements measurements,
-                                    BulkheadEventCollector collector, TimelineSampler sampler,
-                                    DownstreamStatistics downstream) {
+                                    BulkheadEventCollector collector, PolicyEventCollector policyEvents,
+                                    TimelineSampler sampler, DownstreamStatistics downstream) {
         long elapsedNanos = Math.max(1L, end - start);
         Histogram endToEnd = sampler.endToEndMicros();
         Histogram queueWait = sampler.queueWaitMicros();
@@ -151,6 +183,7 @@ public final class Simulation {
                 .queueWait(LatencySummary.ofMicros(queueWait), LatencyBucket.ofMicros(queueWait))
                 .peaks(downstream.peakInFlight(), measurements.peakQueued())
                 .littlesLaw(littlesLaw)
+                .policyEvents(policyEvents.retries(), policyEvents.timedOutAttempts())
                 .timeline(sampler.samples());
         if (collector != null) {
             result.bulkheadEvents(collector.counts());

@@ -22,6 +22,8 @@ public final class SimulationResult {
     private final int peakInFlight;
     private final int peakQueued;
     private final LittlesLaw littlesLaw;
+    private final long retries;
+    private final long timedOutAttempts;
     private final List<Sample> timeline;
     private final String unexpectedFailure;
 
@@ -38,6 +40,8 @@ public final class SimulationResult {
         this.peakInFlight = builder.peakInFlight;
         this.peakQueued = builder.peakQueued;
         this.littlesLaw = Objects.requireNonNull(builder.littlesLaw, "littlesLaw");
+        this.retries = builder.retries;
+        this.timedOutAttempts = builder.timedOutAttempts;
         this.timeline = List.copyOf(builder.timeline);
         this.unexpectedFailure = builder.unexpectedFailure;
     }
@@ -155,6 +159,25 @@ public final class SimulationResult {
     }
 
     /**
+     * Returns how many retries the retry policy made, as its listener reported them.
+     *
+     * @return at least 0; 0 without a retry
+     */
+    public long retries() {
+        return retries;
+    }
+
+    /**
+     * Returns how many attempts timed out, as the timeout policy's listener reported them: the calls that ended
+     * timed out plus the timed-out attempts that were retried.
+     *
+     * @return at least 0; 0 without a timeout
+     */
+    public long timedOutAttempts() {
+        return timedOutAttempts;
+    }
+
+    /**
      * Returns the run's time series.
      *
      * @return samples in time order, the first at time 0 and the last at the end
@@ -218,6 +241,8 @@ public final class SimulationResult {
         private int peakInFlight;
         private int peakQueued;
         private LittlesLaw littlesLaw;
+        private long retries;
+        private long timedOutAttempts;
         private List<Sample> timeline = List.of();
         private String unexpectedFailure;
 
@@ -266,6 +291,12 @@ public final class SimulationResult {
 
         Builder littlesLaw(LittlesLaw value) {
             littlesLaw = value;
+            return this;
+        }
+
+        Builder policyEvents(long retryCount, long timedOutAttemptCount) {
+            retries = retryCount;
+            timedOutAttempts = timedOutAttemptCount;
             return this;
         }
 

@@ -18,6 +18,8 @@ public final class SimulationSettings {
     private final int downstreamCapacity;
     private final double degradation;
     private final BulkheadSettings bulkhead;
+    private final RetrySettings retry;
+    private final Duration timeout;
     private final ExecutionMode mode;
     private final Duration drain;
     private final Duration sampleInterval;
@@ -30,6 +32,8 @@ public final class SimulationSettings {
         this.downstreamCapacity = builder.downstreamCapacity;
         this.degradation = builder.degradation;
         this.bulkhead = builder.bulkhead;
+        this.retry = builder.retry;
+        this.timeout = builder.timeout;
         this.mode = builder.mode;
         this.drain = builder.drain;
         this.sampleInterval = builder.sampleInterval;
@@ -60,6 +64,8 @@ public final class SimulationSettings {
         builder.downstreamCapacity = downstreamCapacity;
         builder.degradation = degradation;
         builder.bulkhead = bulkhead;
+        builder.retry = retry;
+        builder.timeout = timeout;
         builder.mode = mode;
         builder.drain = drain;
         builder.sampleInterval = sampleInterval;
@@ -132,6 +138,26 @@ public final class SimulationSettings {
     }
 
     /**
+     * Returns the retry around each call (outside the timeout and the bulkhead: each attempt asks the bulkhead
+     * for a slot again).
+     *
+     * @return its settings, or empty for none
+     */
+    public Optional<RetrySettings> retry() {
+        return Optional.ofNullable(retry);
+    }
+
+    /**
+     * Returns the timeout of each attempt (inside the retry, outside the bulkhead: it covers the queue wait and
+     * the downstream's work).
+     *
+     * @return the timeout, or empty for none
+     */
+    public Optional<Duration> timeout() {
+        return Optional.ofNullable(timeout);
+    }
+
+    /**
      * Returns how calls go through the bulkhead.
      *
      * @return the execution mode
@@ -176,7 +202,9 @@ public final class SimulationSettings {
     public String toString() {
         return "SimulationSettings[" + Durations.format(duration) + ", " + arrivals.describe() + ", seed " + seed
                 + ", service time " + serviceTime.spec() + ", capacity " + downstreamCapacity + ", degradation "
-                + degradation + ", " + (bulkhead == null ? "no bulkhead" : bulkhead.describe()) + ", " + mode
+                + degradation + ", " + (bulkhead == null ? "no bulkhead" : bulkhead.describe())
+                + (retry == null ? "" : ", " + retry.describe())
+                + (timeout == null ? "" : ", timeout " + Durations.format(timeout)) + ", " + mode
                 + ", drain " + Durations.format(drain) + "]";
     }
 
@@ -191,6 +219,8 @@ public final class SimulationSettings {
         private int downstreamCapacity = 32;
         private double degradation = 1.0;
         private BulkheadSettings bulkhead = new BulkheadSettings(32, 64, Duration.ofMillis(100));
+        private RetrySettings retry;
+        private Duration timeout;
         private ExecutionMode mode = ExecutionMode.ASYNC;
         private Duration drain = Duration.ofSeconds(1);
         private Duration sampleInterval = Duration.ofMillis(100);
@@ -286,6 +316,29 @@ public final class SimulationSettings {
          */
         public Builder bulkhead(BulkheadSettings bulkhead) {
             this.bulkhead = bulkhead;
+            return this;
+        }
+
+        /**
+         * Sets the retry around each call.
+         *
+         * @param retry its settings, or {@code null} for none
+         * @return this builder
+         */
+        public Builder retry(RetrySettings retry) {
+            this.retry = retry;
+            return this;
+        }
+
+        /**
+         * Sets the timeout of each attempt.
+         *
+         * @param timeout positive, or {@code null} for none
+         * @return this builder
+         * @throws IllegalArgumentException when {@code timeout} is zero or negative
+         */
+        public Builder timeout(Duration timeout) {
+            this.timeout = timeout == null ? null : positive(timeout, "timeout");
             return this;
         }
 

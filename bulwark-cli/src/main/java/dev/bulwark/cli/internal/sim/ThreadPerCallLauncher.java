@@ -2,6 +2,7 @@ package dev.bulwark.cli.internal.sim;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.Policy;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.concurrent.ExecutorService;
@@ -12,22 +13,28 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Runs each call with the blocking {@link Bulkhead#call} on a thread of its own, which waits in the bulkhead's
- * queue and then waits for the downstream: the shape of a thread-per-request server. Uses a virtual thread per
- * call on JDK 21 and later, and pooled platform threads (one per call in progress) before.
+ * Runs each call with the blocking {@link Policy#call} (the {@link Bulkhead}'s, or a pipeline's) on a thread of
+ * its own, which waits in the bulkhead's queue and then waits for the downstream: the shape of a
+ * thread-per-request server. Uses a virtual thread per call on JDK 21 and later, and pooled platform threads (one
+ * per call in progress) before. A timeout cannot free such a thread before the downstream answers (the wait is
+ * not interruptible, as with most blocking clients): the call is reported as timed out when it returns.
  */
 final class ThreadPerCallLauncher implements CallLauncher {
 
-    private final Bulkhead bulkhead;
+    private final Policy policy;
     private final SimulatedDownstream downstream;
     private final CancellationSignal endOfRun;
     private final RunMeasurements measurements;
     private final ExecutorService threads;
     private final boolean virtual;
 
-    ThreadPerCallLauncher(Bulkhead bulkhead, SimulatedDownstream downstream, CancellationSignal endOfRun,
+    /**
+     * @param policy the policies each call goes through, or {@code null} to call the downstream directly
+     * @param endOfRun cancelled when the run ends, to take every queued call out of the queue
+     */
+    ThreadPerCallLauncher(Policy policy, SimulatedDownstream downstream, CancellationSignal endOfRun,
                           RunMeasurements measurements) {
-        this.bulkhead = bulkhead;
+        this.policy = policy;
         this.downstream = downstream;
         this.endOfRun = endOfRun;
         this.measurements = measurements;
@@ -58,10 +65,10 @@ final class ThreadPerCallLauncher implements CallLauncher {
             threads.execute(() -> {
                 Throwable failure = null;
                 try {
-                    if (bulkhead == null) {
+                    if (policy == null) {
                         downstream.call(workNanos).join();
                     } else {
-                        bulkhead.call(() -> downstream.call(workNanos).join(), endOfRun);
+                        policy.call(() -> downstream.call(workNanos).join(), endOfRun);
                     }
                 } catch (RuntimeException | Error outcome) {
                     failure = outcome;

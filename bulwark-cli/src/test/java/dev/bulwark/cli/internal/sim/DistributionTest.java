@@ -1,0 +1,94 @@
+package dev.bulwark.cli.internal.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class DistributionTest {
+
+    @Test
+    void parsesEveryShape() {
+        assertThat(Distribution.parse("fixed:20ms")).isEqualTo(new Distribution.Fixed(Duration.ofMillis(20)));
+        assertThat(Distribution.parse("20ms")).isEqualTo(new Distribution.Fixed(Duration.ofMillis(20)));
+        assertThat(Distribution.parse("exp:20ms")).isEqualTo(new Distribution.Exponential(Duration.ofMillis(20)));
+        assertThat(Distribution.parse("lognormal:median=20ms,p99=200ms"))
+                .isEqualTo(new Distribution.LogNormal(Duration.ofMillis(20), Duration.ofMillis(200)));
+        assertThat(Distribution.parse("lognormal:p99=1s, median=10ms"))
+                .isEqualTo(new Distribution.LogNormal(Duration.ofMillis(10), Duration.ofSeconds(1)));
+    }
+
+    @Test
+    void writesWhatItParses() {
+        for (String spec : new String[] {"fixed:20ms", "exp:1.5s", "lognormal:median=20ms,p99=200ms"}) {
+            assertThat(Distribution.parse(spec).spec()).isEqualTo(spec);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"exp", "exp:", "exp:0ms", "gauss:20ms", "lognormal:median=20ms",
+        "lognormal:median=20ms,p99=10ms", "lognormal:median=20ms,p99=200ms,p50=1ms", "lognormal:20ms,200ms",
+        "fixed:fast", "20"})
+    void rejectsAnythingElseNamingTheForms(String text) {
+        assertThatThrownBy(() -> Distribution.parse(text)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("fixed:20ms, exp:20ms or lognormal:median=20ms,p99=200ms")
+                .hasMessageContaining("'" + text + "'");
+    }
+
+    @Test
+    void fixedAlwaysGivesItsValue() {
+        Distribution fixed = Distribution.parse("fixed:20ms");
+        SplittableRandom random = new SplittableRandom(1);
+        for (int i = 0; i < 100; i++) {
+            assertThat(fixed.sampleNanos(random)).isEqualTo(20_000_000L);
+        }
+    }
+
+    @Test
+    void exponentialHasItsMeanAndTail() {
+        long[] samples = draw(Distribution.parse("exp:20ms"), 200_000);
+
+        assertThat(Arrays.stream(samples).average().orElseThrow() / 1e6).isCloseTo(20.0, within(0.3));
+        // p99 of an exponential distribution is ln(100) = 4.6 times its mean.
+        assertThat(percentile(samples, 0.99) / 1e6).isCloseTo(92.1, within(2.0));
+    }
+
+    @Test
+    void logNormalHasItsMedianAndP99() {
+        Distribution logNormal = Distribution.parse("lognormal:median=20ms,p99=200ms");
+        long[] samples = draw(logNormal, 200_000);
+
+        assertThat(percentile(samples, 0.50) / 1e6).isCloseTo(20.0, within(0.4));
+        assertThat(percentile(samples, 0.99) / 1e6).isCloseTo(200.0, within(8.0));
+        assertThat(Arrays.stream(samples).average().orElseThrow()).isCloseTo(logNormal.meanNanos(),
+                within(logNormal.meanNanos() * 0.02));
+    }
+
+    @Test
+    void theSameSeedGivesTheSameSamples() {
+        Distribution logNormal = Distribution.parse("lognormal:median=20ms,p99=200ms");
+
+        assertThat(draw(logNormal, 1000)).isEqualTo(draw(logNormal, 1000));
+    }
+
+    private static long[] draw(Distribution distribution, int count) {
+        SplittableRandom random = new SplittableRandom(42);
+        long[] samples = new long[count];
+        for (int i = 0; i < count; i++) {
+            samples[i] = distribution.sampleNanos(random);
+        }
+        return samples;
+    }
+
+    private static double percentile(long[] samples, double quantile) {
+        long[] sorted = samples.clone();
+        Arrays.sort(sorted);
+        return sorted[(int) Math.floor(quantile * (sorted.length - 1))];
+    }
+}
