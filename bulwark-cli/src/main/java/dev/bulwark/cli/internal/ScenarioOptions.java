@@ -27,30 +27,30 @@ final class ScenarioOptions {
 
     /** {@code --rate} and {@code --clients} exclude each other. */
     static final class Arrivals {
-        @Option(names = "--rate", paramLabel = "RATE", converter = Converters.RateConverter.class,
+        @Option(names = "--rate", order = 20, paramLabel = "RATE", converter = Converters.RateConverter.class,
                 description = {"Open-loop Poisson arrivals at this mean rate (the default, at 2000/s): calls keep "
                         + "arriving whatever happens to earlier ones, as from many independent users.",
                         "Forms: 2000/s, 120000/m, 5/ms."})
         Rate rate;
 
-        @Option(names = "--clients", paramLabel = "N", converter = Converters.PositiveInteger.class,
+        @Option(names = "--clients", order = 21, paramLabel = "N", converter = Converters.PositiveInteger.class,
                 description = "Closed-loop arrivals instead: N clients that each make one call at a time and "
                         + "think (--think-time) between calls, as a worker pool does.")
         Integer clients;
     }
 
-    @Option(names = "--think-time", paramLabel = "DIST", defaultValue = "5ms",
+    @Option(names = "--think-time", order = 22, paramLabel = "DIST", defaultValue = "5ms",
             converter = Converters.DistributionConverter.class,
             description = "With --clients: the pause between a call's outcome and the client's next call; a "
                     + "duration or a distribution as for --service-time. Default: ${DEFAULT-VALUE}.")
     Distribution thinkTime;
 
-    @Option(names = "--seed", paramLabel = "N", converter = Converters.Seed.class,
+    @Option(names = "--seed", order = 30, paramLabel = "N", converter = Converters.Seed.class,
             description = "Seed of the arrival times and service times; the same seed gives the same sequences. "
                     + "Default: a random seed, printed in the report.")
     Long seed;
 
-    @Option(names = "--service-time", paramLabel = "DIST", defaultValue = "exp:20ms",
+    @Option(names = "--service-time", order = 40, paramLabel = "DIST", defaultValue = "exp:20ms",
             converter = Converters.DistributionConverter.class,
             description = {"Work per call: its service time when the downstream is not overloaded. "
                     + "Default: ${DEFAULT-VALUE}.",
@@ -58,52 +58,52 @@ final class ScenarioOptions {
                             + "lognormal:median=20ms,p99=200ms."})
     Distribution serviceTime;
 
-    @Option(names = "--downstream-capacity", paramLabel = "N", defaultValue = "32",
+    @Option(names = "--downstream-capacity", order = 41, paramLabel = "N", defaultValue = "32",
             converter = Converters.PositiveInteger.class,
             description = "Calls the downstream serves at full speed at once (its cores, its connections). Beyond "
                     + "N calls in flight it degrades: every call slows down, more the more it is overloaded. "
                     + "Default: ${DEFAULT-VALUE}.")
     int downstreamCapacity;
 
-    @Option(names = "--degradation", paramLabel = "D", defaultValue = "1",
+    @Option(names = "--degradation", order = 42, paramLabel = "D", defaultValue = "1",
             converter = Converters.NonNegativeDecimal.class,
             description = "How steeply the overloaded downstream's throughput falls: with n calls in flight "
                     + "beyond capacity c it completes c / (1 + D (n - c) / c) calls' worth of work, shared by all "
                     + "n. 0: pure sharing, no collapse. Default: ${DEFAULT-VALUE}.")
     double degradation;
 
-    @Option(names = "--retry", paramLabel = "N", converter = Converters.PositiveInteger.class,
+    @Option(names = "--retry", order = 60, paramLabel = "N", converter = Converters.PositiveInteger.class,
             description = "Retry a call that was refused or timed out up to N times (dev.bulwark.Retry around the "
                     + "timeout and the bulkhead: each attempt asks for a slot again). Default: no retry.")
     Integer retry;
 
-    @Option(names = "--retry-delay", paramLabel = "DURATION", converter = Converters.PositiveDuration.class,
+    @Option(names = "--retry-delay", order = 61, paramLabel = "DURATION", converter = Converters.PositiveDuration.class,
             description = "With --retry: the wait before each retry. Default: retry at once.")
     Duration retryDelay;
 
-    @Option(names = "--timeout", paramLabel = "DURATION", converter = Converters.PositiveDuration.class,
+    @Option(names = "--timeout", order = 62, paramLabel = "DURATION", converter = Converters.PositiveDuration.class,
             description = "Give up on an attempt after this long, queue wait included (dev.bulwark.Timeout inside "
                     + "the retry, outside the bulkhead). The downstream still finishes work it was given. "
                     + "Default: no timeout.")
     Duration timeout;
 
-    @Option(names = "--threads",
+    @Option(names = "--threads", order = 70,
             description = "Run each call with the blocking Bulkhead.call on a thread of its own (virtual threads on "
                     + "JDK 21+) instead of Bulkhead.callAsync with no thread per call.")
     boolean threads;
 
-    @Option(names = "--drain", paramLabel = "DURATION", defaultValue = "1s",
+    @Option(names = "--drain", order = 80, paramLabel = "DURATION", defaultValue = "1s",
             converter = Converters.NonNegativeDuration.class,
             description = "After the arrivals stop, how long calls still queued or in flight may take to finish "
                     + "before they are cancelled. Default: ${DEFAULT-VALUE}.")
     Duration drain;
 
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
+    @Option(names = "--format", order = 90, paramLabel = "FORMAT", defaultValue = "text",
             converter = LowerCaseEnumConverter.Format.class,
             description = "Report format on standard output: text, json or csv. Default: ${DEFAULT-VALUE}.")
     ReportFormat format;
 
-    @Option(names = "--progress", paramLabel = "MODE", defaultValue = "auto",
+    @Option(names = "--progress", order = 92, paramLabel = "MODE", defaultValue = "auto",
             converter = LowerCaseEnumConverter.Progress.class,
             description = "Progress on standard error: live (one line refreshed in place), plain (a line per "
                     + "second), off, or auto (live on a terminal, plain otherwise). Default: ${DEFAULT-VALUE}.")

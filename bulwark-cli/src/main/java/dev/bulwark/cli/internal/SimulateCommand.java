@@ -30,20 +30,20 @@ import picocli.CommandLine.Spec;
             "",
             "The defaults tell the story: 2000 calls/s of 20 ms work (40 calls' worth) against a downstream that "
                     + "serves 32 at full speed. With the bulkhead (limit 32, queue 64, max wait 100ms) it stays "
-                    + "healthy and about 80% of calls are served; with --no-bulkhead it collapses.",
+                    + "healthy and about 80%% of calls are served; with --no-bulkhead it collapses.",
             ""},
         footer = {"", "Examples:",
             "  bulwark simulate",
             "  bulwark simulate --no-bulkhead",
-            "  bulwark simulate --rate 1500/s --service-time lognormal:median=15ms,p99=120ms --limit 24 "
-                    + "--report run.html",
+            "  bulwark simulate --service-time lognormal:median=15ms,p99=120ms --limit 24",
+            "  bulwark simulate --retry 2 --timeout 200ms --report run.html",
             "  bulwark simulate --clients 200 --think-time 5ms --threads --format json"})
 final class SimulateCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "10s",
+    @Option(names = "--duration", order = 10, paramLabel = "DURATION", defaultValue = "10s",
             converter = Converters.PositiveDuration.class,
             description = "How long calls arrive (the run takes this plus up to --drain). Default: ${DEFAULT-VALUE}.")
     Duration duration;
@@ -51,27 +51,27 @@ final class SimulateCommand implements Callable<Integer> {
     @Mixin
     ScenarioOptions scenario;
 
-    @Option(names = "--limit", paramLabel = "N", defaultValue = "32", converter = Converters.PositiveInteger.class,
+    @Option(names = "--limit", order = 50, paramLabel = "N", defaultValue = "32", converter = Converters.PositiveInteger.class,
             description = "The bulkhead's maxConcurrency: calls let through to the downstream at once. "
                     + "Default: ${DEFAULT-VALUE}.")
     int limit;
 
-    @Option(names = "--queue", paramLabel = "N", defaultValue = "64", converter = Converters.NonNegativeInteger.class,
+    @Option(names = "--queue", order = 51, paramLabel = "N", defaultValue = "64", converter = Converters.NonNegativeInteger.class,
             description = "The bulkhead's maxQueue: calls that may wait for a slot (0: refuse at once when full). "
                     + "Default: ${DEFAULT-VALUE}.")
     int queue;
 
-    @Option(names = "--max-wait", paramLabel = "DURATION", defaultValue = "100ms",
+    @Option(names = "--max-wait", order = 52, paramLabel = "DURATION", defaultValue = "100ms",
             converter = Converters.MaxWait.class,
             description = "The bulkhead's maxWait: a queued call is refused after waiting this long; none for no "
                     + "bound. Default: ${DEFAULT-VALUE}.")
     Duration maxWait;
 
-    @Option(names = "--no-bulkhead",
+    @Option(names = "--no-bulkhead", order = 53,
             description = "Call the downstream directly, unprotected: the baseline to compare with.")
     boolean noBulkhead;
 
-    @Option(names = "--report", paramLabel = "FILE.html",
+    @Option(names = "--report", order = 91, paramLabel = "FILE.html",
             description = "Also write a self-contained HTML page with charts (in flight and queued, throughput and "
                     + "rejections over time, latency distribution). Works offline.")
     Path report;

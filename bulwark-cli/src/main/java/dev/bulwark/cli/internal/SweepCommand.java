@@ -29,13 +29,14 @@ import picocli.CommandLine.Spec;
                     + "limit, then smallest queue) that meets --target-p99 and --max-reject, or says why none does.",
             "Exits with 1 when targets were given and no setting meets them.", ""},
         footer = {"", "Example:",
-            "  bulwark sweep --rate 1400/s --limit 8,16,24,32,48 --queue 0,16,64 --target-p99 100ms --max-reject 1%"})
+            "  bulwark sweep --rate 1400/s --limit 8,16,24,32,48 --queue 0,16,64 \\",
+            "                --target-p99 100ms --max-reject 1%%"})
 final class SweepCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "5s",
+    @Option(names = "--duration", order = 10, paramLabel = "DURATION", defaultValue = "5s",
             converter = Converters.PositiveDuration.class,
             description = "How long calls arrive in each run (each takes this plus up to --drain). "
                     + "Default: ${DEFAULT-VALUE}.")
@@ -44,27 +45,27 @@ final class SweepCommand implements Callable<Integer> {
     @Mixin
     ScenarioOptions scenario;
 
-    @Option(names = "--limit", paramLabel = "N[,N...]", split = ",", defaultValue = "8,16,32,64",
+    @Option(names = "--limit", order = 50, paramLabel = "N", split = ",", defaultValue = "8,16,32,64",
             converter = Converters.PositiveInteger.class,
             description = "The bulkhead limits (maxConcurrency) to try. Default: ${DEFAULT-VALUE}.")
     List<Integer> limits;
 
-    @Option(names = "--queue", paramLabel = "N[,N...]", split = ",", defaultValue = "0,16,64",
+    @Option(names = "--queue", order = 51, paramLabel = "N", split = ",", defaultValue = "0,16,64",
             converter = Converters.NonNegativeInteger.class,
             description = "The queue sizes (maxQueue) to try. Default: ${DEFAULT-VALUE}.")
     List<Integer> queues;
 
-    @Option(names = "--max-wait", paramLabel = "DURATION", defaultValue = "100ms", converter = Converters.MaxWait.class,
+    @Option(names = "--max-wait", order = 52, paramLabel = "DURATION", defaultValue = "100ms", converter = Converters.MaxWait.class,
             description = "The maximum wait of every setting; none for no bound. Default: ${DEFAULT-VALUE}.")
     Duration maxWait;
 
-    @Option(names = "--target-p99", paramLabel = "DURATION", converter = Converters.PositiveDuration.class,
+    @Option(names = "--target-p99", order = 55, paramLabel = "DURATION", converter = Converters.PositiveDuration.class,
             description = "The highest acceptable p99 of end-to-end latency of completed calls, e.g. 250ms.")
     Duration targetP99;
 
-    @Option(names = "--max-reject", paramLabel = "PERCENT", converter = Converters.Percentage.class,
+    @Option(names = "--max-reject", order = 56, paramLabel = "PERCENT", converter = Converters.Percentage.class,
             description = "The largest acceptable share of calls left unserved (rejected, timed out or cancelled), "
-                    + "e.g. 1%.")
+                    + "e.g. 1%%.")
     Double maxReject;
 
     @Override

@@ -21,7 +21,7 @@ public final class CsvReport {
             "rejectedQueueFull", "rejectedWaitTimeout", "timedOut", "cancelled", "failed", "goodputPerSecond",
             "unservedShare", "queueWaitP50Ms", "queueWaitP99Ms", "endToEndP50Ms", "endToEndP90Ms", "endToEndP99Ms",
             "endToEndP999Ms", "endToEndMaxMs", "retries", "timedOutAttempts", "peakInFlight", "peakQueued", "meanInFlight", "slowdown", "healthy",
-            "seed");
+            "schedulingLagMaxMs", "seed");
 
     private CsvReport() {
     }
@@ -79,6 +79,7 @@ public final class CsvReport {
         cells.add(number(result.littlesLaw().meanInFlight()));
         cells.add(number(result.slowdown()));
         cells.add(Boolean.toString(Verdict.healthy(result)));
+        cells.add(number(result.schedulingLag().worst()));
         cells.add(Long.toString(result.settings().seed()));
         if (meetsTargets != null) {
             cells.add(meetsTargets.toString());

@@ -105,7 +105,9 @@ public final class HtmlReport {
         String headline = Verdict.headline(result);
         html.append("<div class=\"verdict ").append(Verdict.healthy(result) ? "good" : "bad").append("\"><strong>")
                 .append(Character.toUpperCase(headline.charAt(0))).append(headline.substring(1)).append(".</strong> ")
-                .append(Html.escape(Verdict.explanation(result))).append("</div>\n");
+                .append(Html.escape(Verdict.explanation(result)));
+        Verdict.caution(result).ifPresent(caution -> html.append(" <em>").append(Html.escape(caution)).append("</em>"));
+        html.append("</div>\n");
 
         html.append("<div class=\"cards\">\n");
         card(html, Numbers.percent(counts.share(CallOutcome.COMPLETED)), "of calls served");
@@ -127,6 +129,7 @@ public final class HtmlReport {
         TextReport.describePolicies(settings).ifPresent(policies -> row(html, "around it", policies + " ("
                 + Numbers.count(result.retries()) + " retries, " + Numbers.count(result.timedOutAttempts())
                 + " attempts timed out)"));
+        row(html, "machine", TextReport.describeLag(result.schedulingLag()));
         row(html, "run", "took " + Durations.humanMillis(result.elapsed().toNanos() / 1e6) + " (arrivals, then up to "
                 + Durations.format(settings.drain()) + " of drain)");
         html.append("</table>\n");

@@ -106,6 +106,12 @@ public final class JsonReport {
         } else {
             json.writeNullField("bulkheadEvents");
         }
+        json.writeObjectFieldStart("schedulingLagMs");
+        number(json, "arrivalP99", result.schedulingLag().arrivalP99());
+        number(json, "arrivalMax", result.schedulingLag().arrivalMax());
+        number(json, "completionMax", result.schedulingLag().completionMax());
+        json.writeBooleanField("punctual", result.schedulingLag().punctual());
+        json.writeEndObject();
         json.writeStringField("verdict", Verdict.sentence(result));
         if (result.unexpectedFailure().isPresent()) {
             json.writeStringField("unexpectedFailure", result.unexpectedFailure().get());

@@ -7,6 +7,7 @@ import dev.bulwark.cli.internal.sim.Durations;
 import dev.bulwark.cli.internal.sim.LatencySummary;
 import dev.bulwark.cli.internal.sim.LittlesLaw;
 import dev.bulwark.cli.internal.sim.OutcomeCounts;
+import dev.bulwark.cli.internal.sim.SchedulingLag;
 import dev.bulwark.cli.internal.sim.SimulationResult;
 import dev.bulwark.cli.internal.sim.SimulationSettings;
 import java.io.PrintWriter;
@@ -84,6 +85,7 @@ public final class TextReport {
                 Durations.humanMillis(law.meanTimeInDownstreamMillis()), Numbers.significant(law.product()),
                 law.holds() ? "holds: a steady state"
                         : "does not hold: calls piled up faster than the downstream finished them");
+        out.printf(Locale.ROOT, "%-14s %s%n", "Machine", describeLag(result.schedulingLag()));
         result.unexpectedFailure().ifPresent(failure -> out.println("Unexpected failure: " + failure));
         out.println();
         out.println(Verdict.of(result));
@@ -108,6 +110,21 @@ public final class TextReport {
         settings.timeout().ifPresent(timeout -> text.append(text.length() > 0 ? "; " : "").append("timeout ")
                 .append(Durations.format(timeout)).append(" per attempt"));
         return text.length() == 0 ? Optional.empty() : Optional.of(text.toString());
+    }
+
+    /**
+     * Describes how punctual the simulator was.
+     *
+     * @param lag the run's scheduling lag
+     * @return one line
+     */
+    static String describeLag(SchedulingLag lag) {
+        String arrivals = Double.isNaN(lag.arrivalMax()) ? ""
+                : "arrivals up to " + Durations.humanMillis(lag.arrivalMax()) + " late (p99 "
+                        + Durations.humanMillis(lag.arrivalP99()) + "), ";
+        String completions = "completions up to " + Durations.humanMillis(lag.completionMax()) + " late";
+        return (lag.punctual() ? "kept the schedule: " : "busy, the simulator ran late: ") + arrivals + completions
+                + (lag.punctual() ? "" : "; latencies include the delay");
     }
 
     static String describeDownstream(SimulationSettings settings) {

@@ -59,7 +59,7 @@ public final class Verdict {
      * @return the text, starting with {@code Verdict:}
      */
     public static String of(SimulationResult result) {
-        return wrap("Verdict: " + sentence(result), 100);
+        return wrap("Verdict: " + sentence(result) + caution(result).map(text -> " " + text).orElse(""), 100);
     }
 
     /**
@@ -70,6 +70,21 @@ public final class Verdict {
      */
     public static String sentence(SimulationResult result) {
         return headline(result) + ". " + explanation(result);
+    }
+
+    /**
+     * Warns when the machine was too busy for the simulator to keep its schedule.
+     *
+     * @param result the run
+     * @return a sentence, or empty when the run was punctual
+     */
+    public static Optional<String> caution(SimulationResult result) {
+        if (result.schedulingLag().punctual()) {
+            return Optional.empty();
+        }
+        return Optional.of(String.format(Locale.ROOT, "Caution: the machine was busy and the simulator ran up to %s "
+                + "late, which adds to latencies and bunches arrivals; run again on a quieter machine for precise "
+                + "figures.", Durations.humanMillis(result.schedulingLag().worst())));
     }
 
     /**

@@ -24,13 +24,14 @@ interface ArrivalProcess extends AutoCloseable {
      *
      * @param settings the run's settings
      * @param ticker the clock
+     * @param measurements where open-loop arrivals record how late they were made
      * @return a new process
      */
-    static ArrivalProcess of(SimulationSettings settings, Ticker ticker) {
+    static ArrivalProcess of(SimulationSettings settings, Ticker ticker, RunMeasurements measurements) {
         ArrivalModel model = settings.arrivals();
         if (model instanceof ArrivalModel.OpenLoop) {
             return new OpenLoopArrivals(((ArrivalModel.OpenLoop) model).rate(), settings.serviceTime(),
-                    settings.seed(), ticker);
+                    settings.seed(), ticker, measurements);
         }
         ArrivalModel.ClosedLoop closed = (ArrivalModel.ClosedLoop) model;
         return new ClosedLoopClients(closed.clients(), closed.thinkTime(), settings.serviceTime(), settings.seed(),

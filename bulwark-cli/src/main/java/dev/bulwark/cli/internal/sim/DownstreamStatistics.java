@@ -11,7 +11,8 @@ import org.HdrHistogram.Histogram;
  * @param completedNanos the total time completed calls spent in the downstream
  * @param aborted calls still in flight when the run ended
  * @param residenceMicros the time each completed call spent in the downstream, in microseconds
+ * @param latestCompletionNanos the latest the scheduler woke up to complete calls, after the time it planned
  */
 public record DownstreamStatistics(int peakInFlight, double inFlightIntegral, long completed, long completedNanos,
-                                   long aborted, Histogram residenceMicros) {
+                                   long aborted, Histogram residenceMicros, long latestCompletionNanos) {
 }

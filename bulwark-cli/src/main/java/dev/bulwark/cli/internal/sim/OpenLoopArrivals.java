@@ -15,12 +15,14 @@ final class OpenLoopArrivals implements ArrivalProcess {
     private final Distribution serviceTime;
     private final long seed;
     private final Ticker ticker;
+    private final RunMeasurements measurements;
 
-    OpenLoopArrivals(Rate rate, Distribution serviceTime, long seed, Ticker ticker) {
+    OpenLoopArrivals(Rate rate, Distribution serviceTime, long seed, Ticker ticker, RunMeasurements measurements) {
         this.rate = rate;
         this.serviceTime = serviceTime;
         this.seed = seed;
         this.ticker = ticker;
+        this.measurements = measurements;
     }
 
     @Override
@@ -40,6 +42,7 @@ final class OpenLoopArrivals implements ArrivalProcess {
             if (!ArrivalProcess.parkUntil(ticker, due)) {
                 return;
             }
+            measurements.arrivalLate(ticker.read() - due);
             launcher.launch(due, work, null);
         }
     }

@@ -24,6 +24,7 @@ public final class RunMeasurements {
     private final AtomicReference<Throwable> firstUnexpectedFailure = new AtomicReference<>();
     private final Recorder endToEndMicros = new Recorder(3);
     private final Recorder queueWaitMicros = new Recorder(3);
+    private final Recorder arrivalLagMicros = new Recorder(3);
 
     /**
      * Creates empty measurements.
@@ -58,6 +59,24 @@ public final class RunMeasurements {
         outcomes.incrementAndGet(outcome.ordinal());
         finished.incrementAndGet();
         return outcome;
+    }
+
+    /**
+     * Records how late the arrival thread made a call (on a busy machine it falls behind and catches up).
+     *
+     * @param lateNanos the time from the call's due time to the moment it was made
+     */
+    public void arrivalLate(long lateNanos) {
+        arrivalLagMicros.recordValue(Math.max(0L, lateNanos / 1_000L));
+    }
+
+    /**
+     * Returns how late arrivals were made, and resets the record. Call once, at the end.
+     *
+     * @return microseconds
+     */
+    Histogram takeArrivalLag() {
+        return arrivalLagMicros.getIntervalHistogram();
     }
 
     /**

@@ -36,6 +36,7 @@ public final class SimulatedDownstream implements AutoCloseable {
     private final AtomicLong completed = new AtomicLong();
     private final AtomicLong completedNanos = new AtomicLong();
     private final AtomicLong aborts = new AtomicLong();
+    private final AtomicLong latestCompletionNanos = new AtomicLong();
     /** Time in the downstream of completed calls, in microseconds. */
     private final Recorder residenceMicros = new Recorder(3);
 
@@ -116,6 +117,7 @@ public final class SimulatedDownstream implements AutoCloseable {
 
     private void completeCallsAsTheirWorkEnds() {
         List<ProcessorSharingModel.Job<CompletableFuture<Void>>> done = new ArrayList<>();
+        long plannedWake = Long.MAX_VALUE;
         while (!closed) {
             long sleep;
             long now;
@@ -123,9 +125,15 @@ public final class SimulatedDownstream implements AutoCloseable {
             try {
                 now = ticker.read();
                 model.finishDue(now, done);
+                if (!done.isEmpty() && plannedWake != Long.MAX_VALUE && now - plannedWake > 0) {
+                    // Woken later than planned for a completion: the machine is busy (or the timer coarse).
+                    long late = now - plannedWake;
+                    latestCompletionNanos.accumulateAndGet(late, Math::max);
+                }
                 inFlight = model.inFlight();
                 sleep = done.isEmpty() ? model.nanosUntilNextFinish() : 0L;
                 wakeAt = sleep == Long.MAX_VALUE ? Long.MAX_VALUE : now + sleep;
+                plannedWake = wakeAt;
             } finally {
                 lock.unlock();
             }
@@ -167,7 +175,8 @@ public final class SimulatedDownstream implements AutoCloseable {
         try {
             model.advanceTo(ticker.read());
             return new DownstreamStatistics(model.peakInFlight(), model.inFlightIntegral(), completed.get(),
-                    completedNanos.get(), aborts.get(), residenceMicros.getIntervalHistogram());
+                    completedNanos.get(), aborts.get(), residenceMicros.getIntervalHistogram(),
+                    latestCompletionNanos.get());
         } finally {
             lock.unlock();
         }

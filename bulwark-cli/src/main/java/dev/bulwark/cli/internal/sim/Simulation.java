@@ -75,7 +75,7 @@ public final class Simulation {
              CallLauncher launcher = settings.mode() == ExecutionMode.ASYNC
                      ? new AsyncCallLauncher(policy, bulkhead, downstream, endOfRun, measurements)
                      : new ThreadPerCallLauncher(policy, downstream, endOfRun, measurements);
-             ArrivalProcess arrivals = ArrivalProcess.of(settings, ticker)) {
+             ArrivalProcess arrivals = ArrivalProcess.of(settings, ticker, measurements)) {
             long start = ticker.read();
             TimelineSampler sampler = new TimelineSampler(start, ticker, settings.duration(), measurements,
                     downstream, bulkhead, progress);
@@ -156,6 +156,13 @@ public final class Simulation {
         return true;
     }
 
+    private SchedulingLag schedulingLag(RunMeasurements measurements, DownstreamStatistics downstream) {
+        Histogram arrivalLag = measurements.takeArrivalLag();
+        boolean open = settings.arrivals() instanceof ArrivalModel.OpenLoop && arrivalLag.getTotalCount() > 0;
+        return new SchedulingLag(open ? arrivalLag.getValueAtPercentile(99.0) / 1000.0 : Double.NaN,
+                open ? arrivalLag.getMaxValue() / 1000.0 : Double.NaN, downstream.latestCompletionNanos() / 1e6);
+    }
+
     private static void awaitTermination(ScheduledExecutorService sampling) {
         try {
             sampling.awaitTermination(5, TimeUnit.SECONDS);
@@ -184,6 +191,7 @@ public final class Simulation {
                 .peaks(downstream.peakInFlight(), measurements.peakQueued())
                 .littlesLaw(littlesLaw)
                 .policyEvents(policyEvents.retries(), policyEvents.timedOutAttempts())
+                .schedulingLag(schedulingLag(measurements, downstream))
                 .timeline(sampler.samples());
         if (collector != null) {
             result.bulkheadEvents(collector.counts());

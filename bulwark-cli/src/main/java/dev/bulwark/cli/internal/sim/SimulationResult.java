@@ -24,6 +24,7 @@ public final class SimulationResult {
     private final LittlesLaw littlesLaw;
     private final long retries;
     private final long timedOutAttempts;
+    private final SchedulingLag schedulingLag;
     private final List<Sample> timeline;
     private final String unexpectedFailure;
 
@@ -42,6 +43,7 @@ public final class SimulationResult {
         this.littlesLaw = Objects.requireNonNull(builder.littlesLaw, "littlesLaw");
         this.retries = builder.retries;
         this.timedOutAttempts = builder.timedOutAttempts;
+        this.schedulingLag = Objects.requireNonNull(builder.schedulingLag, "schedulingLag");
         this.timeline = List.copyOf(builder.timeline);
         this.unexpectedFailure = builder.unexpectedFailure;
     }
@@ -178,6 +180,15 @@ public final class SimulationResult {
     }
 
     /**
+     * Returns how late the simulator itself was on this machine.
+     *
+     * @return the lag of arrivals and completions
+     */
+    public SchedulingLag schedulingLag() {
+        return schedulingLag;
+    }
+
+    /**
      * Returns the run's time series.
      *
      * @return samples in time order, the first at time 0 and the last at the end
@@ -243,6 +254,7 @@ public final class SimulationResult {
         private LittlesLaw littlesLaw;
         private long retries;
         private long timedOutAttempts;
+        private SchedulingLag schedulingLag;
         private List<Sample> timeline = List.of();
         private String unexpectedFailure;
 
@@ -297,6 +309,11 @@ public final class SimulationResult {
         Builder policyEvents(long retryCount, long timedOutAttemptCount) {
             retries = retryCount;
             timedOutAttempts = timedOutAttemptCount;
+            return this;
+        }
+
+        Builder schedulingLag(SchedulingLag value) {
+            schedulingLag = value;
             return this;
         }
 

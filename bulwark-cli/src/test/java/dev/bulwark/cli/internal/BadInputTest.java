@@ -1,0 +1,128 @@
+package dev.bulwark.cli.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.bulwark.cli.BulwarkCli;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Bad input ends with exit code 2 and one line that names the flag and the accepted form: no usage dump, no stack
+ * trace, nothing on standard output, and no simulation run.
+ */
+class BadInputTest {
+
+    private static final class Outcome {
+        int exitCode;
+        String out;
+        String err;
+    }
+
+    private static Outcome run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        Outcome outcome = new Outcome();
+        outcome.exitCode = BulwarkCli.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        outcome.out = out.toString();
+        outcome.err = err.toString();
+        return outcome;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+        "simulate --lmit 4               | unknown option '--lmit' (did you mean --limit?)",
+        "simulate --limit 0              | --limit: expected a whole number of at least 1, got '0'",
+        "simulate --limit many           | --limit: expected a whole number of at least 1, got 'many'",
+        "simulate --queue -1             | --queue: expected a whole number of at least 0, got '-1'",
+        "simulate --clients 0            | --clients: expected a whole number of at least 1, got '0'",
+        "simulate --downstream-capacity 0 | --downstream-capacity: expected a whole number of at least 1",
+        "simulate --duration 10          | --duration: expected a duration such as 20ms, 1.5s, 250us or 2m, got '10'",
+        "simulate --duration 0s          | --duration: expected a duration such as 20ms, 1.5s, 250us or 2m (more than zero)",
+        "simulate --max-wait soon        | --max-wait: expected a duration such as 20ms, 1.5s, 250us or 2m (more than zero), or none",
+        "simulate --drain -1s            | --drain: expected a duration such as 20ms",
+        "simulate --timeout 0ms          | --timeout: expected a duration such as 20ms",
+        "simulate --retry-delay x --retry 1 | --retry-delay: expected a duration such as 20ms",
+        "simulate --retry 0              | --retry: expected a whole number of at least 1, got '0'",
+        "simulate --rate fast            | --rate: expected a rate such as 2000/s, 120000/m or 5/ms, got 'fast'",
+        "simulate --rate 0/s             | --rate: expected a rate such as 2000/s",
+        "simulate --service-time gauss:3ms | --service-time: expected fixed:20ms, exp:20ms or lognormal:median=20ms,p99=200ms, got 'gauss:3ms'",
+        "simulate --service-time lognormal:median=20ms | --service-time: expected fixed:20ms, exp:20ms or lognormal:median=20ms,p99=200ms",
+        "simulate --think-time x --clients 2 | --think-time: expected fixed:20ms, exp:20ms or lognormal",
+        "simulate --degradation -1       | --degradation: expected a number of at least 0 such as 1 or 0.5, got '-1'",
+        "simulate --seed x               | --seed: expected a whole number such as 42, got 'x'",
+        "simulate --format xml           | --format: expected text, json or csv, got 'xml'",
+        "simulate --progress loud        | --progress: expected auto, live, plain or off, got 'loud'",
+        "simulate --limit                | Missing required parameter for option '--limit'",
+        "simulate --rate 10/s --clients 4 | --rate=RATE, --clients=N are mutually exclusive",
+        "simulate --think-time 5ms       | --think-time applies only with --clients",
+        "simulate --no-bulkhead --queue 4 | --no-bulkhead cannot be combined with --queue",
+        "simulate --retry-delay 5ms      | --retry-delay applies only with --retry N",
+        "simulate extra                  | unexpected argument 'extra'",
+        "sweep --limit 4,0               | --limit: expected a whole number of at least 1, got '0'",
+        "sweep --queue 0,x               | --queue: expected a whole number of at least 0, got 'x'",
+        "sweep --max-reject 200%         | --max-reject: expected a percentage from 0% to 100% such as 1% or 0.5%, got '200%'",
+        "sweep --target-p99 fast         | --target-p99: expected a duration such as 20ms",
+        "sweep --no-bulkhead             | unknown option '--no-bulkhead'",
+        "frobnicate                      | unexpected argument 'frobnicate' (did you mean simulate?)",
+    })
+    void badInputIsOneLineWithExitCode2(String commandLine, String expected) {
+        Outcome outcome = run(commandLine.trim().split("\\s+"));
+
+        assertThat(outcome.exitCode).isEqualTo(2);
+        assertThat(outcome.err.lines()).hasSize(1);
+        assertThat(outcome.err).contains(expected).contains("see 'bulwark")
+                .doesNotContain("Exception").doesNotContain("\tat ").doesNotContain("Usage:");
+        assertThat(outcome.out).isEmpty();
+    }
+
+    @Test
+    void noCommandIsBadInputToo() {
+        Outcome outcome = run();
+
+        assertThat(outcome.exitCode).isEqualTo(2);
+        assertThat(outcome.err.strip()).isEqualTo("bulwark: missing command: simulate or sweep (see 'bulwark --help')");
+    }
+
+    @Test
+    void aReportInAMissingDirectoryIsRefusedBeforeTheRun(@TempDir Path directory) {
+        Path report = directory.resolve("missing").resolve("run.html");
+
+        Outcome outcome = run("simulate", "--report", report.toString(), "--progress", "off");
+
+        assertThat(outcome.exitCode).isEqualTo(2);
+        assertThat(outcome.err).contains("--report: directory '" + report.getParent() + "' does not exist");
+        assertThat(outcome.out).isEmpty();
+    }
+
+    @Test
+    void helpAndVersionAreOnEveryCommand() {
+        for (String command : new String[] {"", "simulate", "sweep"}) {
+            String[] help = command.isEmpty() ? new String[] {"--help"} : new String[] {command, "--help"};
+            Outcome helped = run(help);
+            assertThat(helped.exitCode).as(command + " --help").isZero();
+            assertThat(helped.out).contains("Usage: bulwark").doesNotContain("Could not format");
+            assertThat(helped.err).isEmpty();
+
+            String[] version = command.isEmpty() ? new String[] {"--version"} : new String[] {command, "--version"};
+            Outcome versioned = run(version);
+            assertThat(versioned.exitCode).isZero();
+            assertThat(versioned.out).startsWith("bulwark ").doesNotContain("unknown").contains("Java ");
+        }
+    }
+
+    @Test
+    void helpDocumentsEveryForm() {
+        String help = run("simulate", "--help").out;
+
+        assertThat(help).contains("--rate=RATE", "2000/s, 120000/m, 5/ms", "--clients=N", "--think-time=DIST",
+                "--seed=N", "--service-time=DIST", "lognormal:median=20ms,p99=200ms", "--downstream-capacity=N",
+                "--degradation=D", "--limit=N", "--queue=N", "--max-wait=DURATION", "--no-bulkhead", "--retry=N",
+                "--retry-delay=DURATION", "--timeout=DURATION", "--threads", "--drain=DURATION", "--format=FORMAT",
+                "--report=FILE.html", "--progress=MODE", "--duration=DURATION");
+    }
+}
