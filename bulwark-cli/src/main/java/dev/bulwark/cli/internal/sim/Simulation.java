@@ -29,8 +29,9 @@ import org.HdrHistogram.Histogram;
  * queue through their {@link CancellationSignal}; calls in flight are abandoned by the downstream), so that every
  * arrival has exactly one outcome. A run therefore takes its duration plus at most the drain, plus a moment.
  *
- * <p>Not thread-safe: one run per instance of the settings at a time on the calling thread (which generates the
- * open-loop arrivals); any number of runs may go on in parallel on different threads.
+ * <p>Thread-safe: each {@link #run} has state of its own, on the calling thread (which generates the open-loop
+ * arrivals) and on threads it starts and stops; runs on different threads do not interfere, though they share the
+ * machine and so its punctuality ({@link SchedulingLag}).
  */
 public final class Simulation {
 
