@@ -18,6 +18,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.ToLongFunction;
+import java.util.stream.Collectors;
 
 /**
  * The report of a run as one self-contained HTML page: inline CSS and inline SVG charts, no script, no font,
@@ -261,7 +263,7 @@ public final class HtmlReport {
     }
 
     /** The rate of a cumulative count at each shown sample, over the window before it (from all samples). */
-    private static double[] rate(List<Sample> all, List<Sample> shown, java.util.function.ToLongFunction<Sample> count) {
+    private static double[] rate(List<Sample> all, List<Sample> shown, ToLongFunction<Sample> count) {
         double[] rates = new double[shown.size()];
         int from = 0;
         for (int i = 0; i < shown.size(); i++) {
@@ -285,7 +287,7 @@ public final class HtmlReport {
         }
         // Calls admitted without waiting have a wait of 0 (the first bucket); drawing them would flatten the rest.
         List<LatencyBucket> waited = withoutSparseStart(result.queueWaitDistribution().stream()
-                .filter(b -> b.fromMillis() >= 0.01).collect(java.util.stream.Collectors.toList()));
+                .filter(b -> b.fromMillis() >= 0.01).collect(Collectors.toList()));
         if (!waited.isEmpty()) {
             addBuckets(chart, "queue wait (calls that waited)", QUEUE_WAIT, waited);
         }

@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The report of a run as one JSON object, written with Jackson's streaming generator. Durations are in
@@ -113,6 +114,12 @@ public final class JsonReport {
         json.writeBooleanField("punctual", result.schedulingLag().punctual());
         json.writeEndObject();
         json.writeStringField("verdict", Verdict.sentence(result));
+        Optional<String> caution = Verdict.caution(result);
+        if (caution.isPresent()) {
+            json.writeStringField("caution", caution.get());
+        } else {
+            json.writeNullField("caution");
+        }
         if (result.unexpectedFailure().isPresent()) {
             json.writeStringField("unexpectedFailure", result.unexpectedFailure().get());
         } else {

@@ -1,5 +1,6 @@
 package dev.bulwark.cli.internal.report;
 
+import java.math.BigDecimal;
 import java.util.Locale;
 
 /** Number formats for the text reports: fixed locale, so output is the same on every machine. */
@@ -43,7 +44,7 @@ final class Numbers {
 
     /** A setting such as the degradation: as short as possible, {@code 1}, {@code 0.25}. */
     static String plain(double value) {
-        return java.math.BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
+        return BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
     }
 
     /** Milliseconds for a table column, without unit: {@code 0.41}, {@code 21.3}, {@code 112}, {@code 4,210}. */

@@ -1,5 +1,7 @@
 package dev.bulwark.cli.internal.report;
 
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -234,8 +236,7 @@ final class SvgChart {
         if (value == Math.rint(value)) {
             return String.format(Locale.ROOT, "%.0f", value);
         }
-        return java.math.BigDecimal.valueOf(value).round(new java.math.MathContext(3)).stripTrailingZeros()
-                .toPlainString();
+        return BigDecimal.valueOf(value).round(new MathContext(3)).stripTrailingZeros().toPlainString();
     }
 
     static String millisLabel(double millis) {

@@ -39,22 +39,23 @@ public final class SweepReport {
                 + (sweep.rows().isEmpty() ? "-" : sweep.rows().get(0).result().callStyle()));
         out.println("  targets     " + describeTargets(sweep.targets()));
         out.println();
-        out.printf(Locale.ROOT, "%6s %6s %10s %9s %9s %9s %10s %9s %8s %6s%n", "limit", "queue", "served/s",
-                "unserved", "p50 ms", "p99 ms", "wait p99", "in flight", "healthy", "meets");
+        out.printf(Locale.ROOT, "%6s %6s %10s %9s %9s %9s %9s %10s %8s %8s %6s%n", "limit", "queue", "served/s",
+                "unserved", "p50 ms", "p99 ms", "wait p99", "in flight", "healthy", "late ms", "meets");
         for (SweepResult.Row row : sweep.rows()) {
             SimulationResult result = row.result();
             BulkheadSettings setting = row.setting();
-            out.printf(Locale.ROOT, "%6d %6d %10s %9s %9s %9s %10s %9s %8s %6s%n", setting.limit(), setting.queue(),
-                    Numbers.whole(result.goodput()), Numbers.percent(result.counts().unservedShare()),
+            out.printf(Locale.ROOT, "%6d %6d %10s %9s %9s %9s %9s %10s %8s %8s %6s%n", setting.limit(),
+                    setting.queue(), Numbers.whole(result.goodput()), Numbers.percent(result.counts().unservedShare()),
                     Numbers.millis(result.endToEnd().p50()), Numbers.millis(result.endToEnd().p99()),
                     Numbers.millis(result.queueWait().p99()), Numbers.count(result.peakInFlight()),
-                    Verdict.healthy(result) ? "yes" : "no", sweep.targets().any() ? (row.meetsTargets() ? "yes" : "no")
-                            : "-");
+                    Verdict.healthy(result) ? "yes" : "no", Numbers.millis(result.schedulingLag().worst()),
+                    sweep.targets().any() ? (row.meetsTargets() ? "yes" : "no") : "-");
         }
         out.println("  (served/s: goodput; unserved: rejected, timed out or cancelled; in flight: peak at the "
-                + "downstream)");
+                + "downstream;");
+        out.println("   late ms: how late the simulator ran on this machine, see 'Machine' in simulate's report)");
         out.println();
-        out.println(Verdict.wrap(conclusion(sweep), 100));
+        out.println(Verdict.wrap(conclusion(sweep) + caution(sweep).map(text -> " " + text).orElse(""), 100));
         out.flush();
     }
 
@@ -102,6 +103,12 @@ public final class SweepReport {
                 json.writeNullField("recommended");
             }
             json.writeStringField("conclusion", conclusion(sweep));
+            Optional<String> caution = caution(sweep);
+            if (caution.isPresent()) {
+                json.writeStringField("caution", caution.get());
+            } else {
+                json.writeNullField("caution");
+            }
             json.writeEndObject();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -121,6 +128,24 @@ public final class SweepReport {
             CsvReport.writeRow(out, row.result(), row.meetsTargets());
         }
         out.flush();
+    }
+
+    /**
+     * Warns when the machine was too busy during some runs for their figures to be precise.
+     *
+     * @param sweep the sweep
+     * @return a sentence, or empty when every run kept its schedule
+     */
+    public static Optional<String> caution(SweepResult sweep) {
+        List<SweepResult.Row> late = sweep.rows().stream().filter(row -> !row.result().schedulingLag().punctual())
+                .collect(Collectors.toList());
+        if (late.isEmpty()) {
+            return Optional.empty();
+        }
+        double worst = late.stream().mapToDouble(row -> row.result().schedulingLag().worst()).max().orElse(0);
+        return Optional.of(String.format(Locale.ROOT, "Caution: the machine was busy during %d of the %d runs (the "
+                + "simulator ran up to %s late), so their figures are noisier; repeat on a quieter machine before "
+                + "relying on close calls.", late.size(), sweep.rows().size(), Durations.humanMillis(worst)));
     }
 
     static String describeTargets(SweepTargets targets) {

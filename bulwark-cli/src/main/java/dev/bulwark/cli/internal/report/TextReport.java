@@ -60,12 +60,12 @@ public final class TextReport {
             latencyRow(out, "queue wait", result.queueWait());
         }
         latencyRow(out, "end to end", result.endToEnd());
-        out.println("  (queue wait: admitted calls, as the bulkhead's listener reported it; end to end: completed "
-                + "calls, from arrival)");
+        out.println("  (queue wait of admitted calls, from the bulkhead's listener; end to end of completed calls, "
+                + "from arrival)");
         out.println();
 
         out.printf(Locale.ROOT, "%-14s peak %s in flight (capacity %d); completed calls spent %s there, %sx the "
-                        + "unloaded mean of %s%n", "Downstream", Numbers.count(result.peakInFlight()),
+                        + "unloaded %s%n", "Downstream", Numbers.count(result.peakInFlight()),
                 settings.downstreamCapacity(), Durations.humanMillis(result.littlesLaw().meanTimeInDownstreamMillis()),
                 Numbers.significant(result.slowdown()), Durations.humanMillis(settings.serviceTime().meanNanos() / 1e6));
         if (bulkhead.isPresent()) {
@@ -80,11 +80,10 @@ public final class TextReport {
                     Numbers.count(result.timedOutAttempts()));
         }
         LittlesLaw law = result.littlesLaw();
-        out.printf(Locale.ROOT, "%-14s mean in flight L = %s; throughput x mean time X W = %s/s x %s = %s (%s)%n",
-                "Little's law", Numbers.significant(law.meanInFlight()), Numbers.whole(law.throughputPerSecond()),
+        out.printf(Locale.ROOT, "%-14s L = %s in flight; X W = %s/s x %s = %s: %s%n", "Little's law",
+                Numbers.significant(law.meanInFlight()), Numbers.whole(law.throughputPerSecond()),
                 Durations.humanMillis(law.meanTimeInDownstreamMillis()), Numbers.significant(law.product()),
-                law.holds() ? "holds: a steady state"
-                        : "does not hold: calls piled up faster than the downstream finished them");
+                law.holds() ? "holds, a steady state" : "does not hold, calls piled up faster than they finished");
         out.printf(Locale.ROOT, "%-14s %s%n", "Machine", describeLag(result.schedulingLag()));
         result.unexpectedFailure().ifPresent(failure -> out.println("Unexpected failure: " + failure));
         out.println();
@@ -123,8 +122,7 @@ public final class TextReport {
                 : "arrivals up to " + Durations.humanMillis(lag.arrivalMax()) + " late (p99 "
                         + Durations.humanMillis(lag.arrivalP99()) + "), ";
         String completions = "completions up to " + Durations.humanMillis(lag.completionMax()) + " late";
-        return (lag.punctual() ? "kept the schedule: " : "busy, the simulator ran late: ") + arrivals + completions
-                + (lag.punctual() ? "" : "; latencies include the delay");
+        return (lag.punctual() ? "punctual: " : "busy: ") + arrivals + completions;
     }
 
     static String describeDownstream(SimulationSettings settings) {

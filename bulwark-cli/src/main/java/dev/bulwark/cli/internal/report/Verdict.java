@@ -6,6 +6,9 @@ import dev.bulwark.cli.internal.sim.Durations;
 import dev.bulwark.cli.internal.sim.OutcomeCounts;
 import dev.bulwark.cli.internal.sim.SimulationResult;
 import dev.bulwark.cli.internal.sim.SimulationSettings;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -150,10 +153,10 @@ public final class Verdict {
     /** Where the unserved calls went, largest share first: {@code : 97.9 % were still unfinished at the end}. */
     private static String unserved(OutcomeCounts counts) {
         StringBuilder text = new StringBuilder();
-        java.util.List<CallOutcome> outcomes = new java.util.ArrayList<>(java.util.List.of(CallOutcome.CANCELLED,
+        List<CallOutcome> outcomes = new ArrayList<>(List.of(CallOutcome.CANCELLED,
                 CallOutcome.TIMED_OUT, CallOutcome.REJECTED_QUEUE_FULL, CallOutcome.REJECTED_WAIT_TIMEOUT,
                 CallOutcome.FAILED));
-        outcomes.sort(java.util.Comparator.comparingLong(counts::count).reversed());
+        outcomes.sort(Comparator.comparingLong(counts::count).reversed());
         for (CallOutcome outcome : outcomes) {
             if (counts.count(outcome) == 0) {
                 continue;

@@ -1,6 +1,8 @@
 package dev.bulwark.cli.internal.sim;
 
 import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -41,7 +43,7 @@ public final class Durations {
         if (nanos.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
             throw new IllegalArgumentException("expected " + FORM + ", got '" + text + "' (too long)");
         }
-        return Duration.ofNanos(nanos.setScale(0, java.math.RoundingMode.HALF_UP).longValueExact());
+        return Duration.ofNanos(nanos.setScale(0, RoundingMode.HALF_UP).longValueExact());
     }
 
     private static long nanosPerUnit(String unit) {
@@ -123,7 +125,7 @@ public final class Durations {
     }
 
     private static String decimal(double value) {
-        BigDecimal rounded = new BigDecimal(value).round(new java.math.MathContext(3));
+        BigDecimal rounded = new BigDecimal(value).round(new MathContext(3));
         return rounded.stripTrailingZeros().toPlainString();
     }
 }

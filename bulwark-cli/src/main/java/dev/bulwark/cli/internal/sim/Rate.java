@@ -1,5 +1,7 @@
 package dev.bulwark.cli.internal.sim;
 
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -83,7 +85,7 @@ public record Rate(double perSecond) {
         if (perSecond == Math.rint(perSecond)) {
             return String.format(Locale.ROOT, "%.0f/s", perSecond);
         }
-        return new java.math.BigDecimal(perSecond).round(new java.math.MathContext(4)).stripTrailingZeros()
+        return new BigDecimal(perSecond).round(new MathContext(4)).stripTrailingZeros()
                 .toPlainString() + "/s";
     }
 }
