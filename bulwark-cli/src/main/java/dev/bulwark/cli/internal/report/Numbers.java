@@ -29,6 +29,9 @@ final class Numbers {
         if (Double.isNaN(value)) {
             return "-";
         }
+        if (value == 0) {
+            return "0";
+        }
         double magnitude = Math.abs(value);
         if (magnitude >= 100) {
             return whole(value);

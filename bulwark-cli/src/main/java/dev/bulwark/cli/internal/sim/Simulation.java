@@ -14,6 +14,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
@@ -38,6 +39,12 @@ public final class Simulation {
     /** How long the end phase may take before the run is declared broken (a call lost its outcome). */
     private static final long END_TIMEOUT_NANOS = 10_000_000_000L;
 
+    /** How long the unmeasured warm-up run lasts. */
+    private static final Duration WARM_UP = Duration.ofMillis(300);
+
+    /** Whether this JVM has run a warm-up already. */
+    private static final AtomicBoolean WARMED_UP = new AtomicBoolean();
+
     private final SimulationSettings settings;
     private final Ticker ticker = Ticker.system();
 
@@ -51,7 +58,8 @@ public final class Simulation {
     }
 
     /**
-     * Runs the simulation and returns what it measured. Blocks for the run's duration plus the drain.
+     * Runs the simulation and returns what it measured. Blocks for the run's duration plus the drain (and, the
+     * first time in a JVM, for an unmeasured warm-up of 0.3 s).
      *
      * @param progress told the run's state at every sample
      * @return the result
@@ -59,6 +67,23 @@ public final class Simulation {
      * @throws CancellationException when the calling thread was interrupted (the run is abandoned)
      */
     public SimulationResult run(ProgressListener progress) {
+        warmUpOnce();
+        return measure(progress);
+    }
+
+    /**
+     * The first run in a JVM loads classes and compiles the hot paths while calls arrive, which would make its
+     * first few hundred milliseconds late and bursty. A short run of the same scenario first, whose result is
+     * thrown away, takes that cost out of the measurement.
+     */
+    private void warmUpOnce() {
+        if (WARMED_UP.compareAndSet(false, true)) {
+            new Simulation(settings.toBuilder().duration(WARM_UP).drain(Duration.ZERO).seed(settings.seed() + 1)
+                    .build()).measure(ProgressListener.none());
+        }
+    }
+
+    private SimulationResult measure(ProgressListener progress) {
         RunMeasurements measurements = new RunMeasurements(ticker);
         BulkheadEventCollector collector = settings.bulkhead().isPresent() ? new BulkheadEventCollector(measurements)
                 : null;
