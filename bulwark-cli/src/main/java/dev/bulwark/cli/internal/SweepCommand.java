@@ -29,8 +29,8 @@ import picocli.CommandLine.Spec;
                     + "limit, then smallest queue) that meets --target-p99 and --max-reject, or says why none does.",
             "Exits with 1 when targets were given and no setting meets them.", ""},
         footer = {"", "Example:",
-            "  bulwark sweep --rate 1400/s --limit 8,16,24,32,48 --queue 0,16,64 \\",
-            "                --target-p99 100ms --max-reject 1%%"})
+            "  bulwark sweep --rate 1400/s --limit 16,24,32,48 --queue 0,16,64 \\",
+            "                --target-p99 150ms --max-reject 1%%"})
 final class SweepCommand implements Callable<Integer> {
 
     @Spec
