@@ -158,6 +158,16 @@ public interface Bulkhead extends Policy {
     int queuedCount();
 
     /**
+     * Attaches a listener after construction (metrics bind this way). A listener attached while calls are in
+     * flight sees only their later events. Listeners given to the builder cannot be detached.
+     *
+     * @param listener the listener
+     * @return the subscription that detaches it
+     * @throws NullPointerException when {@code listener} is {@code null}
+     */
+    Subscription addListener(BulkheadListener listener);
+
+    /**
      * Changes the concurrency limit at run time. Never blocks and never interrupts anything: raising the limit
      * admits queued callers at once (in arrival order); lowering it lets running calls finish and admits nobody
      * until fewer than {@code maxConcurrency} calls hold a slot.

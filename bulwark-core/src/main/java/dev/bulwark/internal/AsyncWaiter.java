@@ -41,11 +41,11 @@ abstract class AsyncWaiter extends Waiter {
         if (signal.isCancelled() || callerFuture.isDone()) {
             // The caller gave up at the same instant the slot came: pass the slot on rather than run for nobody.
             bulkhead.releaseUnused();
-            bulkhead.reportCancelled(waited);
+            bulkhead.waiterCancelled(this, waited);
             callerFuture.completeExceptionally(bulkhead.cancelledWhileQueued(signal));
             return;
         }
-        bulkhead.reportAdmitted(waited);
+        bulkhead.waiterAdmitted(this, waited);
         begin();
     }
 
@@ -59,7 +59,7 @@ abstract class AsyncWaiter extends Waiter {
                 // Without a timer the wait could outlive its bound; refuse to wait at all instead.
                 if (tryAbandon(CANCELLED)) {
                     bulkhead.removeAbandoned(this);
-                    bulkhead.reportCancelled(bulkhead.ticker().read() - enqueuedAt);
+                    bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
                     callerFuture.completeExceptionally(schedulerRefused);
                 }
                 return;
@@ -91,7 +91,7 @@ abstract class AsyncWaiter extends Waiter {
             bulkhead.removeAbandoned(this);
             disarm();
             long waited = bulkhead.ticker().read() - enqueuedAt;
-            callerFuture.completeExceptionally(bulkhead.reject(bulkhead.waitTimeout(waited)));
+            callerFuture.completeExceptionally(bulkhead.waiterTimedOut(this, waited));
         }
     }
 
@@ -99,7 +99,7 @@ abstract class AsyncWaiter extends Waiter {
         if (tryAbandon(CANCELLED)) {
             bulkhead.removeAbandoned(this);
             disarm();
-            bulkhead.reportCancelled(bulkhead.ticker().read() - enqueuedAt);
+            bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
             callerFuture.completeExceptionally(bulkhead.cancelledWhileQueued(signal));
         }
     }
@@ -108,7 +108,7 @@ abstract class AsyncWaiter extends Waiter {
         if (tryAbandon(CANCELLED)) {
             bulkhead.removeAbandoned(this);
             disarm();
-            bulkhead.reportCancelled(bulkhead.ticker().read() - enqueuedAt);
+            bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
         }
     }
 }

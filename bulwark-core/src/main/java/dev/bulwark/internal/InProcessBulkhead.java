@@ -2,11 +2,13 @@ package dev.bulwark.internal;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.BulkheadConfig;
+import dev.bulwark.BulkheadListener;
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
 import dev.bulwark.Rejection;
 import dev.bulwark.Scheduler;
+import dev.bulwark.Subscription;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.Ticker;
 import java.lang.invoke.MethodHandles;
@@ -71,10 +73,13 @@ import java.util.function.Supplier;
 public final class InProcessBulkhead implements Bulkhead, ChainStep {
 
     private static final VarHandle STATE;
+    private static final VarHandle EVENTS;
 
     static {
         try {
-            STATE = MethodHandles.lookup().findVarHandle(InProcessBulkhead.class, "state", long.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            STATE = lookup.findVarHandle(InProcessBulkhead.class, "state", long.class);
+            EVENTS = lookup.findVarHandle(InProcessBulkhead.class, "events", BulkheadEvents.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -90,8 +95,11 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
     private final Ticker ticker;
     private final Scheduler scheduler;
     private final Consumer<? super Rejection> rejectionHandler;
-    /** {@code null} when no listener is registered: the hot path then reads no clock. */
-    private final BulkheadEvents events;
+    /**
+     * {@code null} when no listener is registered: the hot path then reads no clock. Replaced (never mutated) when
+     * a listener is attached or detached.
+     */
+    private volatile BulkheadEvents events;
 
     /** {@code waiting} in the high 32 bits, signed {@code available} in the low 32 bits. */
     private volatile long state;
@@ -205,13 +213,21 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
         }
     }
 
-    /** Releases a slot whose operation ran, then reports the execution time. */
+    /**
+     * Reports the execution time, then releases a slot whose operation ran. Reporting first keeps the event order
+     * causal for listeners that count calls in flight: the next waiter's "admitted" never precedes this "released".
+     */
     void releaseAfterRun(long startedAt) {
-        releaseUnused();
         BulkheadEvents listeners = events;
         if (listeners != null) {
-            listeners.released(ticker.read() - startedAt);
+            try {
+                listeners.released(ticker.read() - startedAt);
+            } finally {
+                releaseUnused();
+            }
+            return;
         }
+        releaseUnused();
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -464,20 +480,20 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
         long waited = ticker.read() - waiter.enqueuedAt;
         int fate = waiter.status;
         if (fate == Waiter.GRANTED && !interrupted && !signal.isCancelled()) {
-            reportAdmitted(waited);
+            waiterAdmitted(waiter, waited);
             return;
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
         if (fate == Waiter.TIMED_OUT) {
-            throw reject(waitTimeout(waited));
+            throw waiterTimedOut(waiter, waited);
         }
         if (fate == Waiter.GRANTED) {
             // Granted at the same instant the caller gave up: pass the slot on instead of running for nobody.
             releaseUnused();
         }
-        reportCancelled(waited);
+        waiterCancelled(waiter, waited);
         throw interrupted ? interruptedWhileQueued() : cancelledWhileQueued(signal);
     }
 
@@ -636,6 +652,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
 
     /** Reports the refusal, runs the overflow handler on the current thread, and makes the exception. */
     BulkheadRejectedException reject(Rejection rejection) {
+        FlightRecorderEvents.rejected(rejection);
         BulkheadEvents listeners = events;
         if (listeners != null) {
             listeners.rejected(rejection);
@@ -674,6 +691,24 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
         return exception;
     }
 
+    /** A queued waiter got its slot and will run. */
+    void waiterAdmitted(Waiter waiter, long waitedNanos) {
+        FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.ADMITTED);
+        reportAdmitted(waitedNanos);
+    }
+
+    /** A queued waiter left without running because its caller gave up. */
+    void waiterCancelled(Waiter waiter, long waitedNanos) {
+        FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.CANCELLED);
+        reportCancelled(waitedNanos);
+    }
+
+    /** A queued waiter reached the maximum wait: reports, runs the handler, and makes the exception. */
+    BulkheadRejectedException waiterTimedOut(Waiter waiter, long waitedNanos) {
+        FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.TIMED_OUT);
+        return reject(waitTimeout(waitedNanos));
+    }
+
     void reportAdmitted(long waitedNanos) {
         BulkheadEvents listeners = events;
         if (listeners != null) {
@@ -694,6 +729,24 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
 
     // ---------------------------------------------------------------------------------------------------------
     // Configuration and counts
+
+    @Override
+    public Subscription addListener(BulkheadListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        BulkheadEvents.Entry entry = new BulkheadEvents.Entry(listener);
+        BulkheadEvents current;
+        do {
+            current = events;
+        } while (!EVENTS.compareAndSet(this, current, BulkheadEvents.with(current, name, entry)));
+        return () -> {
+            BulkheadEvents before;
+            BulkheadEvents after;
+            do {
+                before = events;
+                after = BulkheadEvents.without(before, entry);
+            } while (before != after && !EVENTS.compareAndSet(this, before, after));
+        };
+    }
 
     @Override
     public String name() {

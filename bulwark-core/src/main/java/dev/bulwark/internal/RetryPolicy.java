@@ -63,7 +63,7 @@ public final class RetryPolicy implements ChainStep {
         this.backoffInitialNanos = backoffInitial == null ? 0L : saturatedNanos(backoffInitial);
         this.backoffMaxNanos = backoffMax == null ? 0L : saturatedNanos(backoffMax);
         this.jitter = jitter;
-        this.listeners = Listeners.of(name, listeners);
+        this.listeners = new Listeners<>(name, listeners);
         this.scheduler = scheduler;
         this.ticker = ticker;
     }
@@ -83,6 +83,16 @@ public final class RetryPolicy implements ChainStep {
      */
     public String name() {
         return name;
+    }
+
+    /**
+     * Attaches a listener.
+     *
+     * @param listener the listener
+     * @return the subscription that detaches it
+     */
+    public dev.bulwark.Subscription addListener(RetryListener listener) {
+        return listeners.add(listener);
     }
 
     /**
@@ -147,24 +157,21 @@ public final class RetryPolicy implements ChainStep {
     }
 
     private void reportRetry(int attempt, Throwable failure, long delayNanos) {
-        Listeners<RetryListener> current = listeners;
-        if (current != null) {
+        if (listeners.any()) {
             RetryEvent event = new RetryEvent(name, attempt, failure, Duration.ofNanos(delayNanos));
-            current.notify("retryScheduled", listener -> listener.retryScheduled(event));
+            listeners.notify("retryScheduled", listener -> listener.retryScheduled(event));
         }
     }
 
     private void reportSuccess(int attempts) {
-        Listeners<RetryListener> current = listeners;
-        if (current != null) {
-            current.notify("succeeded", listener -> listener.succeeded(attempts));
+        if (listeners.any()) {
+            listeners.notify("succeeded", listener -> listener.succeeded(attempts));
         }
     }
 
     private void reportFailure(int attempts, Throwable failure, boolean exhausted) {
-        Listeners<RetryListener> current = listeners;
-        if (current != null) {
-            current.notify("failed", listener -> listener.failed(attempts, failure, exhausted));
+        if (listeners.any()) {
+            listeners.notify("failed", listener -> listener.failed(attempts, failure, exhausted));
         }
     }
 
@@ -204,7 +211,7 @@ public final class RetryPolicy implements ChainStep {
                 }
                 continue;
             }
-            if (listeners != null) {
+            if (listeners.any()) {
                 reportSuccess(attempt);
             }
             return result;
@@ -359,7 +366,7 @@ public final class RetryPolicy implements ChainStep {
             if (completedNow) {
                 int attempts = attempt;
                 if (failure == null) {
-                    if (policy.listeners != null) {
+                    if (policy.listeners.any()) {
                         policy.reportSuccess(attempts);
                     }
                 } else {

@@ -56,7 +56,7 @@ public final class TimeoutPolicy implements ChainStep {
         long nanos = Arguments.boundedNanos(timeout);
         this.timeoutNanos = nanos == 0L ? Long.MAX_VALUE : nanos;
         this.interruptOnTimeout = interruptOnTimeout;
-        this.listeners = Listeners.of(name, listeners);
+        this.listeners = new Listeners<>(name, listeners);
         this.scheduler = scheduler;
         this.ticker = ticker;
     }
@@ -71,6 +71,16 @@ public final class TimeoutPolicy implements ChainStep {
     }
 
     /**
+     * Attaches a listener.
+     *
+     * @param listener the listener
+     * @return the subscription that detaches it
+     */
+    public dev.bulwark.Subscription addListener(TimeoutListener listener) {
+        return listeners.add(listener);
+    }
+
+    /**
      * Returns the duration.
      *
      * @return the timeout
@@ -80,22 +90,20 @@ public final class TimeoutPolicy implements ChainStep {
     }
 
     private void reportTimedOut(TimeoutExceededException exception) {
-        Listeners<TimeoutListener> current = listeners;
-        if (current != null) {
-            current.notify("timedOut", listener -> listener.timedOut(exception));
+        if (listeners.any()) {
+            listeners.notify("timedOut", listener -> listener.timedOut(exception));
         }
     }
 
     private void reportInTime(long startedAt) {
-        Listeners<TimeoutListener> current = listeners;
-        if (current != null) {
+        if (listeners.any()) {
             Duration elapsed = Duration.ofNanos(Math.max(0L, ticker.read() - startedAt));
-            current.notify("finishedInTime", listener -> listener.finishedInTime(elapsed));
+            listeners.notify("finishedInTime", listener -> listener.finishedInTime(elapsed));
         }
     }
 
     private long startTime() {
-        return listeners == null ? 0L : ticker.read();
+        return listeners.any() ? ticker.read() : 0L;
     }
 
     // ---------------------------------------------------------------------------------------------------------

@@ -41,6 +41,9 @@ abstract class Waiter {
 
     volatile int status;
 
+    /** The Flight Recorder wait event being timed, or {@code null} when that event is not recorded. */
+    final Object recording;
+
     // Guarded by the bulkhead's lock.
     Waiter previous;
     Waiter next;
@@ -52,6 +55,7 @@ abstract class Waiter {
         this.enqueuedAt = enqueuedAt;
         this.timed = maxWaitNanos > 0;
         this.deadline = enqueuedAt + maxWaitNanos;
+        this.recording = FlightRecorderEvents.beginWait(bulkhead.name(), bulkhead.queuedCount());
     }
 
     /** Hands the slot to this waiter if it still waits. Called by releasers under the bulkhead's lock. */
