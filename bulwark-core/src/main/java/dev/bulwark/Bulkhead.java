@@ -261,6 +261,8 @@ public interface Bulkhead extends Policy {
         final List<BulkheadListener> listeners = new ArrayList<>();
         Ticker ticker = Ticker.system();
         Scheduler scheduler = Scheduler.shared();
+        QueueOrder queueOrder = QueueOrder.FIFO;
+        AdaptiveLimit adaptiveLimit;
 
         Builder() {
             this.name = Names.next("bulkhead");
@@ -275,6 +277,8 @@ public interface Bulkhead extends Policy {
             this.listeners.addAll(config.listeners());
             this.ticker = config.ticker();
             this.scheduler = config.scheduler();
+            this.queueOrder = config.queueOrder();
+            this.adaptiveLimit = config.adaptiveLimit().orElse(null);
         }
 
         /**
@@ -381,11 +385,44 @@ public interface Bulkhead extends Policy {
         }
 
         /**
+         * Sets the order in which waiting calls get freed slots. Default: {@link QueueOrder#FIFO}.
+         *
+         * @param order the order
+         * @return this builder
+         * @throws NullPointerException when {@code order} is {@code null}
+         */
+        public Builder queueOrder(QueueOrder order) {
+            this.queueOrder = Objects.requireNonNull(order, "order");
+            return this;
+        }
+
+        /**
+         * Makes the concurrency limit adaptive: it moves between the limit's minimum and maximum from observed
+         * latencies and outcomes, starting at {@link #maxConcurrency(int)}. See {@link AdaptiveLimit}.
+         *
+         * @param limit the algorithm and its bounds
+         * @return this builder
+         * @throws NullPointerException when {@code limit} is {@code null}
+         */
+        public Builder adaptive(AdaptiveLimit limit) {
+            this.adaptiveLimit = Objects.requireNonNull(limit, "limit");
+            return this;
+        }
+
+        /**
          * Returns the configuration built so far, as an immutable value.
          *
          * @return a new configuration
+         * @throws IllegalArgumentException when an adaptive limit is set and {@code maxConcurrency} lies outside
+         *     its range
          */
         public BulkheadConfig config() {
+            if (adaptiveLimit != null && (maxConcurrency < adaptiveLimit.minLimit()
+                    || maxConcurrency > adaptiveLimit.maxLimit())) {
+                throw new IllegalArgumentException("maxConcurrency (" + maxConcurrency + ") is the starting limit "
+                        + "and must lie within the adaptive range [" + adaptiveLimit.minLimit() + ", "
+                        + adaptiveLimit.maxLimit() + "]");
+            }
             return new BulkheadConfig(this);
         }
 

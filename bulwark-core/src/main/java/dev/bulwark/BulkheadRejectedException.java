@@ -49,7 +49,7 @@ public final class BulkheadRejectedException extends RuntimeException {
                 .append("Bulkhead '").append(r.bulkheadName()).append("' rejected the call: ").append(r.reason())
                 .append(" (executing ").append(r.executingCount()).append(" of ").append(r.maxConcurrency())
                 .append(", queued ").append(r.queuedCount()).append(" of ").append(r.maxQueue());
-        if (r.reason() == Rejection.Reason.WAIT_TIMEOUT && !r.waited().isZero()) {
+        if (!r.waited().isZero()) {
             message.append(", waited ").append(r.waited().toMillis()).append(" ms");
         }
         return message.append(')').toString();

@@ -85,6 +85,13 @@ abstract class AsyncWaiter extends Waiter {
         }
     }
 
+    @Override
+    final void evicted() {
+        disarm();
+        long waited = bulkhead.ticker().read() - enqueuedAt;
+        callerFuture.completeExceptionally(bulkhead.waiterEvicted(this, waited));
+    }
+
     /** Timer task: runs on the scheduler's thread, which is where the overflow handler then runs. */
     private void timeOut() {
         if (tryAbandon(TIMED_OUT)) {

@@ -19,6 +19,7 @@ final class FlightRecorderEvents {
     static final String ADMITTED = "admitted";
     static final String CANCELLED = "cancelled";
     static final String TIMED_OUT = "timed out";
+    static final String EVICTED = "evicted";
 
     private FlightRecorderEvents() {
     }
@@ -96,7 +97,7 @@ final class FlightRecorderEvents {
         @Description("How many calls were already waiting when this one joined the queue")
         int queuedAhead;
         @Label("Outcome")
-        @Description("admitted, cancelled or timed out")
+        @Description("admitted, cancelled, timed out or evicted")
         String outcome;
     }
 }
