@@ -32,6 +32,7 @@ public final class ConformanceCheck {
     private static final int LIMIT = 2;
     private static final int ROUNDS = 2;
     private static final int WAITERS = 3;
+    private static final int BARGING_ROUNDS = 20;
 
     private final Function<SubjectSpec, Subject> factory;
 
@@ -215,7 +216,28 @@ public final class ConformanceCheck {
     }
 
     private Verdict syncFifo() throws InterruptedException {
-        Subject subject = factory.apply(SubjectSpec.queueing(1, WAITERS + 1));
+        Verdict order = syncFifoRound(WAITERS);
+        if (!order.passed()) {
+            return order;
+        }
+        // Whether a newcomer barges depends on whether it runs before the woken waiter does, which a correct
+        // bulkhead rules out every time and a barging one allows almost every time; repeating the round makes a
+        // barging subject all but certain to show it, while a correct one passes every round.
+        for (int round = 1; round < BARGING_ROUNDS; round++) {
+            Verdict barging = syncFifoRound(1);
+            if (!barging.passed()) {
+                return Verdict.fail(barging.detail() + " (in round " + (round + 1) + " of " + BARGING_ROUNDS + ")");
+            }
+        }
+        return Verdict.pass();
+    }
+
+    /**
+     * One round: a holder, then {@code waiters} callers that queue one after the other, then the holder releases
+     * and at once calls again as a newcomer. Expected: the waiters in arrival order, then the newcomer.
+     */
+    private Verdict syncFifoRound(int waiters) throws InterruptedException {
+        Subject subject = factory.apply(SubjectSpec.queueing(1, waiters + 1));
         ConcurrentLinkedQueue<String> order = new ConcurrentLinkedQueue<>();
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch leave = new CountDownLatch(1);
@@ -239,7 +261,7 @@ public final class ConformanceCheck {
             if (!entered.await(PATIENCE.toNanos(), TimeUnit.NANOSECONDS)) {
                 return Verdict.fail("the first call on an idle bulkhead did not start");
             }
-            for (int i = 1; i <= WAITERS; i++) {
+            for (int i = 1; i <= waiters; i++) {
                 String label = "waiter-" + i;
                 Caller waiter = Caller.start(label, () -> subject.call(recording(order, label)));
                 callers.add(waiter);
@@ -259,7 +281,11 @@ public final class ConformanceCheck {
             }
         }
         List<String> observed = new ArrayList<>(order);
-        List<String> expected = List.of("waiter-1", "waiter-2", "waiter-3", "newcomer");
+        List<String> expected = new ArrayList<>();
+        for (int i = 1; i <= waiters; i++) {
+            expected.add("waiter-" + i);
+        }
+        expected.add("newcomer");
         if (!observed.equals(expected)) {
             return Verdict.fail("the slot went to " + String.join(", ", observed) + " instead of "
                     + String.join(", ", expected) + " (waiters in arrival order, then the newcomer)");
