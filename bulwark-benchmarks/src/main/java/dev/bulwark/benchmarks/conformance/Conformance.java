@@ -26,7 +26,7 @@ public final class Conformance {
      */
     public static Map<Check, Verdict> checkAll(String subject) {
         Objects.requireNonNull(subject, "subject");
-        Subjects.create(subject, SubjectSpec.refusing(1));
+        Subjects.create(subject, SubjectSpec.refusing(1)); // an unknown name fails here, not as a verdict
         ConformanceCheck checker = new ConformanceCheck(spec -> Subjects.create(subject, spec));
         Map<Check, Verdict> verdicts = new EnumMap<>(Check.class);
         for (Check check : Check.values()) {

@@ -71,6 +71,7 @@ public final class ConformanceCheck {
             Thread.currentThread().interrupt();
             return Verdict.fail("the check was interrupted");
         } catch (RuntimeException | Error unexpected) {
+            // Whatever a subject throws where a bulkhead should return is a finding about the subject.
             return Verdict.fail("threw " + unexpected);
         }
     }

@@ -31,9 +31,10 @@ public final class ComparisonTable {
         for (Scenario scenario : Scenario.values()) {
             Optional<Measurement> floor = scenario.floor().flatMap(name -> find(results, scenario, name));
             Optional<Measurement> bulwark = find(results, scenario, Subjects.BULWARK);
+            boolean ran = results.measurements().stream().anyMatch(m -> m.benchmark().equals(scenario.benchmark()));
             for (String subject : scenario.subjects()) {
                 Optional<Measurement> measurement = find(results, scenario, subject);
-                String note = note(results, scenario, subject, measurement.isPresent());
+                String note = ran ? note(results, scenario, subject, measurement.isPresent()) : "not run";
                 double timesFloor = ratio(measurement, floor);
                 double timesBulwark = ratio(measurement, bulwark);
                 rows.add(new Row(scenario, subject, measurement, timesFloor, timesBulwark, note));

@@ -19,6 +19,10 @@ import java.util.concurrent.CompletableFuture;
  * <p>Known defect (Failsafe issue #393, open in 3.3.2): a synchronous execution refused by the bulkhead leaves its
  * abandoned waiter in the bulkhead's queue; the next release hands that waiter the permit, which nobody returns. The
  * conformance check finds it and the synchronous rows of this subject are reported as failing, not measured.
+ *
+ * <p>With a queue, each asynchronous call that waits schedules a timeout task for {@code maxWait} that Failsafe does
+ * not cancel when the permit comes, so the timer holds one task per queued call until its deadline passes. That is
+ * Failsafe's cost and stays in its figures.
  */
 final class FailsafeSubject implements Subject {
 

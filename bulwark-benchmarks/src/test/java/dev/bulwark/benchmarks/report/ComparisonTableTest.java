@@ -71,6 +71,12 @@ class ComparisonTableTest {
     }
 
     @Test
+    void aScenarioThatWasNotRunSaysSoInsteadOfBlamingTheSubjects() {
+        assertThat(row(Scenario.REJECTION, "bulwark").note()).isEqualTo("not run");
+        assertThat(row(Scenario.REJECTION, "failsafe").note()).isEqualTo("not run");
+    }
+
+    @Test
     void theMarkdownTableHasOneLinePerRowAndEscapesPipes() {
         String markdown = ComparisonTable.markdown(results);
 
