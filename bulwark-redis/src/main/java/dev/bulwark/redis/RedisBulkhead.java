@@ -14,6 +14,7 @@ import dev.bulwark.redis.internal.Settings;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.output.StatusOutput;
@@ -104,7 +105,7 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
      * they live in one slot.
      *
      * @param client the cluster client; its options must be as described in {@link #builder(RedisClient, String)}
-     *     (use {@code ClusterClientOptions.builder(RedisBulkhead.clientOptions())})
+     *     (use {@link #clusterClientOptions()})
      * @param name the bulkhead's name; see {@link #builder(RedisClient, String)}
      * @return a new builder
      * @throws NullPointerException when an argument is {@code null}
@@ -126,9 +127,28 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
         return ClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .replayFilter(command -> command.getType() == CommandType.EVALSHA
-                        || command.getType() == CommandType.EVAL)
+                .replayFilter(RedisBulkhead::isScript)
                 .build();
+    }
+
+    /**
+     * Returns cluster client options fit for a bulkhead, as {@link #clientOptions()} does for a standalone client.
+     * Use these rather than {@code ClusterClientOptions.builder(RedisBulkhead.clientOptions())}, which (in Lettuce
+     * 7.7) does not copy the replay filter.
+     *
+     * @return the options
+     */
+    public static ClusterClientOptions clusterClientOptions() {
+        // ClusterClientOptions.Builder does not override replayFilter; build() still makes cluster options.
+        return (ClusterClientOptions) ClusterClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .replayFilter(RedisBulkhead::isScript)
+                .build();
+    }
+
+    private static boolean isScript(io.lettuce.core.protocol.RedisCommand<?, ?, ?> command) {
+        return command.getType() == CommandType.EVALSHA || command.getType() == CommandType.EVAL;
     }
 
     // ---------------------------------------------------------------------------------------------------------

@@ -117,15 +117,33 @@ public final class ClusterBulkhead {
         this.subscriber = new GrantSubscriber(this, keys.channel());
         subscriber.subscribe(pubSub, settings.commandTimeout());
         scripts.preload();
-        try {
-            refreshLimits(scripts.run(LuaScripts.COUNTS).get(), 2);
-        } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException unavailable) {
-            LOGGER.log(System.Logger.Level.WARNING, "Bulkhead '" + name + "': could not read the cluster-wide "
-                    + "limits yet; using the configured ones until Redis answers", unavailable.getCause());
-        }
+        readLimitsOnStart(settings.commandTimeout().toNanos());
         leaseKeeper.start();
+    }
+
+    /**
+     * Reads (and, when absent, initializes) the cluster-wide limits, retrying for up to one command timeout: a
+     * cluster client rejects the first commands to a node whose connection is still being opened.
+     */
+    private void readLimitsOnStart(long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        for (;;) {
+            try {
+                refreshLimits(scripts.run(LuaScripts.COUNTS).get(), 2);
+                return;
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (ExecutionException unavailable) {
+                if (System.nanoTime() - deadline >= 0) {
+                    LOGGER.log(System.Logger.Level.WARNING, "Bulkhead '" + name + "': could not read the "
+                            + "cluster-wide limits yet; using the configured ones until Redis answers",
+                            unavailable.getCause());
+                    return;
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+            }
+        }
     }
 
     // ---------------------------------------------------------------------------------------------------------
