@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * whether Redis still knows it: a waiter Redis lists as a holder was granted (its wake-up was missed), an unknown
  * permit or waiter is lost. Orphaned ids are released on each heartbeat.
  *
- * <p>Invariant: at most one tick runs at a time ({@link #running}) and at most one renewal is in flight
+ * <p>Invariant: exactly one chain of regular ticks exists (each schedules the next; {@link #pollSoon()} adds only
+ * one-off ticks), at most one tick runs at a time ({@link #running}) and at most one renewal is in flight
  * ({@link #renewing}), so replies never arrive out of order with respect to the renewal times they record.
  */
 final class LeaseKeeper {
@@ -66,8 +67,13 @@ final class LeaseKeeper {
     /** Polls the waiters as soon as possible: the grant subscription was (re)established. */
     void pollSoon() {
         pollRequested = true;
-        if (nextTick != null) {
-            schedule(0);
+        if (nextTick != null && !stopped) {
+            try {
+                // A one-off tick: if it finds a tick running, the flag makes the next regular tick poll.
+                bulkhead.scheduler().schedule(() -> tick(false), 0, TimeUnit.NANOSECONDS);
+            } catch (RuntimeException schedulerRefused) {
+                // The regular tick polls instead.
+            }
         }
     }
 
@@ -76,7 +82,7 @@ final class LeaseKeeper {
             return;
         }
         try {
-            nextTick = bulkhead.scheduler().schedule(this::tick, delayNanos, TimeUnit.NANOSECONDS);
+            nextTick = bulkhead.scheduler().schedule(() -> tick(true), delayNanos, TimeUnit.NANOSECONDS);
         } catch (RuntimeException schedulerRefused) {
             System.getLogger("dev.bulwark.redis.RedisBulkhead").log(System.Logger.Level.ERROR,
                     "Bulkhead '" + bulkhead.name() + "': the scheduler refused the heartbeat; leases will expire",
@@ -84,8 +90,15 @@ final class LeaseKeeper {
         }
     }
 
-    private void tick() {
-        if (stopped || !running.compareAndSet(false, true)) {
+    /** One tick; only the regular chain ({@code reschedule}) schedules the next, so there is one chain. */
+    private void tick(boolean reschedule) {
+        if (stopped) {
+            return;
+        }
+        if (!running.compareAndSet(false, true)) {
+            if (reschedule) {
+                schedule(tickNanos);
+            }
             return;
         }
         try {
@@ -119,7 +132,9 @@ final class LeaseKeeper {
             }
         } finally {
             running.set(false);
-            schedule(tickNanos);
+            if (reschedule) {
+                schedule(tickNanos);
+            }
         }
     }
 

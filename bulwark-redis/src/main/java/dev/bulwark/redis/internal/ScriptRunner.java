@@ -19,7 +19,9 @@ import java.util.function.Supplier;
  * with a {@link TimeoutException}; the caller then treats the outcome as unknown.
  *
  * <p>Thread-safe. Commands are written to one connection in call order, so a command sent after another one's
- * reply arrived is always executed after it on the server.
+ * reply arrived is always executed after it on the server. Two commands in flight at the same time may execute
+ * out of order when the first is re-sent after {@code NOSCRIPT}; the protocol never relies on their order (see
+ * {@link RemoteWaiter} for how a release is kept behind its acquire).
  */
 final class ScriptRunner {
 
