@@ -21,14 +21,6 @@ final class BulkheadKeys {
         return all;
     }
 
-    String holders() {
-        return all[0];
-    }
-
-    String queue() {
-        return all[1];
-    }
-
     String channel() {
         return channel;
     }

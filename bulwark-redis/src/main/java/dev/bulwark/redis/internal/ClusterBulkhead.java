@@ -685,10 +685,6 @@ public final class ClusterBulkhead {
         return leaseMillis;
     }
 
-    boolean isClosed() {
-        return closed;
-    }
-
     /**
      * Stops this instance: waiting calls are cancelled (their places released), the lease keeper stops, pending
      * releases get up to one command timeout to reach Redis, and the connections close. Permits still held are no

@@ -1,8 +1,6 @@
 package dev.bulwark.redis.internal;
 
-import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * The cluster-wide limits as this instance last saw them in Redis. Immutable.
@@ -17,10 +15,6 @@ public record ClusterLimits(int maxConcurrency, int maxQueue, long maxWaitNanos)
     static ClusterLimits parse(List<Object> reply, int offset) {
         return new ClusterLimits(Replies.intAt(reply, offset), Replies.intAt(reply, offset + 1),
                 Replies.longAt(reply, offset + 2));
-    }
-
-    Optional<Duration> maxWait() {
-        return maxWaitNanos == 0 ? Optional.empty() : Optional.of(Duration.ofNanos(maxWaitNanos));
     }
 
     /** The values a script uses to initialize the config hash when Redis has lost it. */

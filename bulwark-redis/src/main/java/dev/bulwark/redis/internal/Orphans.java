@@ -39,8 +39,4 @@ final class Orphans {
     void settled(String id, boolean removedSomething, long now) {
         retryUntil.computeIfPresent(id, (key, until) -> removedSomething || now - until >= 0 ? null : until);
     }
-
-    int size() {
-        return retryUntil.size();
-    }
 }

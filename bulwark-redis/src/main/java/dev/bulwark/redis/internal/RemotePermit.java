@@ -43,7 +43,7 @@ final class RemotePermit implements Permit {
         this.leaseRenewedAt = leaseRenewedAt;
     }
 
-    /** Sets {@code bit}; returns whether this call set it, and the flags seen before through {@link #flags()}. */
+    /** Sets {@code bit}; returns whether this call set it ({@code false} when it was already set). */
     boolean setFlag(int bit) {
         int current;
         do {
