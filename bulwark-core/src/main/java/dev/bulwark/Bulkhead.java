@@ -141,8 +141,9 @@ public interface Bulkhead extends Policy {
     Optional<Duration> maxWait();
 
     /**
-     * Returns how many calls hold a slot now (running, or granted and about to run). Cheap and thread-safe;
-     * exact when the bulkhead is quiet, never negative. It exceeds {@link #maxConcurrency()} only after the
+     * Returns how many calls hold a slot now (running, or granted and about to run). Thread-safe; exact when the
+     * bulkhead is quiet, never negative. The in-process bulkhead answers with two volatile reads; other
+     * implementations document their cost (a cluster-wide one asks its store). It exceeds {@link #maxConcurrency()} only after the
      * limit was lowered, until enough running calls end.
      *
      * @return the number of slots in use
@@ -150,8 +151,9 @@ public interface Bulkhead extends Policy {
     int executingCount();
 
     /**
-     * Returns how many calls wait for a slot now. Cheap and thread-safe; exact when the bulkhead is quiet,
-     * never negative, never above the queue limit in force when the waiters joined.
+     * Returns how many calls wait for a slot now. Thread-safe; exact when the bulkhead is quiet, never negative,
+     * never above the queue limit in force when the waiters joined. The in-process bulkhead answers with one
+     * volatile read; other implementations document their cost.
      *
      * @return the number of waiting calls
      */

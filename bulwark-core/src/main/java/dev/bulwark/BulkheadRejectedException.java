@@ -29,6 +29,19 @@ public final class BulkheadRejectedException extends RuntimeException {
     }
 
     /**
+     * Creates the exception for a refusal that a failure caused, such as a cluster-wide bulkhead refusing with
+     * {@link Rejection.Reason#UNAVAILABLE} because its store could not be reached.
+     *
+     * @param rejection the facts of the refusal
+     * @param cause what made the bulkhead refuse, or {@code null}
+     * @throws NullPointerException when {@code rejection} is {@code null}
+     */
+    public BulkheadRejectedException(Rejection rejection, Throwable cause) {
+        super(null, cause, true, false);
+        this.rejection = Objects.requireNonNull(rejection, "rejection");
+    }
+
+    /**
      * Returns the facts of the refusal.
      *
      * @return the rejection, never {@code null}
