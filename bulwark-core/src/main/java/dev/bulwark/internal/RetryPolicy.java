@@ -230,7 +230,20 @@ public final class RetryPolicy implements ChainStep {
                     + "started", signal));
             return result;
         }
-        new AsyncExecution<>(this, chain, next, operation, signal, result).start();
+        CompletionStage<T> first = Stages.start(() -> chain.proceedAsync(next, operation, signal));
+        if (first.getClass() == CompletableFuture.class) {
+            CompletableFuture<T> done = (CompletableFuture<T>) first;
+            if (done.isDone() && !done.isCompletedExceptionally()) {
+                // Succeeded at once: nothing to retry, so no retry state (the common case allocates only the
+                // returned future).
+                result.complete(done.getNow(null));
+                if (listeners.any()) {
+                    reportSuccess(1);
+                }
+                return result;
+            }
+        }
+        new AsyncExecution<>(this, chain, next, operation, signal, result).start(first);
         return result;
     }
 
@@ -283,14 +296,15 @@ public final class RetryPolicy implements ChainStep {
             this.result = result;
         }
 
-        void start() {
+        /** Takes over after the first attempt, whose stage was already started. */
+        void start(CompletionStage<T> firstAttempt) {
             attempt = 1;
             if (signal.canBeCancelled()) {
                 cancelHook = signal.onCancel(this::cancelledBySignal);
             }
             // The caller cancelling (or completing) the returned future ends the retrying.
             result.whenComplete((value, failure) -> stopWaiting());
-            drive();
+            firstAttempt.whenComplete(this);
         }
 
         /** Timer task: the delay passed. */

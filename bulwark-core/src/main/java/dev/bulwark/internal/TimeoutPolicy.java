@@ -233,20 +233,32 @@ public final class TimeoutPolicy implements ChainStep {
             return result;
         }
         CancellationSignal inner = CancellationSignal.create();
-        AsyncDeadline<T> deadline = new AsyncDeadline<>(this, result, inner, Signals.link(signal, inner),
-                startTime());
+        CancellationSignal.Registration link = Signals.link(signal, inner);
+        long startedAt = startTime();
+        CompletionStage<T> stage = Stages.start(() -> chain.proceedAsync(next, operation, inner));
+        if (stage.getClass() == CompletableFuture.class && ((CompletableFuture<T>) stage).isDone()) {
+            // Finished before any deadline could pass: no timer needed.
+            link.close();
+            reportInTime(startedAt);
+            CompletableFuture<T> done = (CompletableFuture<T>) stage;
+            if (done.isCompletedExceptionally()) {
+                done.whenComplete((value, failure) -> result.completeExceptionally(Stages.unwrap(failure)));
+            } else {
+                result.complete(done.getNow(null));
+            }
+            return result;
+        }
+        AsyncDeadline<T> deadline = new AsyncDeadline<>(this, result, inner, link, startedAt);
+        deadline.innerStage = stage;
         try {
             deadline.task = scheduler.schedule(deadline, timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (RuntimeException refused) {
-            deadline.link.close();
+            // Without a timer the deadline cannot be kept: give up on the inner call rather than wait unbounded.
+            link.close();
+            inner.cancel(refused);
+            Stages.cancel(stage, interruptOnTimeout);
             result.completeExceptionally(refused);
             return result;
-        }
-        CompletionStage<T> stage = Stages.start(() -> chain.proceedAsync(next, operation, inner));
-        deadline.innerStage = stage;
-        if (deadline.state != RUNNING) {
-            // The timer fired before the stage existed (or the caller gave up): cancel it now.
-            Stages.cancel(stage, interruptOnTimeout);
         }
         stage.whenComplete(deadline);
         result.whenComplete((value, failure) -> deadline.callerDone());

@@ -5,6 +5,8 @@ import dev.bulwark.benchmarks.AsyncHandOffBenchmark;
 import dev.bulwark.benchmarks.ContendedCallBenchmark;
 import dev.bulwark.benchmarks.HandOffBenchmark;
 import dev.bulwark.benchmarks.ListenerBenchmark;
+import dev.bulwark.benchmarks.PerKeyBenchmark;
+import dev.bulwark.benchmarks.PipelineBenchmark;
 import dev.bulwark.benchmarks.RejectionBenchmark;
 import dev.bulwark.benchmarks.UncontendedCallBenchmark;
 import dev.bulwark.benchmarks.conformance.Check;
@@ -51,7 +53,16 @@ public enum Scenario {
             ListenerBenchmark.GATES),
     /** {@link ListenerBenchmark}, async. */
     LISTENER_ASYNC("listener off / on, async call", ListenerBenchmark.class, "callAsync", Subjects.BULWARK,
-            ListenerBenchmark.GATES);
+            ListenerBenchmark.GATES),
+    /** {@link PipelineBenchmark}, sync: the floor is the bare bulkhead. */
+    PIPELINE_SYNC("pipeline (retry [+ timeout] + bulkhead), sync", PipelineBenchmark.class, "call",
+            Subjects.BULWARK, PipelineBenchmark.GATES),
+    /** {@link PipelineBenchmark}, async. */
+    PIPELINE_ASYNC("pipeline (retry [+ timeout] + bulkhead), async", PipelineBenchmark.class, "callAsync",
+            Subjects.BULWARK, PipelineBenchmark.GATES),
+    /** {@link PerKeyBenchmark}: the floor is one independent bulkhead per key. */
+    PER_KEY("per key: 2 threads on 2 keys", PerKeyBenchmark.class, "call", Subjects.BULWARK_INDEPENDENT,
+            PerKeyBenchmark.GATES);
 
     private final String title;
     private final Class<?> benchmarkClass;

@@ -17,6 +17,10 @@ import java.util.Objects;
  *   <tr><td>{@value #RESILIENCE4J_NOSTACK}</td><td>the same with {@code writableStackTraceEnabled(false)}</td></tr>
  *   <tr><td>{@value #FAILSAFE}</td><td>Failsafe's bulkhead through {@code Failsafe.with(bulkhead)}</td></tr>
  *   <tr><td>{@value #FAILSAFE_PERMIT}</td><td>Failsafe's bulkhead used standalone (try/release permit)</td></tr>
+ *   <tr><td>{@value #BULWARK_RETRY}</td><td>Bulwark's bulkhead in a pipeline under a retry of rejections</td></tr>
+ *   <tr><td>{@value #BULWARK_RETRY_TIMEOUT}</td><td>the same with a timeout between retry and bulkhead</td></tr>
+ *   <tr><td>{@value #BULWARK_INDEPENDENT}</td><td>per-key scenario: one independent bulkhead per key</td></tr>
+ *   <tr><td>{@value #BULWARK_PARTITIONED}</td><td>per-key scenario: a {@code PartitionedBulkhead}</td></tr>
  * </table>
  */
 public final class Subjects {
@@ -38,9 +42,19 @@ public final class Subjects {
     /** Failsafe standalone. */
     public static final String FAILSAFE_PERMIT = "failsafe-permit";
 
+    /** Bulwark under a retry, in a pipeline. */
+    public static final String BULWARK_RETRY = "bulwark-retry";
+    /** Bulwark under a retry and a timeout, in a pipeline. */
+    public static final String BULWARK_RETRY_TIMEOUT = "bulwark-retry-timeout";
+    /** Per-key scenario: an independent bulkhead per key. */
+    public static final String BULWARK_INDEPENDENT = "bulwark-independent";
+    /** Per-key scenario: a partitioned bulkhead. */
+    public static final String BULWARK_PARTITIONED = "bulwark-partitioned";
+
     /** Every subject name, in the order tables list them. */
     public static final List<String> NAMES = List.of(SEMAPHORE, SEMAPHORE_FAIR, BULWARK, BULWARK_LISTENER,
-            RESILIENCE4J, RESILIENCE4J_NOSTACK, FAILSAFE, FAILSAFE_PERMIT);
+            RESILIENCE4J, RESILIENCE4J_NOSTACK, FAILSAFE, FAILSAFE_PERMIT, BULWARK_RETRY, BULWARK_RETRY_TIMEOUT,
+            BULWARK_INDEPENDENT, BULWARK_PARTITIONED);
 
     private Subjects() {
     }
@@ -74,6 +88,13 @@ public final class Subjects {
                 return new FailsafeSubject(name, spec);
             case FAILSAFE_PERMIT:
                 return new FailsafePermitSubject(name, spec);
+            case BULWARK_RETRY:
+                return new BulwarkPipelineSubject(name, spec, false);
+            case BULWARK_RETRY_TIMEOUT:
+                return new BulwarkPipelineSubject(name, spec, true);
+            case BULWARK_INDEPENDENT:
+            case BULWARK_PARTITIONED:
+                return new KeyedSubject(name, spec);
             default:
                 throw new IllegalArgumentException("subject must be one of " + NAMES + " but was '" + name + "'");
         }
