@@ -6,4 +6,7 @@
  */
 module dev.bulwark {
     exports dev.bulwark;
+
+    // Flight Recorder events (part of every standard JDK) let operators record rejections and waits without code.
+    requires jdk.jfr;
 }

@@ -141,8 +141,9 @@ public interface Bulkhead extends Policy {
     Optional<Duration> maxWait();
 
     /**
-     * Returns how many calls hold a slot now (running, or granted and about to run). Cheap and thread-safe;
-     * exact when the bulkhead is quiet, never negative. It exceeds {@link #maxConcurrency()} only after the
+     * Returns how many calls hold a slot now (running, or granted and about to run). Thread-safe; exact when the
+     * bulkhead is quiet, never negative. The in-process bulkhead answers with two volatile reads; other
+     * implementations document their cost (a cluster-wide one asks its store). It exceeds {@link #maxConcurrency()} only after the
      * limit was lowered, until enough running calls end.
      *
      * @return the number of slots in use
@@ -150,12 +151,23 @@ public interface Bulkhead extends Policy {
     int executingCount();
 
     /**
-     * Returns how many calls wait for a slot now. Cheap and thread-safe; exact when the bulkhead is quiet,
-     * never negative, never above the queue limit in force when the waiters joined.
+     * Returns how many calls wait for a slot now. Thread-safe; exact when the bulkhead is quiet, never negative,
+     * never above the queue limit in force when the waiters joined. The in-process bulkhead answers with one
+     * volatile read; other implementations document their cost.
      *
      * @return the number of waiting calls
      */
     int queuedCount();
+
+    /**
+     * Attaches a listener after construction (metrics bind this way). A listener attached while calls are in
+     * flight sees only their later events. Listeners given to the builder cannot be detached.
+     *
+     * @param listener the listener
+     * @return the subscription that detaches it
+     * @throws NullPointerException when {@code listener} is {@code null}
+     */
+    Subscription addListener(BulkheadListener listener);
 
     /**
      * Changes the concurrency limit at run time. Never blocks and never interrupts anything: raising the limit
@@ -251,6 +263,8 @@ public interface Bulkhead extends Policy {
         final List<BulkheadListener> listeners = new ArrayList<>();
         Ticker ticker = Ticker.system();
         Scheduler scheduler = Scheduler.shared();
+        QueueOrder queueOrder = QueueOrder.FIFO;
+        AdaptiveLimit adaptiveLimit;
 
         Builder() {
             this.name = Names.next("bulkhead");
@@ -265,6 +279,8 @@ public interface Bulkhead extends Policy {
             this.listeners.addAll(config.listeners());
             this.ticker = config.ticker();
             this.scheduler = config.scheduler();
+            this.queueOrder = config.queueOrder();
+            this.adaptiveLimit = config.adaptiveLimit().orElse(null);
         }
 
         /**
@@ -371,11 +387,44 @@ public interface Bulkhead extends Policy {
         }
 
         /**
+         * Sets the order in which waiting calls get freed slots. Default: {@link QueueOrder#FIFO}.
+         *
+         * @param order the order
+         * @return this builder
+         * @throws NullPointerException when {@code order} is {@code null}
+         */
+        public Builder queueOrder(QueueOrder order) {
+            this.queueOrder = Objects.requireNonNull(order, "order");
+            return this;
+        }
+
+        /**
+         * Makes the concurrency limit adaptive: it moves between the limit's minimum and maximum from observed
+         * latencies and outcomes, starting at {@link #maxConcurrency(int)}. See {@link AdaptiveLimit}.
+         *
+         * @param limit the algorithm and its bounds
+         * @return this builder
+         * @throws NullPointerException when {@code limit} is {@code null}
+         */
+        public Builder adaptive(AdaptiveLimit limit) {
+            this.adaptiveLimit = Objects.requireNonNull(limit, "limit");
+            return this;
+        }
+
+        /**
          * Returns the configuration built so far, as an immutable value.
          *
          * @return a new configuration
+         * @throws IllegalArgumentException when an adaptive limit is set and {@code maxConcurrency} lies outside
+         *     its range
          */
         public BulkheadConfig config() {
+            if (adaptiveLimit != null && (maxConcurrency < adaptiveLimit.minLimit()
+                    || maxConcurrency > adaptiveLimit.maxLimit())) {
+                throw new IllegalArgumentException("maxConcurrency (" + maxConcurrency + ") is the starting limit "
+                        + "and must lie within the adaptive range [" + adaptiveLimit.minLimit() + ", "
+                        + adaptiveLimit.maxLimit() + "]");
+            }
             return new BulkheadConfig(this);
         }
 

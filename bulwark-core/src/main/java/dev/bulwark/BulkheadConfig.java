@@ -23,6 +23,8 @@ public final class BulkheadConfig {
     private final List<BulkheadListener> listeners;
     private final Ticker ticker;
     private final Scheduler scheduler;
+    private final QueueOrder queueOrder;
+    private final AdaptiveLimit adaptiveLimit;
 
     BulkheadConfig(Bulkhead.Builder builder) {
         this.name = builder.name;
@@ -33,6 +35,8 @@ public final class BulkheadConfig {
         this.listeners = List.copyOf(builder.listeners);
         this.ticker = builder.ticker;
         this.scheduler = builder.scheduler;
+        this.queueOrder = builder.queueOrder;
+        this.adaptiveLimit = builder.adaptiveLimit;
     }
 
     /**
@@ -108,6 +112,24 @@ public final class BulkheadConfig {
     }
 
     /**
+     * Returns the order in which waiting calls get freed slots.
+     *
+     * @return the queue order, {@link QueueOrder#FIFO} unless set
+     */
+    public QueueOrder queueOrder() {
+        return queueOrder;
+    }
+
+    /**
+     * Returns the adaptive limit, when the concurrency limit adapts to observed outcomes.
+     *
+     * @return the adaptive limit, or empty for a fixed limit
+     */
+    public Optional<AdaptiveLimit> adaptiveLimit() {
+        return Optional.ofNullable(adaptiveLimit);
+    }
+
+    /**
      * Returns a builder holding this configuration, to derive a variant.
      *
      * @return a new builder; changing it does not change this configuration
@@ -127,7 +149,8 @@ public final class BulkheadConfig {
         BulkheadConfig that = (BulkheadConfig) other;
         return maxConcurrency == that.maxConcurrency && maxQueue == that.maxQueue && name.equals(that.name)
                 && Objects.equals(maxWait, that.maxWait) && rejectionHandler == that.rejectionHandler
-                && sameInstances(listeners, that.listeners) && ticker == that.ticker && scheduler == that.scheduler;
+                && sameInstances(listeners, that.listeners) && ticker == that.ticker && scheduler == that.scheduler
+                && queueOrder == that.queueOrder && adaptiveLimit == that.adaptiveLimit;
     }
 
     private static boolean sameInstances(List<?> left, List<?> right) {
@@ -151,6 +174,7 @@ public final class BulkheadConfig {
     public String toString() {
         return "BulkheadConfig[name=" + name + ", maxConcurrency=" + maxConcurrency + ", maxQueue=" + maxQueue
                 + ", maxWait=" + (maxWait == null ? "unbounded" : maxWait) + ", rejectionHandler="
-                + (rejectionHandler == null ? "none" : "set") + ", listeners=" + listeners.size() + "]";
+                + (rejectionHandler == null ? "none" : "set") + ", listeners=" + listeners.size() + ", queueOrder="
+                + queueOrder + (adaptiveLimit == null ? "" : ", adaptive=" + adaptiveLimit) + "]";
     }
 }

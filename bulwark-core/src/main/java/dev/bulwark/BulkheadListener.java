@@ -43,7 +43,8 @@ public interface BulkheadListener {
     }
 
     /**
-     * An admitted call gave its slot back.
+     * An admitted call is giving its slot back. Reported just before the slot is released, so that events are in
+     * causal order: a waiter that gets this slot reports {@link #admitted} after this.
      *
      * @param executionTime how long it held the slot
      */

@@ -29,6 +29,19 @@ public final class BulkheadRejectedException extends RuntimeException {
     }
 
     /**
+     * Creates the exception for a refusal that a failure caused, such as a cluster-wide bulkhead refusing with
+     * {@link Rejection.Reason#UNAVAILABLE} because its store could not be reached.
+     *
+     * @param rejection the facts of the refusal
+     * @param cause what made the bulkhead refuse, or {@code null}
+     * @throws NullPointerException when {@code rejection} is {@code null}
+     */
+    public BulkheadRejectedException(Rejection rejection, Throwable cause) {
+        super(null, cause, true, false);
+        this.rejection = Objects.requireNonNull(rejection, "rejection");
+    }
+
+    /**
      * Returns the facts of the refusal.
      *
      * @return the rejection, never {@code null}
@@ -49,7 +62,7 @@ public final class BulkheadRejectedException extends RuntimeException {
                 .append("Bulkhead '").append(r.bulkheadName()).append("' rejected the call: ").append(r.reason())
                 .append(" (executing ").append(r.executingCount()).append(" of ").append(r.maxConcurrency())
                 .append(", queued ").append(r.queuedCount()).append(" of ").append(r.maxQueue());
-        if (r.reason() == Rejection.Reason.WAIT_TIMEOUT && !r.waited().isZero()) {
+        if (!r.waited().isZero()) {
             message.append(", waited ").append(r.waited().toMillis()).append(" ms");
         }
         return message.append(')').toString();

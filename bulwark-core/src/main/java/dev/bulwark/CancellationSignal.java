@@ -16,8 +16,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link System.Logger} and the cancellation goes on.
  *
  * <p>Thread-safe. Checking {@link #isCancelled()} is one volatile read; registering and unregistering
- * listeners takes a short, non-blocking critical section on a {@link ReentrantLock}, so a virtual thread
- * never pins its carrier here.
+ * listeners takes a short, non-blocking critical section on a {@link ReentrantLock} (created on first use), so a
+ * virtual thread never pins its carrier here.
  */
 public final class CancellationSignal {
 
@@ -35,14 +35,37 @@ public final class CancellationSignal {
     /** {@code null} while active; then the reason (a Throwable) or {@link #CANCELLED_WITHOUT_REASON}. */
     private volatile Object outcome;
 
-    /** Guards the listener list; {@code null} for {@link #none()}. */
-    private final ReentrantLock lock;
+    /**
+     * Guards the listener list. Created on first use (many signals never get a listener, or get cancelled
+     * without one): see {@link #lock()}.
+     */
+    private volatile ReentrantLock lock;
     private ListenerNode first;
     private ListenerNode last;
 
+    private static final java.lang.invoke.VarHandle LOCK;
+
+    static {
+        try {
+            LOCK = java.lang.invoke.MethodHandles.lookup().findVarHandle(CancellationSignal.class, "lock",
+                    ReentrantLock.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private CancellationSignal(boolean cancellable) {
         this.cancellable = cancellable;
-        this.lock = cancellable ? new ReentrantLock() : null;
+    }
+
+    /** Returns the lock, creating it once: racing creators agree on the first one installed by CAS. */
+    private ReentrantLock lock() {
+        ReentrantLock current = lock;
+        if (current != null) {
+            return current;
+        }
+        ReentrantLock created = new ReentrantLock();
+        return LOCK.compareAndSet(this, null, created) ? created : lock;
     }
 
     /**
@@ -134,6 +157,7 @@ public final class CancellationSignal {
         }
         if (outcome == null) {
             ListenerNode node = new ListenerNode(this, listener);
+            ReentrantLock lock = lock();
             lock.lock();
             try {
                 // Re-checked under the lock: cancel() detaches the list under the same lock, so a node linked
@@ -155,6 +179,7 @@ public final class CancellationSignal {
             return false;
         }
         ListenerNode detached;
+        ReentrantLock lock = lock();
         lock.lock();
         try {
             if (outcome != null) {
@@ -241,7 +266,8 @@ public final class CancellationSignal {
 
         @Override
         public void close() {
-            signal.lock.lock();
+            ReentrantLock lock = signal.lock();
+            lock.lock();
             try {
                 if (!linked) {
                     return;
@@ -260,7 +286,7 @@ public final class CancellationSignal {
                 previous = null;
                 next = null;
             } finally {
-                signal.lock.unlock();
+                lock.unlock();
             }
         }
     }

@@ -43,7 +43,7 @@ public final class Fallback<T> {
         this.handledTypes = List.copyOf(handledTypes);
         this.handledIf = List.copyOf(handledIf);
         this.callbacks = List.copyOf(callbacks);
-        this.listeners = Listeners.of("fallback", this.callbacks);
+        this.listeners = new Listeners<>("fallback", this.callbacks);
     }
 
     /**
@@ -214,9 +214,8 @@ public final class Fallback<T> {
     }
 
     private T fallBack(Throwable failure) {
-        Listeners<Consumer<? super Throwable>> current = listeners;
-        if (current != null) {
-            current.notify("fallbackUsed", callback -> callback.accept(failure));
+        if (listeners.any()) {
+            listeners.notify("fallbackUsed", callback -> callback.accept(failure));
         }
         return function.apply(failure);
     }

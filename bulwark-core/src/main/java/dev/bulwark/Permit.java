@@ -17,9 +17,32 @@ public interface Permit extends AutoCloseable {
     void close();
 
     /**
+     * Releases the slot and tells an adaptive bulkhead how the work went, so it can move its limit (see
+     * {@link AdaptiveLimit}). A fixed bulkhead ignores the outcome. Idempotent like {@link #close()}: only the first
+     * close of either kind counts.
+     *
+     * @param outcome how the work went
+     * @throws NullPointerException when {@code outcome} is {@code null}
+     */
+    default void close(Outcome outcome) {
+        java.util.Objects.requireNonNull(outcome, "outcome");
+        close();
+    }
+
+    /**
      * Returns whether {@link #close()} has been called.
      *
      * @return {@code true} once the slot has been released through this permit
      */
     boolean isReleased();
+
+    /** How the work done under a permit went, as far as the capacity of the protected resource is concerned. */
+    enum Outcome {
+        /** The resource served the work; its latency is a valid sample. {@link #close()} reports this. */
+        SUCCESS,
+        /** The resource was overloaded (a timeout, a 503, a rejection downstream): the limit should come down. */
+        DROPPED,
+        /** The outcome says nothing about capacity (a validation error, a cancellation): no sample. */
+        IGNORED
+    }
 }

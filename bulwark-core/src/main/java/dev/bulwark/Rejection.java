@@ -55,6 +55,17 @@ public record Rejection(String bulkheadName, Reason reason, int maxConcurrency, 
          * The bulkhead could not decide because the store that holds its state (for a cluster-wide bulkhead) was
          * unreachable, and it is configured to fail closed. Never produced by the in-process bulkhead.
          */
-        UNAVAILABLE
+        UNAVAILABLE,
+        /**
+         * With {@link QueueOrder#LIFO}, a newer call arrived while the queue was full and took this waiting call's
+         * place. {@link Rejection#waited()} tells how long it had waited.
+         */
+        EVICTED,
+        /**
+         * A {@link PartitionedBulkhead} already holds its maximum number of partitions, so a call for a new key
+         * could not get one. {@link Rejection#executingCount()} then counts the partitions in use and
+         * {@link Rejection#maxConcurrency()} is the partition limit.
+         */
+        PARTITION_LIMIT
     }
 }

@@ -79,6 +79,18 @@ public final class Retry implements Policy {
     }
 
     /**
+     * Attaches a listener after construction (metrics bind this way). A listener attached while calls are in
+     * flight sees only their later events.
+     *
+     * @param listener the listener
+     * @return the subscription that detaches it
+     * @throws NullPointerException when {@code listener} is {@code null}
+     */
+    public Subscription addListener(RetryListener listener) {
+        return policy.addListener(listener);
+    }
+
+    /**
      * Runs {@code operation}, retrying handled failures.
      *
      * @throws X the operation's last failure, untouched

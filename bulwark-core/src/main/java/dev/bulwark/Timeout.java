@@ -82,6 +82,18 @@ public final class Timeout implements Policy {
     }
 
     /**
+     * Attaches a listener after construction (metrics bind this way). A listener attached while calls are in
+     * flight sees only their later events.
+     *
+     * @param listener the listener
+     * @return the subscription that detaches it
+     * @throws NullPointerException when {@code listener} is {@code null}
+     */
+    public Subscription addListener(TimeoutListener listener) {
+        return policy.addListener(listener);
+    }
+
+    /**
      * Runs {@code operation} on the calling thread with a deadline.
      *
      * @throws X the operation's own exception, untouched, when it failed before the deadline

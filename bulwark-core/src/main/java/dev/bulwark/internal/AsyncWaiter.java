@@ -41,11 +41,11 @@ abstract class AsyncWaiter extends Waiter {
         if (signal.isCancelled() || callerFuture.isDone()) {
             // The caller gave up at the same instant the slot came: pass the slot on rather than run for nobody.
             bulkhead.releaseUnused();
-            bulkhead.reportCancelled(waited);
+            bulkhead.waiterCancelled(this, waited);
             callerFuture.completeExceptionally(bulkhead.cancelledWhileQueued(signal));
             return;
         }
-        bulkhead.reportAdmitted(waited);
+        bulkhead.waiterAdmitted(this, waited);
         begin();
     }
 
@@ -59,7 +59,7 @@ abstract class AsyncWaiter extends Waiter {
                 // Without a timer the wait could outlive its bound; refuse to wait at all instead.
                 if (tryAbandon(CANCELLED)) {
                     bulkhead.removeAbandoned(this);
-                    bulkhead.reportCancelled(bulkhead.ticker().read() - enqueuedAt);
+                    bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
                     callerFuture.completeExceptionally(schedulerRefused);
                 }
                 return;
@@ -85,13 +85,20 @@ abstract class AsyncWaiter extends Waiter {
         }
     }
 
+    @Override
+    final void evicted() {
+        disarm();
+        long waited = bulkhead.ticker().read() - enqueuedAt;
+        callerFuture.completeExceptionally(bulkhead.waiterEvicted(this, waited));
+    }
+
     /** Timer task: runs on the scheduler's thread, which is where the overflow handler then runs. */
     private void timeOut() {
         if (tryAbandon(TIMED_OUT)) {
             bulkhead.removeAbandoned(this);
             disarm();
             long waited = bulkhead.ticker().read() - enqueuedAt;
-            callerFuture.completeExceptionally(bulkhead.reject(bulkhead.waitTimeout(waited)));
+            callerFuture.completeExceptionally(bulkhead.waiterTimedOut(this, waited));
         }
     }
 
@@ -99,7 +106,7 @@ abstract class AsyncWaiter extends Waiter {
         if (tryAbandon(CANCELLED)) {
             bulkhead.removeAbandoned(this);
             disarm();
-            bulkhead.reportCancelled(bulkhead.ticker().read() - enqueuedAt);
+            bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
             callerFuture.completeExceptionally(bulkhead.cancelledWhileQueued(signal));
         }
     }
@@ -108,7 +115,7 @@ abstract class AsyncWaiter extends Waiter {
         if (tryAbandon(CANCELLED)) {
             bulkhead.removeAbandoned(this);
             disarm();
-            bulkhead.reportCancelled(bulkhead.ticker().read() - enqueuedAt);
+            bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
         }
     }
 }

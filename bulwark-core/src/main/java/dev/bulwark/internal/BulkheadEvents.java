@@ -12,35 +12,81 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * log) and never disturbs the call or the other listeners.
  *
  * <p>A bulkhead without listeners has no instance of this class at all, so that the hot path pays one null
- * check and no clock reads.
+ * check and no clock reads. Instances are immutable: attaching or detaching a listener swaps in a new one.
  */
 final class BulkheadEvents {
 
     private static final System.Logger LOGGER = System.getLogger("dev.bulwark.Bulkhead");
 
     private final String bulkheadName;
-    private final BulkheadListener[] listeners;
-    private final AtomicBoolean[] failedBefore;
+    private final Entry[] entries;
 
-    private BulkheadEvents(String bulkheadName, List<BulkheadListener> listeners) {
+    private BulkheadEvents(String bulkheadName, Entry[] entries) {
         this.bulkheadName = bulkheadName;
-        this.listeners = listeners.toArray(new BulkheadListener[0]);
-        this.failedBefore = new AtomicBoolean[this.listeners.length];
-        for (int i = 0; i < failedBefore.length; i++) {
-            failedBefore[i] = new AtomicBoolean();
-        }
+        this.entries = entries;
     }
 
     /** Returns the dispatcher for these listeners, or {@code null} when there are none. */
     static BulkheadEvents of(String bulkheadName, List<BulkheadListener> listeners) {
-        return listeners.isEmpty() ? null : new BulkheadEvents(bulkheadName, listeners);
+        if (listeners.isEmpty()) {
+            return null;
+        }
+        Entry[] entries = new Entry[listeners.size()];
+        for (int i = 0; i < entries.length; i++) {
+            entries[i] = new Entry(listeners.get(i));
+        }
+        return new BulkheadEvents(bulkheadName, entries);
+    }
+
+    /** Returns a dispatcher with one more listener (this one is immutable). */
+    static BulkheadEvents with(BulkheadEvents current, String bulkheadName, Entry added) {
+        if (current == null) {
+            return new BulkheadEvents(bulkheadName, new Entry[] {added});
+        }
+        Entry[] entries = java.util.Arrays.copyOf(current.entries, current.entries.length + 1);
+        entries[entries.length - 1] = added;
+        return new BulkheadEvents(bulkheadName, entries);
+    }
+
+    /** Returns a dispatcher without the given entry, or {@code null} when none is left. */
+    static BulkheadEvents without(BulkheadEvents current, Entry removed) {
+        if (current == null) {
+            return null;
+        }
+        int index = -1;
+        for (int i = 0; i < current.entries.length; i++) {
+            if (current.entries[i] == removed) {
+                index = i;
+                break;
+            }
+        }
+        if (index < 0) {
+            return current;
+        }
+        if (current.entries.length == 1) {
+            return null;
+        }
+        Entry[] entries = new Entry[current.entries.length - 1];
+        System.arraycopy(current.entries, 0, entries, 0, index);
+        System.arraycopy(current.entries, index + 1, entries, index, entries.length - index);
+        return new BulkheadEvents(current.bulkheadName, entries);
+    }
+
+    /** One listener and whether it has failed before (so its failures are logged loudly once). */
+    static final class Entry {
+        final BulkheadListener listener;
+        final AtomicBoolean failedBefore = new AtomicBoolean();
+
+        Entry(BulkheadListener listener) {
+            this.listener = listener;
+        }
     }
 
     void admitted(long waitedNanos) {
         Duration waited = duration(waitedNanos);
-        for (int i = 0; i < listeners.length; i++) {
+        for (int i = 0; i < entries.length; i++) {
             try {
-                listeners[i].admitted(waited);
+                entries[i].listener.admitted(waited);
             } catch (Throwable failure) {
                 report(i, "admitted", failure);
             }
@@ -48,9 +94,9 @@ final class BulkheadEvents {
     }
 
     void rejected(Rejection rejection) {
-        for (int i = 0; i < listeners.length; i++) {
+        for (int i = 0; i < entries.length; i++) {
             try {
-                listeners[i].rejected(rejection);
+                entries[i].listener.rejected(rejection);
             } catch (Throwable failure) {
                 report(i, "rejected", failure);
             }
@@ -59,9 +105,9 @@ final class BulkheadEvents {
 
     void cancelled(long waitedNanos) {
         Duration waited = duration(waitedNanos);
-        for (int i = 0; i < listeners.length; i++) {
+        for (int i = 0; i < entries.length; i++) {
             try {
-                listeners[i].cancelled(waited);
+                entries[i].listener.cancelled(waited);
             } catch (Throwable failure) {
                 report(i, "cancelled", failure);
             }
@@ -70,9 +116,9 @@ final class BulkheadEvents {
 
     void released(long executionNanos) {
         Duration executionTime = duration(executionNanos);
-        for (int i = 0; i < listeners.length; i++) {
+        for (int i = 0; i < entries.length; i++) {
             try {
-                listeners[i].released(executionTime);
+                entries[i].listener.released(executionTime);
             } catch (Throwable failure) {
                 report(i, "released", failure);
             }
@@ -84,10 +130,10 @@ final class BulkheadEvents {
     }
 
     private void report(int index, String event, Throwable failure) {
-        boolean first = failedBefore[index].compareAndSet(false, true);
+        boolean first = entries[index].failedBefore.compareAndSet(false, true);
         System.Logger.Level level = first ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG;
         if (LOGGER.isLoggable(level)) {
-            LOGGER.log(level, "Listener " + listeners[index] + " of bulkhead '" + bulkheadName + "' threw on '"
+            LOGGER.log(level, "Listener " + entries[index].listener + " of bulkhead '" + bulkheadName + "' threw on '"
                     + event + "'; the call is unaffected" + (first ? " (later failures are logged at DEBUG)" : ""),
                     failure);
         }

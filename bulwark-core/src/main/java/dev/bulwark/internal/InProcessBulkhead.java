@@ -2,11 +2,14 @@ package dev.bulwark.internal;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.BulkheadConfig;
+import dev.bulwark.BulkheadListener;
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
+import dev.bulwark.QueueOrder;
 import dev.bulwark.Rejection;
 import dev.bulwark.Scheduler;
+import dev.bulwark.Subscription;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.Ticker;
 import java.lang.invoke.MethodHandles;
@@ -71,10 +74,13 @@ import java.util.function.Supplier;
 public final class InProcessBulkhead implements Bulkhead, ChainStep {
 
     private static final VarHandle STATE;
+    private static final VarHandle EVENTS;
 
     static {
         try {
-            STATE = MethodHandles.lookup().findVarHandle(InProcessBulkhead.class, "state", long.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            STATE = lookup.findVarHandle(InProcessBulkhead.class, "state", long.class);
+            EVENTS = lookup.findVarHandle(InProcessBulkhead.class, "events", BulkheadEvents.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -90,8 +96,15 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
     private final Ticker ticker;
     private final Scheduler scheduler;
     private final Consumer<? super Rejection> rejectionHandler;
-    /** {@code null} when no listener is registered: the hot path then reads no clock. */
-    private final BulkheadEvents events;
+    /** Serve the newest waiter first and let a newcomer evict the oldest when the queue is full. */
+    private final boolean lifo;
+    /** {@code null} for a fixed limit. */
+    private final AdaptiveLimiter limiter;
+    /**
+     * {@code null} when no listener is registered: the hot path then reads no clock. Replaced (never mutated) when
+     * a listener is attached or detached.
+     */
+    private volatile BulkheadEvents events;
 
     /** {@code waiting} in the high 32 bits, signed {@code available} in the low 32 bits. */
     private volatile long state;
@@ -124,6 +137,10 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
         this.maxWait = config.maxWait().orElse(null);
         this.maxWaitNanos = Arguments.boundedNanos(maxWait);
         this.state = pack(0, config.maxConcurrency());
+        this.lifo = config.queueOrder() == QueueOrder.LIFO;
+        this.limiter = config.adaptiveLimit().map(limit -> AdaptiveLimiter.of(limit, config.maxConcurrency(),
+                config.ticker().read()))
+                .orElse(null);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -167,7 +184,9 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
                 }
                 current = state;
             } else if (waiting >= maxQueue) {
-                return current;
+                int limit = maxQueue;
+                // LIFO at exactly the queue limit: the newcomer evicts the oldest waiter, under the lock.
+                return lifo && limit > 0 && waiting == limit ? MUST_WAIT : current;
             } else {
                 return MUST_WAIT;
             }
@@ -176,7 +195,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
 
     /**
      * Returns a slot. Lock-free when nobody waits; otherwise hands the slot to the next waiter under the lock.
-     * Reports nothing to listeners: callers that ran an operation use {@link #releaseAfterRun(long)}.
+     * Reports nothing to listeners: callers that ran an operation use {@link #releaseAfterRun(long, Permit.Outcome)}.
      */
     void releaseUnused() {
         long current = state;
@@ -205,13 +224,39 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
         }
     }
 
-    /** Releases a slot whose operation ran, then reports the execution time. */
-    void releaseAfterRun(long startedAt) {
-        releaseUnused();
+    /**
+     * Reports the execution time, then releases a slot whose operation ran. Reporting first keeps the event order
+     * causal for listeners that count calls in flight: the next waiter's "admitted" never precedes this "released".
+     */
+    void releaseAfterRun(long startedAt, Permit.Outcome outcome) {
         BulkheadEvents listeners = events;
-        if (listeners != null) {
-            listeners.released(ticker.read() - startedAt);
+        AdaptiveLimiter adaptive = limiter;
+        if (listeners == null && adaptive == null) {
+            releaseUnused();
+            return;
         }
+        try {
+            long executionNanos = ticker.read() - startedAt;
+            if (listeners != null) {
+                listeners.released(executionNanos);
+            }
+            if (adaptive != null) {
+                adaptive.sample(this, startedAt, executionNanos, executingCount(), outcome);
+            }
+        } finally {
+            releaseUnused();
+        }
+    }
+
+    /** Whether finished calls must be timed (for listeners or the adaptive limit). One volatile read. */
+    private boolean observed() {
+        return events != null || limiter != null;
+    }
+
+    /** How a failed call counts for the adaptive limit. */
+    Permit.Outcome outcomeOf(Throwable failure) {
+        AdaptiveLimiter adaptive = limiter;
+        return adaptive == null ? Permit.Outcome.IGNORED : adaptive.classify(failure);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -224,7 +269,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
     private Waiter pollGrantable() {
         int removed = 0;
         Waiter granted = null;
-        for (Waiter candidate = head; candidate != null; candidate = head) {
+        for (Waiter candidate = lifo ? tail : head; candidate != null; candidate = lifo ? tail : head) {
             unlink(candidate);
             removed++;
             if (candidate.tryGrant()) {
@@ -276,6 +321,8 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
      *     rejection when full
      */
     private Rejection enqueue(Waiter waiter) {
+        Waiter evicted = null;
+        Rejection rejection = null;
         lock.lock();
         try {
             long current = state;
@@ -288,18 +335,52 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
                         return null;
                     }
                 } else if (waiting >= maxQueue) {
-                    return queueFull(current);
+                    if (lifo && waiting == maxQueue && waiting > 0) {
+                        evicted = evictOldest();
+                        if (evicted != null || waiting(state) < maxQueue) {
+                            current = state;
+                            continue; // room was made: link the newcomer
+                        }
+                    }
+                    rejection = queueFull(current);
+                    break;
                 } else if (STATE.compareAndSet(this, current, pack(waiting + 1, available))) {
                     // Linked after the CAS but still under the lock: a releaser that sees waiting > 0 takes the
                     // lock and therefore finds the node.
                     linkLast(waiter);
-                    return null;
+                    break;
                 }
                 current = state;
             }
         } finally {
             lock.unlock();
         }
+        if (evicted != null) {
+            evicted.evicted();
+        }
+        return rejection;
+    }
+
+    /**
+     * LIFO only, under the lock, with the queue at its limit: unlinks the oldest waiter and, if it still waits,
+     * marks it evicted (the caller tells it after unlocking). Waiters that were already abandoned are unlinked on
+     * the way, which makes room too.
+     */
+    private Waiter evictOldest() {
+        int removed = 0;
+        Waiter evicted = null;
+        for (Waiter oldest = head; oldest != null; oldest = head) {
+            unlink(oldest);
+            removed++;
+            if (oldest.tryAbandon(Waiter.EVICTED)) {
+                evicted = oldest;
+                break;
+            }
+        }
+        if (removed != 0) {
+            addToState(-removed, 0);
+        }
+        return evicted;
     }
 
     /** Unlinks a waiter whose owner won the CAS to CANCELLED or TIMED_OUT, unless a releaser already did. */
@@ -323,20 +404,14 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
             throws X {
         Objects.requireNonNull(operation, "operation");
         acquireSlot(signal);
-        BulkheadEvents listeners = events;
-        if (listeners == null) {
+        if (!observed()) {
             try {
                 return operation.get();
             } finally {
                 releaseUnused();
             }
         }
-        long startedAt = ticker.read();
-        try {
-            return operation.get();
-        } finally {
-            releaseAfterRun(startedAt);
-        }
+        return runObserved(operation);
     }
 
     @Override
@@ -344,8 +419,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
             throws X {
         Objects.requireNonNull(operation, "operation");
         acquireSlot(signal);
-        BulkheadEvents listeners = events;
-        if (listeners == null) {
+        if (!observed()) {
             try {
                 operation.run();
             } finally {
@@ -353,29 +427,38 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
             }
             return;
         }
-        long startedAt = ticker.read();
-        try {
+        runObserved(() -> {
             operation.run();
-        } finally {
-            releaseAfterRun(startedAt);
-        }
+            return null;
+        });
     }
 
     @Override
     public <T, X extends Throwable> T call(Chain chain, int next, ThrowingSupplier<? extends T, X> operation,
                                            CancellationSignal signal) throws X {
         acquireSlot(signal);
-        BulkheadEvents listeners = events;
-        long startedAt = listeners == null ? 0L : ticker.read();
-        try {
-            return chain.proceed(next, operation, signal);
-        } finally {
-            if (listeners == null) {
+        if (!observed()) {
+            try {
+                return chain.proceed(next, operation, signal);
+            } finally {
                 releaseUnused();
-            } else {
-                releaseAfterRun(startedAt);
             }
         }
+        return runObserved(() -> chain.proceed(next, operation, signal));
+    }
+
+    /** Runs an admitted operation, timing it and classifying its outcome for listeners and the adaptive limit. */
+    private <T, X extends Throwable> T runObserved(ThrowingSupplier<? extends T, X> operation) throws X {
+        long startedAt = ticker.read();
+        T result;
+        try {
+            result = operation.get();
+        } catch (Throwable failure) {
+            releaseAfterRun(startedAt, outcomeOf(failure));
+            throw Throwables.<X>rethrow(failure);
+        }
+        releaseAfterRun(startedAt, Permit.Outcome.SUCCESS);
+        return result;
     }
 
     @Override
@@ -400,7 +483,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
     }
 
     Permit newPermit() {
-        return new LocalPermit(this, events == null ? 0L : ticker.read());
+        return new LocalPermit(this, observed() ? ticker.read() : 0L);
     }
 
     /** Takes a slot for the calling thread, waiting if needed; throws if it cannot. */
@@ -464,20 +547,23 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
         long waited = ticker.read() - waiter.enqueuedAt;
         int fate = waiter.status;
         if (fate == Waiter.GRANTED && !interrupted && !signal.isCancelled()) {
-            reportAdmitted(waited);
+            waiterAdmitted(waiter, waited);
             return;
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
         if (fate == Waiter.TIMED_OUT) {
-            throw reject(waitTimeout(waited));
+            throw waiterTimedOut(waiter, waited);
+        }
+        if (fate == Waiter.EVICTED) {
+            throw waiterEvicted(waiter, waited);
         }
         if (fate == Waiter.GRANTED) {
             // Granted at the same instant the caller gave up: pass the slot on instead of running for nobody.
             releaseUnused();
         }
-        reportCancelled(waited);
+        waiterCancelled(waiter, waited);
         throw interrupted ? interruptedWhileQueued() : cancelledWhileQueued(signal);
     }
 
@@ -539,7 +625,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
 
     /** Runs an async operation that holds a slot, and releases the slot when its stage completes. */
     <T> void startAsync(Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result) {
-        long startedAt = events == null ? 0L : ticker.read();
+        long startedAt = observed() ? ticker.read() : 0L;
         CompletionStage<T> stage;
         try {
             stage = operation.get();
@@ -547,7 +633,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
                 throw new NullPointerException("operation returned null instead of a CompletionStage");
             }
         } catch (Throwable failure) {
-            releaseAfterRun(startedAt);
+            releaseAfterRun(startedAt, outcomeOf(failure));
             result.completeExceptionally(failure);
             return;
         }
@@ -558,7 +644,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
             CompletableFuture<T> future = (CompletableFuture<T>) stage;
             if (future.isDone() && !future.isCompletedExceptionally()) {
                 T value = future.getNow(null);
-                releaseAfterRun(startedAt);
+                releaseAfterRun(startedAt, Permit.Outcome.SUCCESS);
                 result.complete(value);
                 return;
             }
@@ -605,15 +691,15 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
             if (!DONE.compareAndSet(this, 0, 1)) {
                 return;
             }
-            bulkhead.releaseAfterRun(startedAt);
             if (failure == null) {
+                bulkhead.releaseAfterRun(startedAt, Permit.Outcome.SUCCESS);
                 result.complete(value);
             } else {
                 // A stage that failed through a dependent carries a CompletionException around the real cause;
                 // relay the cause itself so the caller sees the operation's own exception, wrapped once at most.
-                result.completeExceptionally(
-                        failure instanceof CompletionException && failure.getCause() != null ? failure.getCause()
-                                : failure);
+                Throwable cause = Stages.unwrap(failure);
+                bulkhead.releaseAfterRun(startedAt, bulkhead.outcomeOf(cause));
+                result.completeExceptionally(cause);
             }
         }
     }
@@ -636,6 +722,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
 
     /** Reports the refusal, runs the overflow handler on the current thread, and makes the exception. */
     BulkheadRejectedException reject(Rejection rejection) {
+        FlightRecorderEvents.rejected(rejection);
         BulkheadEvents listeners = events;
         if (listeners != null) {
             listeners.rejected(rejection);
@@ -674,6 +761,33 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
         return exception;
     }
 
+    /** A queued waiter got its slot and will run. */
+    void waiterAdmitted(Waiter waiter, long waitedNanos) {
+        FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.ADMITTED);
+        reportAdmitted(waitedNanos);
+    }
+
+    /** A queued waiter left without running because its caller gave up. */
+    void waiterCancelled(Waiter waiter, long waitedNanos) {
+        FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.CANCELLED);
+        reportCancelled(waitedNanos);
+    }
+
+    /** A queued waiter was evicted by a newer one (LIFO): reports, runs the handler, and makes the exception. */
+    BulkheadRejectedException waiterEvicted(Waiter waiter, long waitedNanos) {
+        FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.EVICTED);
+        int limit = maxConcurrency;
+        long current = state;
+        return reject(new Rejection(name, Rejection.Reason.EVICTED, limit, maxQueue,
+                Math.max(0, limit - available(current)), waiting(current), BulkheadEvents.duration(waitedNanos)));
+    }
+
+    /** A queued waiter reached the maximum wait: reports, runs the handler, and makes the exception. */
+    BulkheadRejectedException waiterTimedOut(Waiter waiter, long waitedNanos) {
+        FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.TIMED_OUT);
+        return reject(waitTimeout(waitedNanos));
+    }
+
     void reportAdmitted(long waitedNanos) {
         BulkheadEvents listeners = events;
         if (listeners != null) {
@@ -694,6 +808,24 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
 
     // ---------------------------------------------------------------------------------------------------------
     // Configuration and counts
+
+    @Override
+    public Subscription addListener(BulkheadListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        BulkheadEvents.Entry entry = new BulkheadEvents.Entry(listener);
+        BulkheadEvents current;
+        do {
+            current = events;
+        } while (!EVENTS.compareAndSet(this, current, BulkheadEvents.with(current, name, entry)));
+        return () -> {
+            BulkheadEvents before;
+            BulkheadEvents after;
+            do {
+                before = events;
+                after = BulkheadEvents.without(before, entry);
+            } while (before != after && !EVENTS.compareAndSet(this, before, after));
+        };
+    }
 
     @Override
     public String name() {
@@ -747,12 +879,27 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
     @Override
     public void changeMaxConcurrency(int newMaxConcurrency) {
         Arguments.requireMaxConcurrency(newMaxConcurrency);
+        changeLimit(-1, newMaxConcurrency);
+    }
+
+    /**
+     * Moves the limit for the adaptive algorithm, only if it still is {@code expected}, so that concurrent
+     * decisions based on the same value do not compound.
+     *
+     * @return whether the limit changed
+     */
+    boolean adaptLimit(int expected, int newLimit) {
+        return changeLimit(expected, newLimit);
+    }
+
+    /** Changes the limit (if {@code expected} is -1 or matches) and grants waiters a raise makes room for. */
+    private boolean changeLimit(int expected, int newMaxConcurrency) {
         List<Waiter> granted = null;
         lock.lock();
         try {
             int delta = newMaxConcurrency - maxConcurrency;
-            if (delta == 0) {
-                return;
+            if (delta == 0 || (expected != -1 && expected != maxConcurrency)) {
+                return false;
             }
             limitChanges++;
             maxConcurrency = newMaxConcurrency;
@@ -774,6 +921,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
                 waiter.granted();
             }
         }
+        return true;
     }
 
     @Override

@@ -1,6 +1,11 @@
 package dev.bulwark.internal;
 
+import dev.bulwark.Subscription;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -8,36 +13,98 @@ import java.util.function.Consumer;
  * The listeners of one policy, each isolated from the call: a listener that throws is logged (its first failure
  * at WARNING with the stack trace, later ones at DEBUG) and never changes the outcome or the other listeners.
  *
+ * <p>Listeners can be attached and detached at run time. The list is copy-on-write: {@link #snapshot()} is one
+ * volatile read and returns {@code null} when there is no listener, so a call path skips all event work with one
+ * null check.
+ *
  * @param <L> the listener type
  */
 public final class Listeners<L> {
 
     private static final System.Logger LOGGER = System.getLogger("dev.bulwark");
+    private static final VarHandle CURRENT;
+
+    static {
+        try {
+            CURRENT = MethodHandles.lookup().findVarHandle(Listeners.class, "current", Entry[].class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final String policyName;
-    private final Object[] listeners;
-    private final AtomicBoolean[] failedBefore;
+    /** {@code null} when empty; never mutated, only replaced. */
+    private volatile Entry[] current;
 
-    private Listeners(String policyName, List<? extends L> listeners) {
+    /**
+     * Creates the listener list of a policy.
+     *
+     * @param policyName names the policy in log messages
+     * @param initial the listeners given to the builder, in order
+     */
+    public Listeners(String policyName, List<?> initial) {
         this.policyName = policyName;
-        this.listeners = listeners.toArray();
-        this.failedBefore = new AtomicBoolean[this.listeners.length];
-        for (int i = 0; i < failedBefore.length; i++) {
-            failedBefore[i] = new AtomicBoolean();
+        if (!initial.isEmpty()) {
+            Entry[] entries = new Entry[initial.size()];
+            for (int i = 0; i < entries.length; i++) {
+                entries[i] = new Entry(initial.get(i));
+            }
+            this.current = entries;
         }
     }
 
     /**
-     * Returns the listeners of a policy, or {@code null} when there are none, so the call path can skip all event
-     * work with one null check.
+     * Returns whether any listener is attached. One volatile read.
      *
-     * @param policyName names the policy in log messages
-     * @param listeners the listeners, in order
-     * @param <L> the listener type
-     * @return the dispatcher or {@code null}
+     * @return {@code true} when there is at least one listener
      */
-    public static <L> Listeners<L> of(String policyName, List<? extends L> listeners) {
-        return listeners.isEmpty() ? null : new Listeners<>(policyName, listeners);
+    public boolean any() {
+        return current != null;
+    }
+
+    /**
+     * Attaches a listener.
+     *
+     * @param listener the listener
+     * @return the subscription that detaches it
+     */
+    public Subscription add(L listener) {
+        Entry entry = new Entry(Objects.requireNonNull(listener, "listener"));
+        Entry[] before;
+        Entry[] after;
+        do {
+            before = current;
+            after = before == null ? new Entry[] {entry} : append(before, entry);
+        } while (!CURRENT.compareAndSet(this, before, after));
+        return () -> remove(entry);
+    }
+
+    private static Entry[] append(Entry[] entries, Entry entry) {
+        Entry[] longer = Arrays.copyOf(entries, entries.length + 1);
+        longer[entries.length] = entry;
+        return longer;
+    }
+
+    private void remove(Entry entry) {
+        Entry[] before;
+        Entry[] after;
+        do {
+            before = current;
+            if (before == null) {
+                return;
+            }
+            int index = Arrays.asList(before).indexOf(entry);
+            if (index < 0) {
+                return;
+            }
+            if (before.length == 1) {
+                after = null;
+            } else {
+                after = new Entry[before.length - 1];
+                System.arraycopy(before, 0, after, 0, index);
+                System.arraycopy(before, index + 1, after, index, after.length - index);
+            }
+        } while (!CURRENT.compareAndSet(this, before, after));
     }
 
     /**
@@ -48,18 +115,31 @@ public final class Listeners<L> {
      */
     @SuppressWarnings("unchecked")
     public void notify(String event, Consumer<? super L> action) {
-        for (int i = 0; i < listeners.length; i++) {
+        Entry[] entries = current;
+        if (entries == null) {
+            return;
+        }
+        for (Entry entry : entries) {
             try {
-                action.accept((L) listeners[i]);
+                action.accept((L) entry.listener);
             } catch (Throwable failure) {
-                boolean first = failedBefore[i].compareAndSet(false, true);
+                boolean first = entry.failedBefore.compareAndSet(false, true);
                 System.Logger.Level level = first ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG;
                 if (LOGGER.isLoggable(level)) {
-                    LOGGER.log(level, "Listener " + listeners[i] + " of '" + policyName + "' threw on '" + event
+                    LOGGER.log(level, "Listener " + entry.listener + " of '" + policyName + "' threw on '" + event
                             + "'; the call is unaffected" + (first ? " (later failures are logged at DEBUG)" : ""),
                             failure);
                 }
             }
+        }
+    }
+
+    private static final class Entry {
+        final Object listener;
+        final AtomicBoolean failedBefore = new AtomicBoolean();
+
+        Entry(Object listener) {
+            this.listener = listener;
         }
     }
 }

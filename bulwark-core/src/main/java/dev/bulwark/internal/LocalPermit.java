@@ -33,8 +33,14 @@ final class LocalPermit implements Permit {
 
     @Override
     public void close() {
+        close(Outcome.SUCCESS);
+    }
+
+    @Override
+    public void close(Outcome outcome) {
+        java.util.Objects.requireNonNull(outcome, "outcome");
         if (RELEASED.compareAndSet(this, 0, 1)) {
-            bulkhead.releaseAfterRun(acquiredAt);
+            bulkhead.releaseAfterRun(acquiredAt, outcome);
         }
     }
 

@@ -63,7 +63,7 @@ public final class RetryPolicy implements ChainStep {
         this.backoffInitialNanos = backoffInitial == null ? 0L : saturatedNanos(backoffInitial);
         this.backoffMaxNanos = backoffMax == null ? 0L : saturatedNanos(backoffMax);
         this.jitter = jitter;
-        this.listeners = Listeners.of(name, listeners);
+        this.listeners = new Listeners<>(name, listeners);
         this.scheduler = scheduler;
         this.ticker = ticker;
     }
@@ -83,6 +83,16 @@ public final class RetryPolicy implements ChainStep {
      */
     public String name() {
         return name;
+    }
+
+    /**
+     * Attaches a listener.
+     *
+     * @param listener the listener
+     * @return the subscription that detaches it
+     */
+    public dev.bulwark.Subscription addListener(RetryListener listener) {
+        return listeners.add(listener);
     }
 
     /**
@@ -147,24 +157,21 @@ public final class RetryPolicy implements ChainStep {
     }
 
     private void reportRetry(int attempt, Throwable failure, long delayNanos) {
-        Listeners<RetryListener> current = listeners;
-        if (current != null) {
+        if (listeners.any()) {
             RetryEvent event = new RetryEvent(name, attempt, failure, Duration.ofNanos(delayNanos));
-            current.notify("retryScheduled", listener -> listener.retryScheduled(event));
+            listeners.notify("retryScheduled", listener -> listener.retryScheduled(event));
         }
     }
 
     private void reportSuccess(int attempts) {
-        Listeners<RetryListener> current = listeners;
-        if (current != null) {
-            current.notify("succeeded", listener -> listener.succeeded(attempts));
+        if (listeners.any()) {
+            listeners.notify("succeeded", listener -> listener.succeeded(attempts));
         }
     }
 
     private void reportFailure(int attempts, Throwable failure, boolean exhausted) {
-        Listeners<RetryListener> current = listeners;
-        if (current != null) {
-            current.notify("failed", listener -> listener.failed(attempts, failure, exhausted));
+        if (listeners.any()) {
+            listeners.notify("failed", listener -> listener.failed(attempts, failure, exhausted));
         }
     }
 
@@ -204,7 +211,7 @@ public final class RetryPolicy implements ChainStep {
                 }
                 continue;
             }
-            if (listeners != null) {
+            if (listeners.any()) {
                 reportSuccess(attempt);
             }
             return result;
@@ -223,7 +230,20 @@ public final class RetryPolicy implements ChainStep {
                     + "started", signal));
             return result;
         }
-        new AsyncExecution<>(this, chain, next, operation, signal, result).start();
+        CompletionStage<T> first = Stages.start(() -> chain.proceedAsync(next, operation, signal));
+        if (first.getClass() == CompletableFuture.class) {
+            CompletableFuture<T> done = (CompletableFuture<T>) first;
+            if (done.isDone() && !done.isCompletedExceptionally()) {
+                // Succeeded at once: nothing to retry, so no retry state (the common case allocates only the
+                // returned future).
+                result.complete(done.getNow(null));
+                if (listeners.any()) {
+                    reportSuccess(1);
+                }
+                return result;
+            }
+        }
+        new AsyncExecution<>(this, chain, next, operation, signal, result).start(first);
         return result;
     }
 
@@ -276,14 +296,15 @@ public final class RetryPolicy implements ChainStep {
             this.result = result;
         }
 
-        void start() {
+        /** Takes over after the first attempt, whose stage was already started. */
+        void start(CompletionStage<T> firstAttempt) {
             attempt = 1;
             if (signal.canBeCancelled()) {
                 cancelHook = signal.onCancel(this::cancelledBySignal);
             }
             // The caller cancelling (or completing) the returned future ends the retrying.
             result.whenComplete((value, failure) -> stopWaiting());
-            drive();
+            firstAttempt.whenComplete(this);
         }
 
         /** Timer task: the delay passed. */
@@ -359,7 +380,7 @@ public final class RetryPolicy implements ChainStep {
             if (completedNow) {
                 int attempts = attempt;
                 if (failure == null) {
-                    if (policy.listeners != null) {
+                    if (policy.listeners.any()) {
                         policy.reportSuccess(attempts);
                     }
                 } else {

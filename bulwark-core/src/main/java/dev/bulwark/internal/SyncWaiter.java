@@ -18,6 +18,12 @@ final class SyncWaiter extends Waiter implements Runnable {
         LockSupport.unpark(thread);
     }
 
+    @Override
+    void evicted() {
+        // The owner builds the rejection and runs the handler on its own thread when it wakes.
+        LockSupport.unpark(thread);
+    }
+
     /** The signal's cancellation listener: runs on the cancelling thread. */
     @Override
     public void run() {

@@ -56,7 +56,7 @@ public final class TimeoutPolicy implements ChainStep {
         long nanos = Arguments.boundedNanos(timeout);
         this.timeoutNanos = nanos == 0L ? Long.MAX_VALUE : nanos;
         this.interruptOnTimeout = interruptOnTimeout;
-        this.listeners = Listeners.of(name, listeners);
+        this.listeners = new Listeners<>(name, listeners);
         this.scheduler = scheduler;
         this.ticker = ticker;
     }
@@ -71,6 +71,16 @@ public final class TimeoutPolicy implements ChainStep {
     }
 
     /**
+     * Attaches a listener.
+     *
+     * @param listener the listener
+     * @return the subscription that detaches it
+     */
+    public dev.bulwark.Subscription addListener(TimeoutListener listener) {
+        return listeners.add(listener);
+    }
+
+    /**
      * Returns the duration.
      *
      * @return the timeout
@@ -80,22 +90,20 @@ public final class TimeoutPolicy implements ChainStep {
     }
 
     private void reportTimedOut(TimeoutExceededException exception) {
-        Listeners<TimeoutListener> current = listeners;
-        if (current != null) {
-            current.notify("timedOut", listener -> listener.timedOut(exception));
+        if (listeners.any()) {
+            listeners.notify("timedOut", listener -> listener.timedOut(exception));
         }
     }
 
     private void reportInTime(long startedAt) {
-        Listeners<TimeoutListener> current = listeners;
-        if (current != null) {
+        if (listeners.any()) {
             Duration elapsed = Duration.ofNanos(Math.max(0L, ticker.read() - startedAt));
-            current.notify("finishedInTime", listener -> listener.finishedInTime(elapsed));
+            listeners.notify("finishedInTime", listener -> listener.finishedInTime(elapsed));
         }
     }
 
     private long startTime() {
-        return listeners == null ? 0L : ticker.read();
+        return listeners.any() ? ticker.read() : 0L;
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -225,20 +233,32 @@ public final class TimeoutPolicy implements ChainStep {
             return result;
         }
         CancellationSignal inner = CancellationSignal.create();
-        AsyncDeadline<T> deadline = new AsyncDeadline<>(this, result, inner, Signals.link(signal, inner),
-                startTime());
+        CancellationSignal.Registration link = Signals.link(signal, inner);
+        long startedAt = startTime();
+        CompletionStage<T> stage = Stages.start(() -> chain.proceedAsync(next, operation, inner));
+        if (stage.getClass() == CompletableFuture.class && ((CompletableFuture<T>) stage).isDone()) {
+            // Finished before any deadline could pass: no timer needed.
+            link.close();
+            reportInTime(startedAt);
+            CompletableFuture<T> done = (CompletableFuture<T>) stage;
+            if (done.isCompletedExceptionally()) {
+                done.whenComplete((value, failure) -> result.completeExceptionally(Stages.unwrap(failure)));
+            } else {
+                result.complete(done.getNow(null));
+            }
+            return result;
+        }
+        AsyncDeadline<T> deadline = new AsyncDeadline<>(this, result, inner, link, startedAt);
+        deadline.innerStage = stage;
         try {
             deadline.task = scheduler.schedule(deadline, timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (RuntimeException refused) {
-            deadline.link.close();
+            // Without a timer the deadline cannot be kept: give up on the inner call rather than wait unbounded.
+            link.close();
+            inner.cancel(refused);
+            Stages.cancel(stage, interruptOnTimeout);
             result.completeExceptionally(refused);
             return result;
-        }
-        CompletionStage<T> stage = Stages.start(() -> chain.proceedAsync(next, operation, inner));
-        deadline.innerStage = stage;
-        if (deadline.state != RUNNING) {
-            // The timer fired before the stage existed (or the caller gave up): cancel it now.
-            Stages.cancel(stage, interruptOnTimeout);
         }
         stage.whenComplete(deadline);
         result.whenComplete((value, failure) -> deadline.callerDone());

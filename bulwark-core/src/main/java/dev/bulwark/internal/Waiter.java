@@ -10,7 +10,8 @@ import java.lang.invoke.VarHandle;
  *
  * <p>Invariant: a node's fate is decided exactly once, by the compare-and-set of {@link #status} from
  * {@link #WAITING} to {@link #GRANTED} (by a releaser, under the bulkhead's lock), {@link #CANCELLED} or
- * {@link #TIMED_OUT} (by whoever gives up on the call, without the lock). The winner of that CAS owns the
+ * {@link #TIMED_OUT} (by whoever gives up on the call, without the lock), or {@link #EVICTED} (by a newer waiter
+ * under LIFO, under the lock). The winner of that CAS owns the
  * consequences: a granter's slot now belongs to the node's owner, who must use it or release it; a canceller
  * must unlink the node (if still linked) and report the outcome. The loser does nothing.
  */
@@ -20,6 +21,7 @@ abstract class Waiter {
     static final int GRANTED = 1;
     static final int CANCELLED = 2;
     static final int TIMED_OUT = 3;
+    static final int EVICTED = 4;
 
     private static final VarHandle STATUS;
 
@@ -41,6 +43,9 @@ abstract class Waiter {
 
     volatile int status;
 
+    /** The Flight Recorder wait event being timed, or {@code null} when that event is not recorded. */
+    final Object recording;
+
     // Guarded by the bulkhead's lock.
     Waiter previous;
     Waiter next;
@@ -52,6 +57,7 @@ abstract class Waiter {
         this.enqueuedAt = enqueuedAt;
         this.timed = maxWaitNanos > 0;
         this.deadline = enqueuedAt + maxWaitNanos;
+        this.recording = FlightRecorderEvents.beginWait(bulkhead.name(), bulkhead.queuedCount());
     }
 
     /** Hands the slot to this waiter if it still waits. Called by releasers under the bulkhead's lock. */
@@ -84,4 +90,10 @@ abstract class Waiter {
      * by the granting thread after it released the bulkhead's lock.
      */
     abstract void granted();
+
+    /**
+     * Tells the owner that a newer waiter took its place (LIFO). Called once, after a successful
+     * {@code tryAbandon(EVICTED)} and the unlinking, by the evicting thread after it released the lock.
+     */
+    abstract void evicted();
 }

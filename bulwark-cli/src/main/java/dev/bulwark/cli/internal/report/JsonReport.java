@@ -101,6 +101,7 @@ public final class JsonReport {
             json.writeNumberField("admittedAfterWaiting", events.admittedAfterWaiting());
             json.writeNumberField("rejectedQueueFull", events.rejectedQueueFull());
             json.writeNumberField("rejectedWaitTimeout", events.rejectedWaitTimeout());
+            json.writeNumberField("rejectedOtherwise", events.rejectedOtherwise());
             json.writeNumberField("cancelledWhileQueued", events.cancelledWhileQueued());
             json.writeNumberField("released", events.released());
             json.writeEndObject();

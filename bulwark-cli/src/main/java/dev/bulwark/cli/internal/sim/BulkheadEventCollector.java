@@ -17,6 +17,7 @@ public final class BulkheadEventCollector implements BulkheadListener {
     private final AtomicLong admittedAfterWaiting = new AtomicLong();
     private final AtomicLong rejectedQueueFull = new AtomicLong();
     private final AtomicLong rejectedWaitTimeout = new AtomicLong();
+    private final AtomicLong rejectedOtherwise = new AtomicLong();
     private final AtomicLong cancelledWhileQueued = new AtomicLong();
     private final AtomicLong released = new AtomicLong();
 
@@ -40,10 +41,16 @@ public final class BulkheadEventCollector implements BulkheadListener {
 
     @Override
     public void rejected(Rejection rejection) {
-        if (rejection.reason() == Rejection.Reason.WAIT_TIMEOUT) {
-            rejectedWaitTimeout.incrementAndGet();
-        } else {
-            rejectedQueueFull.incrementAndGet();
+        switch (rejection.reason()) {
+            case QUEUE_FULL:
+                rejectedQueueFull.incrementAndGet();
+                break;
+            case WAIT_TIMEOUT:
+                rejectedWaitTimeout.incrementAndGet();
+                break;
+            default:
+                // The simulated bulkhead is in-process and FIFO: other reasons would be a fault, shown as such.
+                rejectedOtherwise.incrementAndGet();
         }
         measurements.observeQueued(rejection.queuedCount());
     }
@@ -65,6 +72,6 @@ public final class BulkheadEventCollector implements BulkheadListener {
      */
     public BulkheadEventCounts counts() {
         return new BulkheadEventCounts(admitted.get(), admittedAfterWaiting.get(), rejectedQueueFull.get(),
-                rejectedWaitTimeout.get(), cancelledWhileQueued.get(), released.get());
+                rejectedWaitTimeout.get(), rejectedOtherwise.get(), cancelledWhileQueued.get(), released.get());
     }
 }

@@ -47,6 +47,7 @@ class SimulationTest {
         assertThat(events.rejectedQueueFull()).isEqualTo(counts.count(CallOutcome.REJECTED_QUEUE_FULL));
         assertThat(events.rejectedWaitTimeout()).isEqualTo(counts.count(CallOutcome.REJECTED_WAIT_TIMEOUT));
         // ...and every slot taken was given back.
+        assertThat(events.rejectedOtherwise()).isZero();
         assertThat(events.released()).isEqualTo(events.admitted());
         assertThat(result.queueWait().count()).isEqualTo(events.admitted());
     }

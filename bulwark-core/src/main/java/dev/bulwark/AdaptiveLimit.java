@@ -1,0 +1,418 @@
+package dev.bulwark;
+
+import dev.bulwark.internal.Arguments;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/**
+ * How an adaptive bulkhead moves its concurrency limit from observed outcomes, between a minimum and a maximum.
+ * Give one to {@link Bulkhead.Builder#adaptive(AdaptiveLimit)}; the builder's {@code maxConcurrency} is the
+ * starting limit.
+ *
+ * <p>Every call (or permit) that ends is a sample: its latency from admission to release, how many calls held
+ * slots at that moment, and its {@link Permit.Outcome}. {@code call}/{@code callAsync} classify the outcome
+ * themselves: a normal return is a success; a failure matching {@link #dropWhen()} (by default a
+ * {@link TimeoutExceededException} or a {@link BulkheadRejectedException} from further down) is a drop; any other
+ * failure is ignored. A {@link Permit} reports it through {@link Permit#close(Permit.Outcome)}.
+ *
+ * <p>Two algorithms:
+ * <ul>
+ *   <li>{@link #aimd()}: additive increase, multiplicative decrease. A fast success grows the limit by one (only
+ *       while at least half of it is in use, so an idle bulkhead does not creep upwards); a drop, or a latency
+ *       above the threshold, cuts it by the backoff ratio, at most once per round trip (samples from calls that
+ *       started before the last cut do not cut again, so one burst of timeouts is one cut, not twenty).</li>
+ *   <li>{@link #gradient()}: compares a short-window latency with a long-window baseline; while latency stays
+ *       within the tolerance of the baseline and the limit is in use, the limit grows by its square root per
+ *       update (a fast ramp-up), otherwise it shrinks in proportion to the latency increase. Unlike Netflix's
+ *       Gradient2, headroom is added only when the gradient is 1 (their issue #134: adding it under modest
+ *       overload makes the limit creep up forever), and the baseline does not rise while the bulkhead is
+ *       overloaded above its minimum (so sustained overload cannot become the new normal).</li>
+ * </ul>
+ *
+ * <p>Configurations are immutable values; each bulkhead keeps its own algorithm state. This interface is sealed:
+ * its two implementations are {@link Aimd} and {@link Gradient}.
+ */
+public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.Gradient {
+
+    /**
+     * Starts configuring an AIMD limit.
+     *
+     * @return a new builder
+     */
+    static Aimd.Builder aimd() {
+        return new Aimd.Builder();
+    }
+
+    /**
+     * Starts configuring a gradient limit.
+     *
+     * @return a new builder
+     */
+    static Gradient.Builder gradient() {
+        return new Gradient.Builder();
+    }
+
+    /**
+     * Returns the lowest the limit goes.
+     *
+     * @return at least 1
+     */
+    int minLimit();
+
+    /**
+     * Returns the highest the limit goes.
+     *
+     * @return at least {@link #minLimit()}
+     */
+    int maxLimit();
+
+    /**
+     * Returns which failures of {@code call}/{@code callAsync} count as drops (overload) rather than being ignored.
+     *
+     * @return the predicate
+     */
+    Predicate<? super Throwable> dropWhen();
+
+    /**
+     * The default drop classification: a timeout, or a refusal by a bulkhead further down.
+     *
+     * @param failure a failure
+     * @return whether it signals overload
+     */
+    private static boolean overload(Throwable failure) {
+        return failure instanceof TimeoutExceededException || failure instanceof BulkheadRejectedException;
+    }
+
+    /** Settings shared by both algorithms' builders. */
+    abstract sealed class Settings<B extends Settings<B>> permits Aimd.Builder, Gradient.Builder {
+        int minLimit = 1;
+        int maxLimit = 1000;
+        Predicate<? super Throwable> dropWhen = AdaptiveLimit::overload;
+
+        Settings() {
+        }
+
+        abstract B self();
+
+        /**
+         * Sets the lowest the limit goes. Default: 1.
+         *
+         * @param minLimit at least 1
+         * @return this builder
+         * @throws IllegalArgumentException when {@code minLimit} is less than 1
+         */
+        public B minLimit(int minLimit) {
+            if (minLimit < 1) {
+                throw new IllegalArgumentException("minLimit must be at least 1 but was " + minLimit);
+            }
+            this.minLimit = minLimit;
+            return self();
+        }
+
+        /**
+         * Sets the highest the limit goes. Default: 1000.
+         *
+         * @param maxLimit at least 1
+         * @return this builder
+         * @throws IllegalArgumentException when {@code maxLimit} is less than 1
+         */
+        public B maxLimit(int maxLimit) {
+            if (maxLimit < 1) {
+                throw new IllegalArgumentException("maxLimit must be at least 1 but was " + maxLimit);
+            }
+            this.maxLimit = maxLimit;
+            return self();
+        }
+
+        /**
+         * Sets which failures count as drops. Default: {@link TimeoutExceededException} and
+         * {@link BulkheadRejectedException}.
+         *
+         * @param predicate selects the failures that signal overload
+         * @return this builder
+         * @throws NullPointerException when {@code predicate} is {@code null}
+         */
+        public B dropWhen(Predicate<? super Throwable> predicate) {
+            this.dropWhen = Objects.requireNonNull(predicate, "predicate");
+            return self();
+        }
+
+        void checkRange() {
+            if (maxLimit < minLimit) {
+                throw new IllegalArgumentException("maxLimit (" + maxLimit + ") must be at least minLimit ("
+                        + minLimit + ")");
+            }
+        }
+    }
+
+    /** Additive increase, multiplicative decrease. Immutable. */
+    final class Aimd implements AdaptiveLimit {
+        private final int minLimit;
+        private final int maxLimit;
+        private final Predicate<? super Throwable> dropWhen;
+        private final double backoffRatio;
+        private final Duration latencyThreshold;
+
+        private Aimd(Builder builder) {
+            this.minLimit = builder.minLimit;
+            this.maxLimit = builder.maxLimit;
+            this.dropWhen = builder.dropWhen;
+            this.backoffRatio = builder.backoffRatio;
+            this.latencyThreshold = builder.latencyThreshold;
+        }
+
+        @Override
+        public int minLimit() {
+            return minLimit;
+        }
+
+        @Override
+        public int maxLimit() {
+            return maxLimit;
+        }
+
+        @Override
+        public Predicate<? super Throwable> dropWhen() {
+            return dropWhen;
+        }
+
+        /**
+         * Returns the factor a drop multiplies the limit by.
+         *
+         * @return in (0, 1)
+         */
+        public double backoffRatio() {
+            return backoffRatio;
+        }
+
+        /**
+         * Returns the latency above which a success counts as a drop.
+         *
+         * @return the threshold, or empty when only drops cut the limit
+         */
+        public Optional<Duration> latencyThreshold() {
+            return Optional.ofNullable(latencyThreshold);
+        }
+
+        @Override
+        public String toString() {
+            return "AIMD[" + minLimit + ".." + maxLimit + ", backoff " + backoffRatio
+                    + (latencyThreshold == null ? "" : ", threshold " + latencyThreshold) + "]";
+        }
+
+        /** Configures an {@link Aimd} limit. Not thread-safe. */
+        public static final class Builder extends Settings<Builder> {
+            private double backoffRatio = 0.9;
+            private Duration latencyThreshold;
+
+            private Builder() {
+            }
+
+            @Override
+            Builder self() {
+                return this;
+            }
+
+            /**
+             * Sets the factor a drop multiplies the limit by. Default: 0.9.
+             *
+             * @param ratio strictly between 0 and 1
+             * @return this builder
+             * @throws IllegalArgumentException when {@code ratio} is not strictly between 0 and 1
+             */
+            public Builder backoffRatio(double ratio) {
+                if (!(ratio > 0.0 && ratio < 1.0)) {
+                    throw new IllegalArgumentException("backoffRatio must be between 0 and 1 (exclusive) but was "
+                            + ratio);
+                }
+                this.backoffRatio = ratio;
+                return this;
+            }
+
+            /**
+             * Sets the latency above which a success counts as a drop. Default: none.
+             *
+             * @param threshold a positive duration
+             * @return this builder
+             * @throws NullPointerException when {@code threshold} is {@code null}
+             * @throws IllegalArgumentException when {@code threshold} is zero or negative
+             */
+            public Builder latencyThreshold(Duration threshold) {
+                this.latencyThreshold = Arguments.requirePositive(Objects.requireNonNull(threshold, "threshold"),
+                        "latencyThreshold");
+                return this;
+            }
+
+            /**
+             * Builds the configuration.
+             *
+             * @return a new AIMD configuration
+             * @throws IllegalArgumentException when {@code maxLimit} is less than {@code minLimit}
+             */
+            public Aimd build() {
+                checkRange();
+                return new Aimd(this);
+            }
+        }
+    }
+
+    /** Short-window latency against a long-window baseline. Immutable. */
+    final class Gradient implements AdaptiveLimit {
+        private final int minLimit;
+        private final int maxLimit;
+        private final Predicate<? super Throwable> dropWhen;
+        private final double tolerance;
+        private final double smoothing;
+        private final int shortWindow;
+        private final int longWindow;
+
+        private Gradient(Builder builder) {
+            this.minLimit = builder.minLimit;
+            this.maxLimit = builder.maxLimit;
+            this.dropWhen = builder.dropWhen;
+            this.tolerance = builder.tolerance;
+            this.smoothing = builder.smoothing;
+            this.shortWindow = builder.shortWindow;
+            this.longWindow = builder.longWindow;
+        }
+
+        @Override
+        public int minLimit() {
+            return minLimit;
+        }
+
+        @Override
+        public int maxLimit() {
+            return maxLimit;
+        }
+
+        @Override
+        public Predicate<? super Throwable> dropWhen() {
+            return dropWhen;
+        }
+
+        /**
+         * Returns how much the short-window latency may exceed the baseline before the limit shrinks.
+         *
+         * @return at least 1 (1.25 means 25% above the baseline is tolerated)
+         */
+        public double tolerance() {
+            return tolerance;
+        }
+
+        /**
+         * Returns how far each update moves the limit towards its target.
+         *
+         * @return in (0, 1]
+         */
+        public double smoothing() {
+            return smoothing;
+        }
+
+        /**
+         * Returns the number of samples the short-window latency averages over.
+         *
+         * @return at least 1
+         */
+        public int shortWindow() {
+            return shortWindow;
+        }
+
+        /**
+         * Returns the number of samples the baseline latency averages over.
+         *
+         * @return greater than {@link #shortWindow()}
+         */
+        public int longWindow() {
+            return longWindow;
+        }
+
+        @Override
+        public String toString() {
+            return "Gradient[" + minLimit + ".." + maxLimit + ", tolerance " + tolerance + ", smoothing " + smoothing
+                    + ", windows " + shortWindow + "/" + longWindow + "]";
+        }
+
+        /** Configures a {@link Gradient} limit. Not thread-safe. */
+        public static final class Builder extends Settings<Builder> {
+            private double tolerance = 1.25;
+            private double smoothing = 0.2;
+            private int shortWindow = 10;
+            private int longWindow = 500;
+
+            private Builder() {
+            }
+
+            @Override
+            Builder self() {
+                return this;
+            }
+
+            /**
+             * Sets how much the short-window latency may exceed the baseline before the limit shrinks. Default: 1.25
+             * (a quarter above the baseline is tolerated: some queueing downstream keeps it busy, more only adds
+             * latency).
+             *
+             * @param tolerance at least 1
+             * @return this builder
+             * @throws IllegalArgumentException when {@code tolerance} is less than 1 or not a number
+             */
+            public Builder tolerance(double tolerance) {
+                if (!(tolerance >= 1.0) || Double.isInfinite(tolerance)) {
+                    throw new IllegalArgumentException("tolerance must be at least 1 but was " + tolerance);
+                }
+                this.tolerance = tolerance;
+                return this;
+            }
+
+            /**
+             * Sets how far each update moves the limit towards its target. Default: 0.2.
+             *
+             * @param smoothing in (0, 1]
+             * @return this builder
+             * @throws IllegalArgumentException when {@code smoothing} is outside (0, 1]
+             */
+            public Builder smoothing(double smoothing) {
+                if (!(smoothing > 0.0 && smoothing <= 1.0)) {
+                    throw new IllegalArgumentException("smoothing must be in (0, 1] but was " + smoothing);
+                }
+                this.smoothing = smoothing;
+                return this;
+            }
+
+            /**
+             * Sets the sample counts of the short window and the long (baseline) window. Defaults: 10 and 500.
+             *
+             * @param shortWindow at least 1
+             * @param longWindow greater than {@code shortWindow}
+             * @return this builder
+             * @throws IllegalArgumentException when the windows are out of range
+             */
+            public Builder windows(int shortWindow, int longWindow) {
+                if (shortWindow < 1) {
+                    throw new IllegalArgumentException("shortWindow must be at least 1 but was " + shortWindow);
+                }
+                if (longWindow <= shortWindow) {
+                    throw new IllegalArgumentException("longWindow must be greater than shortWindow (" + shortWindow
+                            + ") but was " + longWindow);
+                }
+                this.shortWindow = shortWindow;
+                this.longWindow = longWindow;
+                return this;
+            }
+
+            /**
+             * Builds the configuration.
+             *
+             * @return a new gradient configuration
+             * @throws IllegalArgumentException when {@code maxLimit} is less than {@code minLimit}
+             */
+            public Gradient build() {
+                checkRange();
+                return new Gradient(this);
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package dev.bulwark.internal;
+
+import dev.bulwark.Rejection;
+import jdk.jfr.Category;
+import jdk.jfr.Description;
+import jdk.jfr.Event;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
+import jdk.jfr.Timespan;
+
+/**
+ * JDK Flight Recorder events of the bulkhead: one per rejection and one per wait in a queue, enabled by default so
+ * that {@code -XX:StartFlightRecording} records them with no code change. Only slow paths (a refusal, a wait)
+ * create events; an admission with a free slot records nothing.
+ */
+final class FlightRecorderEvents {
+
+    static final String ADMITTED = "admitted";
+    static final String CANCELLED = "cancelled";
+    static final String TIMED_OUT = "timed out";
+    static final String EVICTED = "evicted";
+
+    private FlightRecorderEvents() {
+    }
+
+    static void rejected(Rejection rejection) {
+        RejectionEvent event = new RejectionEvent();
+        if (event.shouldCommit()) {
+            event.bulkhead = rejection.bulkheadName();
+            event.reason = rejection.reason().name();
+            event.maxConcurrency = rejection.maxConcurrency();
+            event.maxQueue = rejection.maxQueue();
+            event.executing = rejection.executingCount();
+            event.queued = rejection.queuedCount();
+            event.waited = rejection.waited().toNanos();
+            event.commit();
+        }
+    }
+
+    /** Starts timing a wait; returns {@code null} when the wait event is not being recorded. */
+    static Object beginWait(String bulkhead, int queuedAhead) {
+        WaitEvent event = new WaitEvent();
+        if (!event.isEnabled()) {
+            return null;
+        }
+        event.bulkhead = bulkhead;
+        event.queuedAhead = queuedAhead;
+        event.begin();
+        return event;
+    }
+
+    /** Ends a wait started by {@link #beginWait}; does nothing for {@code null}. */
+    static void endWait(Object recording, String outcome) {
+        if (recording != null) {
+            WaitEvent event = (WaitEvent) recording;
+            event.end();
+            if (event.shouldCommit()) {
+                event.outcome = outcome;
+                event.commit();
+            }
+        }
+    }
+
+    @Name("dev.bulwark.BulkheadRejection")
+    @Label("Bulkhead Rejection")
+    @Category("Bulwark")
+    @Description("A bulkhead refused a call: its queue was full or the call waited too long")
+    @StackTrace(false)
+    static final class RejectionEvent extends Event {
+        @Label("Bulkhead")
+        String bulkhead;
+        @Label("Reason")
+        String reason;
+        @Label("Max Concurrency")
+        int maxConcurrency;
+        @Label("Max Queue")
+        int maxQueue;
+        @Label("Executing")
+        int executing;
+        @Label("Queued")
+        int queued;
+        @Label("Waited")
+        @Timespan(Timespan.NANOSECONDS)
+        long waited;
+    }
+
+    @Name("dev.bulwark.BulkheadWait")
+    @Label("Bulkhead Wait")
+    @Category("Bulwark")
+    @Description("A call waited in a bulkhead's queue; the event's duration is the wait")
+    @StackTrace(false)
+    static final class WaitEvent extends Event {
+        @Label("Bulkhead")
+        String bulkhead;
+        @Label("Queued Ahead")
+        @Description("How many calls were already waiting when this one joined the queue")
+        int queuedAhead;
+        @Label("Outcome")
+        @Description("admitted, cancelled, timed out or evicted")
+        String outcome;
+    }
+}

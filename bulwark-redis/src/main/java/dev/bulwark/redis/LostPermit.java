@@ -1,0 +1,43 @@
+package dev.bulwark.redis;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * A permit whose lease this instance no longer holds in Redis: the call that holds it keeps running, but the
+ * cluster no longer counts it, so another call may already use its slot. Handed to
+ * {@link RedisBulkheadListener#permitLost(LostPermit)}. Immutable and thread-safe.
+ *
+ * @param bulkheadName the name of the bulkhead
+ * @param permitId the permit's id, unique across the cluster
+ * @param heldFor how long the permit had been held when the loss was noticed
+ * @param cause how the loss was noticed
+ */
+public record LostPermit(String bulkheadName, String permitId, Duration heldFor, Cause cause) {
+
+    /**
+     * Checks the components.
+     *
+     * @throws NullPointerException when a component is {@code null}
+     */
+    public LostPermit {
+        Objects.requireNonNull(bulkheadName, "bulkheadName");
+        Objects.requireNonNull(permitId, "permitId");
+        Objects.requireNonNull(heldFor, "heldFor");
+        Objects.requireNonNull(cause, "cause");
+    }
+
+    /** How a lost permit was noticed. */
+    public enum Cause {
+        /**
+         * Redis answered a renewal (or the release) saying it does not know the permit: its lease expired before
+         * it was renewed (a long pause, a partition), or the server lost its state (restart, failover).
+         */
+        UNKNOWN_TO_REDIS,
+        /**
+         * This instance could not renew the lease for a whole lease duration (Redis unreachable or too slow), so
+         * the server has dropped it or is about to.
+         */
+        LEASE_NOT_RENEWED
+    }
+}

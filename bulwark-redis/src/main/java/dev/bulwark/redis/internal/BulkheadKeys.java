@@ -1,0 +1,27 @@
+package dev.bulwark.redis.internal;
+
+/**
+ * The Redis keys and the channel of one bulkhead. Every name carries the hash tag {@code {name}}, so all keys of
+ * a bulkhead map to one Redis Cluster slot and one script can touch them all.
+ */
+final class BulkheadKeys {
+
+    private final String[] all;
+    private final String channel;
+
+    BulkheadKeys(String bulkheadName) {
+        String prefix = "bulwark:{" + bulkheadName + "}:";
+        this.all = new String[] {prefix + "holders", prefix + "queue", prefix + "waiters", prefix + "config",
+                prefix + "tickets"};
+        this.channel = prefix + "granted";
+    }
+
+    /** Holders, queue, waiters, config, tickets: the {@code KEYS} of every script. Shared: never modify it. */
+    String[] all() {
+        return all;
+    }
+
+    String channel() {
+        return channel;
+    }
+}

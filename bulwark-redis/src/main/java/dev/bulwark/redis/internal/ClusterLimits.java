@@ -1,0 +1,25 @@
+package dev.bulwark.redis.internal;
+
+import java.util.List;
+
+/**
+ * The cluster-wide limits as this instance last saw them in Redis. Immutable.
+ *
+ * @param maxConcurrency the concurrency limit
+ * @param maxQueue the queue limit
+ * @param maxWaitNanos the maximum wait in nanoseconds, 0 for no bound
+ */
+public record ClusterLimits(int maxConcurrency, int maxQueue, long maxWaitNanos) {
+
+    /** Reads the three limits from a script reply, starting at {@code offset}. */
+    static ClusterLimits parse(List<Object> reply, int offset) {
+        return new ClusterLimits(Replies.intAt(reply, offset), Replies.intAt(reply, offset + 1),
+                Replies.longAt(reply, offset + 2));
+    }
+
+    /** The values a script uses to initialize the config hash when Redis has lost it. */
+    String[] asArguments() {
+        return new String[] {Integer.toString(maxConcurrency), Integer.toString(maxQueue),
+                Long.toString(maxWaitNanos)};
+    }
+}

@@ -1,0 +1,76 @@
+package dev.bulwark.redis.internal;
+
+import dev.bulwark.redis.RedisBulkheadException;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Listens on the bulkhead's grant channel. A message lists ids that some instance's script just granted; the ids
+ * of this instance's waiters are decided {@code GRANTED} here, on the pub/sub I/O thread (which only flips states
+ * and hands work on). When the subscription is (re)established, for example after a reconnect during which
+ * messages may have been missed, the lease keeper polls at once.
+ */
+final class GrantSubscriber extends RedisPubSubAdapter<String, String> {
+
+    private final ClusterBulkhead bulkhead;
+    private final String channel;
+    private StatefulRedisPubSubConnection<String, String> connection;
+
+    GrantSubscriber(ClusterBulkhead bulkhead, String channel) {
+        this.bulkhead = bulkhead;
+        this.channel = channel;
+    }
+
+    void subscribe(StatefulRedisPubSubConnection<String, String> pubSub, Duration timeout) {
+        this.connection = pubSub;
+        pubSub.addListener(this);
+        try {
+            pubSub.async().subscribe(channel).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new RedisBulkheadException(bulkhead.name(), "subscribe to " + channel, interrupted);
+        } catch (ExecutionException failure) {
+            throw new RedisBulkheadException(bulkhead.name(), "subscribe to " + channel, failure.getCause());
+        } catch (TimeoutException timedOut) {
+            throw new RedisBulkheadException(bulkhead.name(), "subscribe to " + channel, timedOut);
+        }
+    }
+
+    @Override
+    public void message(String messageChannel, String message) {
+        if (!channel.equals(messageChannel)) {
+            return;
+        }
+        int start = 0;
+        int length = message.length();
+        while (start < length) {
+            int end = message.indexOf(' ', start);
+            if (end < 0) {
+                end = length;
+            }
+            RemoteWaiter waiter = bulkhead.waiters.get(message.substring(start, end));
+            if (waiter != null) {
+                bulkhead.grant(waiter, false);
+            }
+            start = end + 1;
+        }
+    }
+
+    @Override
+    public void subscribed(String subscribedChannel, long count) {
+        if (channel.equals(subscribedChannel)) {
+            bulkhead.pollSoon();
+        }
+    }
+
+    void close() {
+        StatefulRedisPubSubConnection<String, String> current = connection;
+        if (current != null) {
+            current.removeListener(this);
+        }
+    }
+}

@@ -1,0 +1,229 @@
+package dev.bulwark.redis.internal;
+
+import dev.bulwark.Scheduler;
+import dev.bulwark.redis.LostPermit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Keeps this instance's leases alive and its waiters informed, with one self-rescheduling task on the bulkhead's
+ * scheduler (which never blocks: it only sends commands).
+ *
+ * <p>Every tick (at the poll interval, or the heartbeat interval if shorter): permits and waiters whose last
+ * successful renewal is older than one lease are given up as lost (Redis has dropped them, or will); then, when the
+ * heartbeat is due, one {@code renew} script per batch renews every held permit and every queued waiter, and
+ * otherwise, when waiters exist, the same script renews just the waiters (the poll). The reply says for each id
+ * whether Redis still knows it: a waiter Redis lists as a holder was granted (its wake-up was missed), an unknown
+ * permit or waiter is lost. Orphaned ids are released on each heartbeat.
+ *
+ * <p>Invariant: exactly one chain of regular ticks exists (each schedules the next; {@link #pollSoon()} adds only
+ * one-off ticks), at most one tick runs at a time ({@link #running}) and at most one renewal is in flight
+ * ({@link #renewing}), so replies never arrive out of order with respect to the renewal times they record.
+ */
+final class LeaseKeeper {
+
+    /** Ids per script call: keeps each script short so that it never blocks Redis noticeably. */
+    static final int BATCH = 500;
+
+    private final ClusterBulkhead bulkhead;
+    private final long heartbeatNanos;
+    private final long pollNanos;
+    private final long tickNanos;
+    private final AtomicBoolean running = new AtomicBoolean();
+    private final AtomicBoolean renewing = new AtomicBoolean();
+    private volatile long lastHeartbeatAt;
+    private volatile long lastPollAt;
+    private volatile boolean pollRequested;
+    private volatile Scheduler.Cancellable nextTick;
+    private volatile boolean stopped;
+
+    LeaseKeeper(ClusterBulkhead bulkhead, long heartbeatNanos, long pollNanos) {
+        this.bulkhead = bulkhead;
+        this.heartbeatNanos = heartbeatNanos;
+        this.pollNanos = pollNanos;
+        this.tickNanos = Math.min(heartbeatNanos, pollNanos);
+    }
+
+    void start() {
+        long now = bulkhead.ticker().read();
+        lastHeartbeatAt = now;
+        lastPollAt = now;
+        schedule(tickNanos);
+    }
+
+    void stop() {
+        stopped = true;
+        Scheduler.Cancellable task = nextTick;
+        if (task != null) {
+            task.cancel();
+        }
+    }
+
+    /** Polls the waiters as soon as possible: the grant subscription was (re)established. */
+    void pollSoon() {
+        pollRequested = true;
+        if (nextTick != null && !stopped) {
+            try {
+                // A one-off tick: if it finds a tick running, the flag makes the next regular tick poll.
+                bulkhead.scheduler().schedule(() -> tick(false), 0, TimeUnit.NANOSECONDS);
+            } catch (RuntimeException schedulerRefused) {
+                // The regular tick polls instead.
+            }
+        }
+    }
+
+    private void schedule(long delayNanos) {
+        if (stopped) {
+            return;
+        }
+        try {
+            nextTick = bulkhead.scheduler().schedule(() -> tick(true), delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RuntimeException schedulerRefused) {
+            System.getLogger("dev.bulwark.redis.RedisBulkhead").log(System.Logger.Level.ERROR,
+                    "Bulkhead '" + bulkhead.name() + "': the scheduler refused the heartbeat; leases will expire",
+                    schedulerRefused);
+        }
+    }
+
+    /** One tick; only the regular chain ({@code reschedule}) schedules the next, so there is one chain. */
+    private void tick(boolean reschedule) {
+        if (stopped) {
+            return;
+        }
+        if (!running.compareAndSet(false, true)) {
+            if (reschedule) {
+                schedule(tickNanos);
+            }
+            return;
+        }
+        try {
+            long now = bulkhead.ticker().read();
+            giveUpOverdue(now);
+            boolean heartbeat = now - lastHeartbeatAt >= heartbeatNanos;
+            boolean poll = pollRequested || now - lastPollAt >= pollNanos;
+            if (heartbeat) {
+                sweepOrphans(now);
+            }
+            if ((heartbeat || poll) && renewing.compareAndSet(false, true)) {
+                List<String> ids = new ArrayList<>();
+                List<Object> owners = new ArrayList<>();
+                if (heartbeat) {
+                    for (Map.Entry<String, RemotePermit> entry : bulkhead.permits.entrySet()) {
+                        ids.add(entry.getKey());
+                        owners.add(entry.getValue());
+                    }
+                    lastHeartbeatAt = now;
+                }
+                for (Map.Entry<String, RemoteWaiter> entry : bulkhead.waiters.entrySet()) {
+                    // A joining waiter's acquire may not have run yet: renewing it now could wrongly report it lost.
+                    if (entry.getValue().status == RemoteWaiter.WAITING) {
+                        ids.add(entry.getKey());
+                        owners.add(entry.getValue());
+                    }
+                }
+                lastPollAt = now;
+                pollRequested = false;
+                renew(ids, owners, now);
+            }
+        } finally {
+            running.set(false);
+            if (reschedule) {
+                schedule(tickNanos);
+            }
+        }
+    }
+
+    /** Gives up permits and waiters that could not be renewed for a whole lease. */
+    private void giveUpOverdue(long now) {
+        long lease = bulkhead.leaseNanos();
+        for (RemotePermit permit : bulkhead.permits.values()) {
+            if (now - permit.leaseRenewedAt > lease) {
+                bulkhead.permitLost(permit, LostPermit.Cause.LEASE_NOT_RENEWED, false);
+            }
+        }
+        for (RemoteWaiter waiter : bulkhead.waiters.values()) {
+            if (waiter.status == RemoteWaiter.WAITING && now - waiter.leaseRenewedAt > lease) {
+                bulkhead.waiterLost(waiter, new TimeoutException("Bulkhead '" + bulkhead.name()
+                        + "': could not renew this waiter's lease for " + TimeUnit.NANOSECONDS.toMillis(lease)
+                        + " ms; Redis has dropped its place in the queue"));
+            }
+        }
+    }
+
+    private void renew(List<String> ids, List<Object> owners, long sentAt) {
+        if (ids.isEmpty()) {
+            renewing.set(false);
+            return;
+        }
+        int batches = (ids.size() + BATCH - 1) / BATCH;
+        AtomicInteger pending = new AtomicInteger(batches);
+        for (int from = 0; from < ids.size(); from += BATCH) {
+            int to = Math.min(from + BATCH, ids.size());
+            List<Object> batchOwners = owners.subList(from, to);
+            String[] arguments = new String[1 + to - from];
+            arguments[0] = bulkhead.leaseMillis();
+            for (int i = from; i < to; i++) {
+                arguments[1 + i - from] = ids.get(i);
+            }
+            bulkhead.scripts.run(LuaScripts.RENEW, arguments).whenComplete((reply, failure) -> {
+                try {
+                    if (failure == null) {
+                        bulkhead.refreshLimits(reply, 0);
+                        applyRenewal(reply, batchOwners, sentAt);
+                    }
+                    // On failure nothing changes: the next heartbeat tries again, and giveUpOverdue ends the wait
+                    // once a whole lease has passed without renewal.
+                } finally {
+                    if (pending.decrementAndGet() == 0) {
+                        renewing.set(false);
+                    }
+                }
+            });
+        }
+    }
+
+    private void applyRenewal(List<Object> reply, List<Object> owners, long sentAt) {
+        for (int i = 0; i < owners.size(); i++) {
+            long outcome = Replies.longAt(reply, 3 + i);
+            Object owner = owners.get(i);
+            if (owner instanceof RemotePermit permit) {
+                if (outcome == 1) {
+                    permit.leaseRenewedAt = sentAt;
+                } else {
+                    bulkhead.permitLost(permit, LostPermit.Cause.UNKNOWN_TO_REDIS, false);
+                }
+            } else {
+                RemoteWaiter waiter = (RemoteWaiter) owner;
+                if (outcome == 2) {
+                    waiter.leaseRenewedAt = sentAt;
+                } else if (outcome == 1) {
+                    // Granted, and the wake-up was missed (or is still on its way: grant() ignores duplicates).
+                    waiter.leaseRenewedAt = sentAt;
+                    bulkhead.grant(waiter, false);
+                } else {
+                    bulkhead.waiterLost(waiter, new IllegalStateException("Bulkhead '" + bulkhead.name()
+                            + "': Redis no longer knows this waiter (its lease expired or the server lost its state)"));
+                }
+            }
+        }
+    }
+
+    private void sweepOrphans(long now) {
+        if (bulkhead.orphans.isEmpty()) {
+            return;
+        }
+        List<String> ids = bulkhead.orphans.snapshot(BATCH);
+        bulkhead.scripts.run(LuaScripts.RELEASE, ids.toArray(new String[0])).whenComplete((reply, failure) -> {
+            if (failure == null) {
+                for (int i = 0; i < ids.size(); i++) {
+                    bulkhead.orphans.settled(ids.get(i), Replies.longAt(reply, i) != 0, now);
+                }
+            }
+        });
+    }
+}

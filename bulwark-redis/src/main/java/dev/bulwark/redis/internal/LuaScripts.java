@@ -1,0 +1,232 @@
+package dev.bulwark.redis.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * The server-side half of the cluster-wide bulkhead: five Lua scripts that share one prelude. Every state change
+ * happens inside one of them, so each is atomic on the Redis server.
+ *
+ * <h2>Data model</h2>
+ * All keys of a bulkhead named {@code N} carry the hash tag {@code {N}}, so they live in one slot and the scripts
+ * run unchanged on Redis Cluster.
+ * <ul>
+ *   <li>{@code bulwark:{N}:holders} (sorted set): one member per permit held anywhere in the cluster, scored by
+ *       its lease expiry in server milliseconds.</li>
+ *   <li>{@code bulwark:{N}:queue} (sorted set): one member per waiting call, scored by its ticket, so the lowest
+ *       score is the oldest arrival.</li>
+ *   <li>{@code bulwark:{N}:waiters} (sorted set): the same members as the queue, scored by their lease
+ *       expiry.</li>
+ *   <li>{@code bulwark:{N}:config} (hash): {@code maxConcurrency}, {@code maxQueue}, {@code maxWaitNanos}
+ *       (0 for no bound) shared by every instance.</li>
+ *   <li>{@code bulwark:{N}:tickets} (string): the ticket counter ({@code INCR}).</li>
+ *   <li>Channel {@code bulwark:{N}:granted}: each message lists the ids just granted, separated by spaces.</li>
+ * </ul>
+ * Permit and waiter ids are unique per call ({@code instance id + sequence number}); a waiter that is granted
+ * keeps its id as its permit id.
+ *
+ * <h2>Invariants</h2>
+ * Every script starts by reading {@code TIME} (the only clock used for leases), then {@code purge} drops every
+ * holder and waiter whose lease expiry is at or before now, and {@code grant} hands free slots to the head of
+ * the queue. After every script:
+ * <ol>
+ *   <li>no member of {@code holders} or {@code waiters} has an expired lease;</li>
+ *   <li>{@code queue} and {@code waiters} hold exactly the same members;</li>
+ *   <li>if {@code queue} is not empty then {@code ZCARD holders >= maxConcurrency}: a slot is never free while
+ *       someone waits, so a newcomer can never barge past a waiter;</li>
+ *   <li>{@code ZCARD holders} grows only through {@code acquire} (when it is below {@code maxConcurrency} and
+ *       the queue is empty) or {@code grant} (while it is below {@code maxConcurrency}), so it never exceeds the
+ *       limit except after the limit was lowered;</li>
+ *   <li>a member is in at most one of {@code holders} and {@code queue}; a granted waiter moves from the queue to
+ *       the holders with the lease expiry it had as a waiter, and its id is published.</li>
+ * </ol>
+ *
+ * <h2>Scripts</h2>
+ * <ul>
+ *   <li>{@link #ACQUIRE}: takes a slot if one is free and nobody waits; else queues the caller (when allowed and
+ *       the queue has room) with the next ticket; else refuses. Replies with the outcome, the counts and the
+ *       cluster-wide limits.</li>
+ *   <li>{@link #RELEASE}: for each id, removes it from the holders (a release) or from the queue (a waiter giving
+ *       up), then grants. Releasing an id that is neither (its lease expired, Redis restarted) changes nothing,
+ *       which is why a lost permit can never free a slot that someone else holds. Because a grant that raced a
+ *       cancellation shows up here as a holder, a waiter that gave up never keeps a slot.</li>
+ *   <li>{@link #RENEW}: the heartbeat and the poll. Extends the lease of each id still known, and tells for each
+ *       whether it is a holder (1: for a waiter this means it was granted), a waiter (2) or unknown (0: lost).</li>
+ *   <li>{@link #COUNTS}: the cluster-wide counts and limits.</li>
+ *   <li>{@link #CONFIGURE}: sets one limit cluster-wide, then grants (raising the limit admits waiters).</li>
+ * </ul>
+ * Arguments common to all: {@code KEYS} = holders, queue, waiters, config, tickets; {@code ARGV[1]} = channel,
+ * {@code ARGV[2..4]} = the limits that initialize the config hash when it is missing (first use, or after a
+ * restart lost it).
+ */
+public final class LuaScripts {
+
+    private static final String PRELUDE = """
+            local holders, queue, waiters, config, tickets = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+            local channel = ARGV[1]
+            local clock = redis.call('TIME')
+            local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+
+            local function limits()
+              local c = redis.call('HMGET', config, 'maxConcurrency', 'maxQueue', 'maxWaitNanos')
+              if not c[1] or not c[2] or not c[3] then
+                c = {ARGV[2], ARGV[3], ARGV[4]}
+                redis.call('HSET', config, 'maxConcurrency', c[1], 'maxQueue', c[2], 'maxWaitNanos', c[3])
+              end
+              return tonumber(c[1]), tonumber(c[2]), c[3]
+            end
+
+            local function removeAll(key, members)
+              for i = 1, #members, 500 do
+                redis.call('ZREM', key, unpack(members, i, math.min(i + 499, #members)))
+              end
+            end
+
+            local function purge()
+              redis.call('ZREMRANGEBYSCORE', holders, '-inf', now)
+              local expired = redis.call('ZRANGEBYSCORE', waiters, '-inf', now)
+              if #expired > 0 then
+                removeAll(queue, expired)
+                redis.call('ZREMRANGEBYSCORE', waiters, '-inf', now)
+              end
+            end
+
+            local function grant(maxConcurrency)
+              local executing = redis.call('ZCARD', holders)
+              local granted = {}
+              while executing < maxConcurrency do
+                local head = redis.call('ZPOPMIN', queue)
+                if #head == 0 then
+                  break
+                end
+                local id = head[1]
+                local expiry = redis.call('ZSCORE', waiters, id)
+                redis.call('ZREM', waiters, id)
+                if expiry then
+                  redis.call('ZADD', holders, expiry, id)
+                  executing = executing + 1
+                  granted[#granted + 1] = id
+                end
+              end
+              if #granted > 0 then
+                redis.call('PUBLISH', channel, table.concat(granted, ' '))
+              end
+              return executing
+            end
+            """;
+
+    /** ARGV[5] id, ARGV[6] lease ms, ARGV[7] "1" when the caller may queue. Reply: status (0 full, 1 granted,
+     *  2 queued), executing, queued, maxConcurrency, maxQueue, maxWaitNanos. */
+    public static final LuaScripts.Script ACQUIRE = new Script("acquire", PRELUDE + """
+            local maxConcurrency, maxQueue, maxWait = limits()
+            purge()
+            local executing = grant(maxConcurrency)
+            local queued = redis.call('ZCARD', queue)
+            local id = ARGV[5]
+            local status = 0
+            if redis.call('ZSCORE', holders, id) then
+              status = 1
+            elseif redis.call('ZSCORE', queue, id) then
+              status = 2
+            elseif queued == 0 and executing < maxConcurrency then
+              redis.call('ZADD', holders, now + tonumber(ARGV[6]), id)
+              executing = executing + 1
+              status = 1
+            elseif ARGV[7] == '1' and queued < maxQueue then
+              redis.call('ZADD', queue, redis.call('INCR', tickets), id)
+              redis.call('ZADD', waiters, now + tonumber(ARGV[6]), id)
+              queued = queued + 1
+              status = 2
+            end
+            return {status, executing, queued, maxConcurrency, maxQueue, maxWait}
+            """);
+
+    /** ARGV[5..] ids. Reply: per id, 1 released a held permit, 2 removed a waiter, 0 unknown. */
+    public static final LuaScripts.Script RELEASE = new Script("release", PRELUDE + """
+            local maxConcurrency = limits()
+            purge()
+            local outcomes = {}
+            for i = 5, #ARGV do
+              local id = ARGV[i]
+              if redis.call('ZREM', holders, id) == 1 then
+                outcomes[#outcomes + 1] = 1
+              elseif redis.call('ZREM', queue, id) == 1 then
+                redis.call('ZREM', waiters, id)
+                outcomes[#outcomes + 1] = 2
+              else
+                outcomes[#outcomes + 1] = 0
+              end
+            end
+            grant(maxConcurrency)
+            return outcomes
+            """);
+
+    /** ARGV[5] lease ms, ARGV[6..] ids. Reply: maxConcurrency, maxQueue, maxWaitNanos, then per id 1 holder,
+     *  2 waiter, 0 unknown. */
+    public static final LuaScripts.Script RENEW = new Script("renew", PRELUDE + """
+            local maxConcurrency, maxQueue, maxWait = limits()
+            purge()
+            grant(maxConcurrency)
+            local expiry = now + tonumber(ARGV[5])
+            local reply = {maxConcurrency, maxQueue, maxWait}
+            for i = 6, #ARGV do
+              local id = ARGV[i]
+              if redis.call('ZSCORE', holders, id) then
+                redis.call('ZADD', holders, expiry, id)
+                reply[#reply + 1] = 1
+              elseif redis.call('ZSCORE', waiters, id) then
+                redis.call('ZADD', waiters, expiry, id)
+                reply[#reply + 1] = 2
+              else
+                reply[#reply + 1] = 0
+              end
+            end
+            return reply
+            """);
+
+    /** Reply: executing, queued, maxConcurrency, maxQueue, maxWaitNanos. */
+    public static final LuaScripts.Script COUNTS = new Script("counts", PRELUDE + """
+            local maxConcurrency, maxQueue, maxWait = limits()
+            purge()
+            local executing = grant(maxConcurrency)
+            return {executing, redis.call('ZCARD', queue), maxConcurrency, maxQueue, maxWait}
+            """);
+
+    /** ARGV[5] field, ARGV[6] value. Reply as {@link #COUNTS}, after the change. */
+    public static final LuaScripts.Script CONFIGURE = new Script("configure", PRELUDE + """
+            limits()
+            redis.call('HSET', config, ARGV[5], ARGV[6])
+            local maxConcurrency, maxQueue, maxWait = limits()
+            purge()
+            local executing = grant(maxConcurrency)
+            return {executing, redis.call('ZCARD', queue), maxConcurrency, maxQueue, maxWait}
+            """);
+
+    private LuaScripts() {
+    }
+
+    /**
+     * One script: its source and the SHA-1 digest under which Redis caches it.
+     *
+     * @param name a short name for log and error messages
+     * @param source the Lua source
+     * @param sha the lowercase hex SHA-1 of the source, as {@code SCRIPT LOAD} would return it
+     */
+    public record Script(String name, String source, String sha) {
+
+        Script(String name, String source) {
+            this(name, source, sha1(source));
+        }
+
+        private static String sha1(String source) {
+            try {
+                return HexFormat.of().formatHex(
+                        MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8)));
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("Every Java platform provides SHA-1", e);
+            }
+        }
+    }
+}

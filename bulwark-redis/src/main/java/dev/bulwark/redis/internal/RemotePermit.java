@@ -1,0 +1,83 @@
+package dev.bulwark.redis.internal;
+
+import dev.bulwark.Permit;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A permit held in Redis under a cluster-unique id.
+ *
+ * <p>Invariant: {@link #flags} only gains bits, each by compare-and-set, so each of the two facts about a permit
+ * is established once by exactly one thread: {@link #CLOSED} (its holder closed it; only that thread sends the
+ * release and reports {@code released}) and {@link #LOST} (Redis no longer counts it; only that thread reports
+ * {@code permitLost}). A permit closed after it was lost sends no release: its slot already went back to the
+ * cluster, and because ids are never reused a release could not free anyone else's slot anyway.
+ */
+final class RemotePermit implements Permit {
+
+    static final int CLOSED = 1;
+    static final int LOST = 2;
+
+    private static final VarHandle FLAGS;
+
+    static {
+        try {
+            FLAGS = MethodHandles.lookup().findVarHandle(RemotePermit.class, "flags", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final ClusterBulkhead bulkhead;
+    final String id;
+    /** Ticker reading when the permit was granted, for the execution time and the loss report. */
+    final long acquiredAt;
+    /** Ticker reading when the last request that renewed (or created) the lease was sent. */
+    volatile long leaseRenewedAt;
+    private volatile int flags;
+
+    RemotePermit(ClusterBulkhead bulkhead, String id, long acquiredAt, long leaseRenewedAt) {
+        this.bulkhead = bulkhead;
+        this.id = id;
+        this.acquiredAt = acquiredAt;
+        this.leaseRenewedAt = leaseRenewedAt;
+    }
+
+    /** Sets {@code bit}; returns whether this call set it ({@code false} when it was already set). */
+    boolean setFlag(int bit) {
+        int current;
+        do {
+            current = flags;
+            if ((current & bit) != 0) {
+                return false;
+            }
+        } while (!FLAGS.compareAndSet(this, current, current | bit));
+        return true;
+    }
+
+    int flags() {
+        return flags;
+    }
+
+    @Override
+    public void close() {
+        bulkhead.closePermit(this, true);
+    }
+
+    /** Gives the slot back without reporting a release: for a permit granted to a caller who had given up. */
+    void closeUnused() {
+        bulkhead.closePermit(this, false);
+    }
+
+    @Override
+    public boolean isReleased() {
+        return (flags & CLOSED) != 0;
+    }
+
+    @Override
+    public String toString() {
+        int current = flags;
+        return "Permit[" + bulkhead.name() + " " + id + ((current & CLOSED) != 0 ? ", released"
+                : (current & LOST) != 0 ? ", lost" : ", held") + "]";
+    }
+}

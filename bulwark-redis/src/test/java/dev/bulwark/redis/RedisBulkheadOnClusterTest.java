@@ -1,0 +1,75 @@
+package dev.bulwark.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.bulwark.BulkheadRejectedException;
+import dev.bulwark.Permit;
+import dev.bulwark.redis.testing.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The same protocol on Redis Cluster (one node that serves all 16384 slots): the scripts declare every key they
+ * touch and all of them share the bulkhead's hash tag, so Cluster accepts them (it refuses cross-slot scripts).
+ */
+class RedisBulkheadOnClusterTest {
+
+    private static RedisServer server;
+    private static RedisClusterClient first;
+    private static RedisClusterClient second;
+
+    @BeforeAll
+    static void startCluster() {
+        server = RedisServer.start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf");
+        RedisClient setup = RedisClient.create(server.uri());
+        try (StatefulRedisConnection<String, String> connection = setup.connect()) {
+            connection.sync().clusterAddSlots(IntStream.range(0, 16384).toArray());
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> connection.sync().clusterInfo().contains("cluster_state:ok"));
+        } finally {
+            setup.shutdown();
+        }
+        first = cluster();
+        second = cluster();
+    }
+
+    private static RedisClusterClient cluster() {
+        RedisClusterClient client = RedisClusterClient.create(server.uri());
+        client.setOptions(RedisBulkhead.clusterClientOptions());
+        return client;
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        first.shutdown();
+        second.shutdown();
+        server.close();
+    }
+
+    @Test
+    void admitsQueuesHandsOffAndRefusesOnCluster() throws Exception {
+        try (RedisBulkhead one = RedisBulkhead.builder(first, "on-cluster").maxConcurrency(1).maxQueue(1).build();
+             RedisBulkhead two = RedisBulkhead.builder(second, "on-cluster").maxConcurrency(1).maxQueue(1).build()) {
+            Permit held = one.acquire();
+            CompletableFuture<String> queued = two.callAsync(() -> CompletableFuture.completedFuture("handed off"));
+            await().untilAsserted(() -> assertThat(one.queuedCount()).isEqualTo(1));
+            assertThatThrownBy(() -> one.call(() -> "never")).isInstanceOf(BulkheadRejectedException.class);
+
+            held.close();
+
+            assertThat(queued.get(20, TimeUnit.SECONDS)).isEqualTo("handed off");
+            await().untilAsserted(() -> assertThat(two.executingCount()).isZero());
+            assertThat(two.call(() -> 42)).isEqualTo(42);
+        }
+    }
+}

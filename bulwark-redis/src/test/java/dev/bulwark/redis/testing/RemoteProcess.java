@@ -1,0 +1,80 @@
+package dev.bulwark.redis.testing;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/** A second JVM running {@link RemoteInstance} from this test class path; its output is read line by line. */
+public final class RemoteProcess implements AutoCloseable {
+
+    private final Process process;
+    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final List<String> all = new ArrayList<>();
+
+    private RemoteProcess(Process process) {
+        this.process = process;
+        Thread reader = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(
+                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = in.readLine()) != null; ) {
+                    synchronized (all) {
+                        all.add(line);
+                    }
+                    lines.add(line);
+                }
+            } catch (IOException ignored) {
+                // The process was killed.
+            }
+        }, "remote-output");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    public static RemoteProcess start(String... arguments) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+                RemoteInstance.class.getName()));
+        command.addAll(List.of(arguments));
+        return new RemoteProcess(new ProcessBuilder(command).redirectErrorStream(true).start());
+    }
+
+    /** Waits for the first output line starting with {@code prefix}. */
+    public String awaitLine(String prefix, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (;;) {
+            long remaining = deadline - System.nanoTime();
+            String line = remaining > 0 ? lines.poll(remaining, TimeUnit.NANOSECONDS) : null;
+            if (line == null) {
+                throw new AssertionError("The second JVM printed no line starting with '" + prefix + "' within "
+                        + timeout + "; its output: " + output() + (process.isAlive() ? "" : " (exited "
+                        + process.exitValue() + ")"));
+            }
+            if (line.startsWith(prefix)) {
+                return line;
+            }
+        }
+    }
+
+    public String output() {
+        synchronized (all) {
+            return String.join("\n", all);
+        }
+    }
+
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        kill();
+    }
+}
