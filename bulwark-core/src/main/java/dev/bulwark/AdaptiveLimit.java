@@ -12,23 +12,26 @@ import java.util.function.Predicate;
  * starting limit.
  *
  * <p>Every call (or permit) that ends is a sample: its latency from admission to release, how many calls held
- * slots at that moment, and its {@link Permit.Outcome}. {@code call}/{@code callAsync} classify the outcome
+ * slots at that moment, and its {@link Permit.Outcome}. Samples are gathered into windows of
+ * {@code max(windowSamples, limit)} samples, about one round trip at full use, and the limit moves at most once
+ * per window: decisions rest on a window's mean latency, so a single slow call among fast ones (common with
+ * high-variance latencies) decides nothing, and a burst of twenty timeouts is one cut, not twenty. {@code call}/{@code callAsync} classify the outcome
  * themselves: a normal return is a success; a failure matching {@link #dropWhen()} (by default a
  * {@link TimeoutExceededException} or a {@link BulkheadRejectedException} from further down) is a drop; any other
  * failure is ignored. A {@link Permit} reports it through {@link Permit#close(Permit.Outcome)}.
  *
  * <p>Two algorithms:
  * <ul>
- *   <li>{@link #aimd()}: additive increase, multiplicative decrease. A fast success grows the limit by one (only
- *       while at least half of it is in use, so an idle bulkhead does not creep upwards); a drop, or a latency
- *       above the threshold, cuts it by the backoff ratio, at most once per round trip (samples from calls that
- *       started before the last cut do not cut again, so one burst of timeouts is one cut, not twenty).</li>
- *   <li>{@link #gradient()}: compares a short-window latency with a long-window baseline; while latency stays
- *       within the tolerance of the baseline and the limit is in use, the limit grows by its square root per
- *       update (a fast ramp-up), otherwise it shrinks in proportion to the latency increase. Unlike Netflix's
- *       Gradient2, headroom is added only when the gradient is 1 (their issue #134: adding it under modest
- *       overload makes the limit creep up forever), and the baseline does not rise while the bulkhead is
- *       overloaded above its minimum (so sustained overload cannot become the new normal).</li>
+ *   <li>{@link #aimd()}: additive increase, multiplicative decrease. A window of fast successes grows the limit
+ *       by one (only while at least half of it is in use, so an idle bulkhead does not creep upwards); a window
+ *       with a drop, or whose mean latency is above the threshold, cuts it by the backoff ratio.</li>
+ *   <li>{@link #gradient()}: compares each window's mean latency with a baseline (latency without queueing);
+ *       within the tolerance the limit grows (by its square root per window until the first back-off, a fast
+ *       ramp-up; then gently, from 1, doubling while it keeps growing), beyond it the limit shrinks in proportion
+ *       to the latency increase. Unlike Netflix's Gradient2, headroom is added only when latency is within
+ *       tolerance (their issue #134: adding it under modest overload makes the limit creep up forever), and the
+ *       baseline may only fall while our own load can be what raised latency, so sustained queueing cannot become
+ *       the new normal.</li>
  * </ul>
  *
  * <p>Configurations are immutable values; each bulkhead keeps its own algorithm state. This interface is sealed:
@@ -69,6 +72,13 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
     int maxLimit();
 
     /**
+     * Returns the fewest samples a decision window holds.
+     *
+     * @return at least 1
+     */
+    int windowSamples();
+
+    /**
      * Returns which failures of {@code call}/{@code callAsync} count as drops (overload) rather than being ignored.
      *
      * @return the predicate
@@ -89,6 +99,7 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
     abstract sealed class Settings<B extends Settings<B>> permits Aimd.Builder, Gradient.Builder {
         int minLimit = 1;
         int maxLimit = 1000;
+        int windowSamples = 50;
         Predicate<? super Throwable> dropWhen = AdaptiveLimit::overload;
 
         Settings() {
@@ -127,6 +138,22 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
         }
 
         /**
+         * Sets the fewest samples a decision window holds (a window also spans at least the current limit's worth
+         * of samples, about one round trip). More samples make decisions steadier and slower. Default: 50.
+         *
+         * @param samples at least 1
+         * @return this builder
+         * @throws IllegalArgumentException when {@code samples} is less than 1
+         */
+        public B windowSamples(int samples) {
+            if (samples < 1) {
+                throw new IllegalArgumentException("windowSamples must be at least 1 but was " + samples);
+            }
+            this.windowSamples = samples;
+            return self();
+        }
+
+        /**
          * Sets which failures count as drops. Default: {@link TimeoutExceededException} and
          * {@link BulkheadRejectedException}.
          *
@@ -152,6 +179,7 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
         private final int minLimit;
         private final int maxLimit;
         private final Predicate<? super Throwable> dropWhen;
+        private final int windowSamples;
         private final double backoffRatio;
         private final Duration latencyThreshold;
 
@@ -159,6 +187,7 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
             this.minLimit = builder.minLimit;
             this.maxLimit = builder.maxLimit;
             this.dropWhen = builder.dropWhen;
+            this.windowSamples = builder.windowSamples;
             this.backoffRatio = builder.backoffRatio;
             this.latencyThreshold = builder.latencyThreshold;
         }
@@ -178,6 +207,11 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
             return dropWhen;
         }
 
+        @Override
+        public int windowSamples() {
+            return windowSamples;
+        }
+
         /**
          * Returns the factor a drop multiplies the limit by.
          *
@@ -188,7 +222,7 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
         }
 
         /**
-         * Returns the latency above which a success counts as a drop.
+         * Returns the mean window latency above which the window counts as overloaded.
          *
          * @return the threshold, or empty when only drops cut the limit
          */
@@ -198,7 +232,7 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
 
         @Override
         public String toString() {
-            return "AIMD[" + minLimit + ".." + maxLimit + ", backoff " + backoffRatio
+            return "AIMD[" + minLimit + ".." + maxLimit + ", window " + windowSamples + " samples, backoff " + backoffRatio
                     + (latencyThreshold == null ? "" : ", threshold " + latencyThreshold) + "]";
         }
 
@@ -232,7 +266,8 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
             }
 
             /**
-             * Sets the latency above which a success counts as a drop. Default: none.
+             * Sets the mean window latency above which a window counts as overloaded and cuts the limit. Default:
+             * none (only drops cut it). Set it a little above the resource's latency when healthy.
              *
              * @param threshold a positive duration
              * @return this builder
@@ -258,24 +293,24 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
         }
     }
 
-    /** Short-window latency against a long-window baseline. Immutable. */
+    /** Each window's mean latency against a baseline. Immutable. */
     final class Gradient implements AdaptiveLimit {
         private final int minLimit;
         private final int maxLimit;
         private final Predicate<? super Throwable> dropWhen;
+        private final int windowSamples;
         private final double tolerance;
         private final double smoothing;
-        private final int shortWindow;
-        private final int longWindow;
+        private final int baselineWindows;
 
         private Gradient(Builder builder) {
             this.minLimit = builder.minLimit;
             this.maxLimit = builder.maxLimit;
             this.dropWhen = builder.dropWhen;
+            this.windowSamples = builder.windowSamples;
             this.tolerance = builder.tolerance;
             this.smoothing = builder.smoothing;
-            this.shortWindow = builder.shortWindow;
-            this.longWindow = builder.longWindow;
+            this.baselineWindows = builder.baselineWindows;
         }
 
         @Override
@@ -293,10 +328,15 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
             return dropWhen;
         }
 
+        @Override
+        public int windowSamples() {
+            return windowSamples;
+        }
+
         /**
-         * Returns how much the short-window latency may exceed the baseline before the limit shrinks.
+         * Returns how much a window's mean latency may exceed the baseline before the limit shrinks.
          *
-         * @return at least 1 (1.25 means 25% above the baseline is tolerated)
+         * @return at least 1 (1.1 means 10% above the baseline is tolerated)
          */
         public double tolerance() {
             return tolerance;
@@ -312,35 +352,25 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
         }
 
         /**
-         * Returns the number of samples the short-window latency averages over.
+         * Returns over how many windows the baseline latency is averaged.
          *
-         * @return at least 1
+         * @return at least 2
          */
-        public int shortWindow() {
-            return shortWindow;
-        }
-
-        /**
-         * Returns the number of samples the baseline latency averages over.
-         *
-         * @return greater than {@link #shortWindow()}
-         */
-        public int longWindow() {
-            return longWindow;
+        public int baselineWindows() {
+            return baselineWindows;
         }
 
         @Override
         public String toString() {
             return "Gradient[" + minLimit + ".." + maxLimit + ", tolerance " + tolerance + ", smoothing " + smoothing
-                    + ", windows " + shortWindow + "/" + longWindow + "]";
+                    + ", window " + windowSamples + " samples, baseline over " + baselineWindows + " windows]";
         }
 
         /** Configures a {@link Gradient} limit. Not thread-safe. */
         public static final class Builder extends Settings<Builder> {
-            private double tolerance = 1.25;
+            private double tolerance = 1.1;
             private double smoothing = 0.2;
-            private int shortWindow = 10;
-            private int longWindow = 500;
+            private int baselineWindows = 20;
 
             private Builder() {
             }
@@ -351,8 +381,8 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
             }
 
             /**
-             * Sets how much the short-window latency may exceed the baseline before the limit shrinks. Default: 1.25
-             * (a quarter above the baseline is tolerated: some queueing downstream keeps it busy, more only adds
+             * Sets how much a window's mean latency may exceed the baseline before the limit shrinks. Default: 1.1
+             * (a tenth above the baseline is tolerated: a little queueing downstream keeps it busy, more only adds
              * latency).
              *
              * @param tolerance at least 1
@@ -383,23 +413,18 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
             }
 
             /**
-             * Sets the sample counts of the short window and the long (baseline) window. Defaults: 10 and 500.
+             * Sets over how many windows the baseline latency is averaged: more makes it steadier, and slower to
+             * accept a resource that genuinely became slower. Default: 20.
              *
-             * @param shortWindow at least 1
-             * @param longWindow greater than {@code shortWindow}
+             * @param windows at least 2
              * @return this builder
-             * @throws IllegalArgumentException when the windows are out of range
+             * @throws IllegalArgumentException when {@code windows} is less than 2
              */
-            public Builder windows(int shortWindow, int longWindow) {
-                if (shortWindow < 1) {
-                    throw new IllegalArgumentException("shortWindow must be at least 1 but was " + shortWindow);
+            public Builder baselineWindows(int windows) {
+                if (windows < 2) {
+                    throw new IllegalArgumentException("baselineWindows must be at least 2 but was " + windows);
                 }
-                if (longWindow <= shortWindow) {
-                    throw new IllegalArgumentException("longWindow must be greater than shortWindow (" + shortWindow
-                            + ") but was " + longWindow);
-                }
-                this.shortWindow = shortWindow;
-                this.longWindow = longWindow;
+                this.baselineWindows = windows;
                 return this;
             }
 

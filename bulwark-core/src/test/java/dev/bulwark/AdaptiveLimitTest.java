@@ -28,16 +28,18 @@ class AdaptiveLimitTest {
         }
     }
 
+    // The rounds below hold `limit` permits and finish them together: with windowSamples(1) a window spans the
+    // current limit's worth of samples, so each round is one window (one round trip).
+
     @Test
-    void aimdGrowsByOneOnFastSuccessesWhileTheLimitIsUsed() {
+    void aimdGrowsByOnePerWindowOfFastSuccessesWhileTheLimitIsUsed() {
         Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(4).ticker(ticker)
-                .adaptive(AdaptiveLimit.aimd().minLimit(2).maxLimit(10).latencyThreshold(Duration.ofMillis(50))
-                        .build()).build();
+                .adaptive(AdaptiveLimit.aimd().minLimit(2).maxLimit(10).windowSamples(1)
+                        .latencyThreshold(Duration.ofMillis(50)).build()).build();
 
         round(bulkhead, ticker, 4, Duration.ofMillis(10), Permit.Outcome.SUCCESS);
+        assertThat(bulkhead.maxConcurrency()).isEqualTo(5);
 
-        // Each finish with at least half the limit in use grew it by one: 4 -> 5 -> 6 (2 of 6 in use: no growth).
-        assertThat(bulkhead.maxConcurrency()).isEqualTo(6);
         for (int i = 0; i < 10; i++) {
             round(bulkhead, ticker, bulkhead.maxConcurrency(), Duration.ofMillis(10), Permit.Outcome.SUCCESS);
         }
@@ -47,7 +49,7 @@ class AdaptiveLimitTest {
     @Test
     void aimdDoesNotCreepUpWhenTheLimitIsNotUsed() {
         Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(10).ticker(ticker)
-                .adaptive(AdaptiveLimit.aimd().maxLimit(100).build()).build();
+                .adaptive(AdaptiveLimit.aimd().maxLimit(100).windowSamples(1).build()).build();
 
         for (int i = 0; i < 100; i++) {
             round(bulkhead, ticker, 2, Duration.ofMillis(1), Permit.Outcome.SUCCESS);
@@ -65,28 +67,48 @@ class AdaptiveLimitTest {
         round(bulkhead, ticker, 20, Duration.ofMillis(100), Permit.Outcome.DROPPED);
         assertThat(bulkhead.maxConcurrency()).isEqualTo(10);
 
-        // A call admitted after the cut that is dropped again cuts again.
-        round(bulkhead, ticker, 1, Duration.ofMillis(100), Permit.Outcome.DROPPED);
+        // The next round trip of drops cuts again.
+        round(bulkhead, ticker, 10, Duration.ofMillis(100), Permit.Outcome.DROPPED);
         assertThat(bulkhead.maxConcurrency()).isEqualTo(5);
     }
 
     @Test
-    void aimdTreatsSlowSuccessesAsOverloadAndStopsAtTheMinimum() {
+    void aimdTreatsSlowWindowsAsOverloadAndStopsAtTheMinimum() {
         Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(8).ticker(ticker)
-                .adaptive(AdaptiveLimit.aimd().minLimit(3).maxLimit(8).latencyThreshold(Duration.ofMillis(20))
-                        .build()).build();
+                .adaptive(AdaptiveLimit.aimd().minLimit(3).maxLimit(8).windowSamples(1)
+                        .latencyThreshold(Duration.ofMillis(20)).build()).build();
 
         for (int i = 0; i < 20; i++) {
-            round(bulkhead, ticker, 1, Duration.ofMillis(30), Permit.Outcome.SUCCESS);
+            round(bulkhead, ticker, bulkhead.maxConcurrency(), Duration.ofMillis(30), Permit.Outcome.SUCCESS);
         }
 
         assertThat(bulkhead.maxConcurrency()).isEqualTo(3);
     }
 
     @Test
+    void aSingleSlowCallAmongFastOnesDecidesNothing() {
+        Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(10).ticker(ticker)
+                .adaptive(AdaptiveLimit.aimd().maxLimit(10).windowSamples(10)
+                        .latencyThreshold(Duration.ofMillis(20)).build()).build();
+        List<Permit> permits = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            permits.add(bulkhead.tryAcquire().orElseThrow());
+        }
+
+        ticker.advance(Duration.ofMillis(5));
+        for (int i = 0; i < 9; i++) {
+            permits.get(i).close();
+        }
+        ticker.advance(Duration.ofMillis(55)); // one call takes 60 ms, well above the threshold
+        permits.get(9).close();
+
+        assertThat(bulkhead.maxConcurrency()).isEqualTo(10); // window mean 11 ms: fine
+    }
+
+    @Test
     void ignoredOutcomesLeaveTheLimitAlone() {
         Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(5).ticker(ticker)
-                .adaptive(AdaptiveLimit.aimd().build()).build();
+                .adaptive(AdaptiveLimit.aimd().windowSamples(1).build()).build();
 
         round(bulkhead, ticker, 5, Duration.ofSeconds(10), Permit.Outcome.IGNORED);
 
@@ -96,7 +118,7 @@ class AdaptiveLimitTest {
     @Test
     void callClassifiesOutcomesItself() {
         Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(10).ticker(ticker)
-                .adaptive(AdaptiveLimit.aimd().maxLimit(20).backoffRatio(0.5).build()).build();
+                .adaptive(AdaptiveLimit.aimd().maxLimit(20).backoffRatio(0.5).windowSamples(1).build()).build();
 
         catchThrowable(() -> bulkhead.call(() -> {
             throw new IllegalArgumentException("not about capacity");
@@ -108,13 +130,13 @@ class AdaptiveLimitTest {
         assertThat(bulkhead.maxConcurrency()).isEqualTo(5);
         bulkhead.callAsync(() -> java.util.concurrent.CompletableFuture.failedFuture(
                 new TimeoutExceededException("downstream", Duration.ofSeconds(1))));
-        assertThat(bulkhead.maxConcurrency()).isEqualTo(2);
+        assertThat(bulkhead.maxConcurrency()).isEqualTo(3); // 2.5, rounded
     }
 
     @Test
     void gradientRampsUpFastWhileLatencyHoldsAndBacksOffWhenItRises() {
         Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(5).ticker(ticker)
-                .adaptive(AdaptiveLimit.gradient().minLimit(2).maxLimit(200).build()).build();
+                .adaptive(AdaptiveLimit.gradient().minLimit(2).maxLimit(200).windowSamples(1).build()).build();
 
         int rounds = 0;
         while (bulkhead.maxConcurrency() < 100 && rounds < 200) {
@@ -139,7 +161,7 @@ class AdaptiveLimitTest {
     @Test
     void gradientSettlesNearTheCapacityOfAQueueingDownstreamAndDoesNotCreep() {
         Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(5).ticker(ticker)
-                .adaptive(AdaptiveLimit.gradient().minLimit(2).maxLimit(1000).build()).build();
+                .adaptive(AdaptiveLimit.gradient().minLimit(2).maxLimit(1000).windowSamples(1).build()).build();
         List<Integer> limits = new ArrayList<>();
 
         for (int i = 0; i < 2_000; i++) {
@@ -160,7 +182,7 @@ class AdaptiveLimitTest {
     @Test
     void gradientFollowsAResourceThatGenuinelyBecameSlower() {
         Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(20).ticker(ticker)
-                .adaptive(AdaptiveLimit.gradient().minLimit(2).maxLimit(1000).build()).build();
+                .adaptive(AdaptiveLimit.gradient().minLimit(2).maxLimit(1000).windowSamples(1).build()).build();
         for (int i = 0; i < 300; i++) {
             int limit = bulkhead.maxConcurrency();
             round(bulkhead, ticker, limit, queueingLatency(limit), Permit.Outcome.SUCCESS);
@@ -178,7 +200,7 @@ class AdaptiveLimitTest {
     @Test
     void gradientHalvesTowardsTheMinimumOnDrops() {
         Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(50).ticker(ticker)
-                .adaptive(AdaptiveLimit.gradient().minLimit(4).maxLimit(50).build()).build();
+                .adaptive(AdaptiveLimit.gradient().minLimit(4).maxLimit(50).windowSamples(1).build()).build();
 
         for (int i = 0; i < 40; i++) {
             round(bulkhead, ticker, 1, Duration.ofMillis(5), Permit.Outcome.DROPPED);
@@ -199,8 +221,10 @@ class AdaptiveLimitTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tolerance");
         assertThatThrownBy(() -> AdaptiveLimit.gradient().smoothing(0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("smoothing");
-        assertThatThrownBy(() -> AdaptiveLimit.gradient().windows(10, 10))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("longWindow");
+        assertThatThrownBy(() -> AdaptiveLimit.gradient().baselineWindows(1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("baselineWindows");
+        assertThatThrownBy(() -> AdaptiveLimit.aimd().windowSamples(0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("windowSamples");
         assertThatThrownBy(() -> Bulkhead.builder().maxConcurrency(50)
                 .adaptive(AdaptiveLimit.aimd().maxLimit(20).build()).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("adaptive range");

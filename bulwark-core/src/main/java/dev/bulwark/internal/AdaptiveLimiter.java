@@ -21,9 +21,9 @@ abstract class AdaptiveLimiter {
         this.dropWhen = config.dropWhen();
     }
 
-    static AdaptiveLimiter of(AdaptiveLimit config, int initialLimit, long now) {
+    static AdaptiveLimiter of(AdaptiveLimit config, int initialLimit) {
         if (config instanceof AdaptiveLimit.Aimd) {
-            return new AimdLimiter((AdaptiveLimit.Aimd) config, now);
+            return new AimdLimiter((AdaptiveLimit.Aimd) config, initialLimit);
         }
         return new GradientLimiter((AdaptiveLimit.Gradient) config, initialLimit);
     }

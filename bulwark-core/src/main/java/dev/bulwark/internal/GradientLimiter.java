@@ -1,116 +1,87 @@
 package dev.bulwark.internal;
 
 import dev.bulwark.AdaptiveLimit;
-import dev.bulwark.Permit;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Short-window latency against a long-window baseline, updated once per window of about one round trip.
+ * Each window's mean latency against a baseline: what latency looks like without queueing downstream.
  *
- * <p>Samples are gathered into windows of {@code max(shortWindow, limit)} samples: at full use, a limit's worth of
- * calls finishing is one round trip. At the end of a window its mean latency is compared with the baseline (a
- * slow average of latency without queueing): the gradient {@code tolerance * baseline / mean}, clamped to
- * [0.5, 1], says how overloaded the resource is. A drop in the window halves the limit at once. Below 1 the limit moves
- * towards {@code limit * gradient} by the smoothing factor; at 1, with at least half the limit used during the
- * window, it grows by its square root at once (a fast ramp-up: 5 to 100 in about 17 round trips); otherwise it
- * stays. Updating per round trip rather than per sample keeps growth from compounding within one round trip.
+ * <p>The gradient {@code tolerance * baseline / mean}, clamped to [0.5, 1], says how overloaded the resource is.
+ * Below 1 the limit moves towards {@code limit * gradient} by the smoothing factor; a drop halves it. At 1, with at
+ * least half the limit in use, it grows: by its square root per window until the first back-off (a fast ramp-up,
+ * like TCP's slow start: 5 to 100 in about 17 round trips), afterwards by 1, doubling each window once it has kept
+ * growing for {@value #PATIENT_WINDOWS} windows (up to the square root again), so it probes gently near the
+ * capacity it found and quickly once capacity has clearly grown.
  *
- * <p>Two guards against the failure modes reported for Netflix's Gradient2 (their #134): headroom is added only
- * at a gradient of 1, never under modest overload; and the baseline rises only while our own load cannot be what
- * raised latency (less than half the limit used during the window, or the limit at its minimum), so the queueing
- * we cause can never become the new normal. A resource that genuinely became slower is accepted the same way:
- * the limit comes down until our load no longer queues, and from there the baseline follows.
- *
- * <p>Thread-safe: the window and the estimate are guarded by a lock held for a few arithmetic operations (never
- * while blocking, never around user code); the limit is applied after the lock is released.
+ * <p>The baseline comes from a long average of window means (over {@code baselineWindows} windows, so its noise
+ * is small). Two guards against the failure modes reported for Netflix's Gradient2 (their #134): headroom is added
+ * only at a gradient of 1, never under modest overload; and while our own load can be what raises latency (at
+ * least half the limit in use, above the minimum), the baseline may only fall, so the queueing we cause never
+ * becomes the new normal. Otherwise (the limit mostly unused, at its minimum, or shrinking for
+ * {@code baselineWindows} windows in a row without latency answering) the baseline follows the long average: that
+ * is how a resource that genuinely became slower is accepted.
  */
-final class GradientLimiter extends AdaptiveLimiter {
+final class GradientLimiter extends WindowedLimiter {
+
+    /** Windows of growth by one, after a back-off, before the growth step starts doubling. */
+    private static final int PATIENT_WINDOWS = 5;
 
     private final double tolerance;
     private final double smoothing;
-    private final int shortWindow;
-    private final int longWindow;
-    private final ReentrantLock lock = new ReentrantLock();
-    // Guarded by lock.
-    private double estimatedLimit;
+    private final int baselineWindows;
+    private final double longWeight;
+    // Guarded by the window lock (decide is called under it).
+    private double longLatency = Double.NaN;
     private double baselineLatency = Double.NaN;
-    private long windowSamples;
-    private double windowLatencySum;
-    private int windowMaxInFlight;
-    private long windowDrops;
+    private int shrinkingWindows;
+    /** The next growth step; NaN until the first back-off (slow start). */
+    private double growthStep = Double.NaN;
+    /** Windows in a row that grew the limit since the last back-off. */
+    private int growingWindows;
 
     GradientLimiter(AdaptiveLimit.Gradient config, int initialLimit) {
-        super(config);
+        super(config, initialLimit);
         this.tolerance = config.tolerance();
         this.smoothing = config.smoothing();
-        this.shortWindow = config.shortWindow();
-        this.longWindow = config.longWindow();
-        this.estimatedLimit = initialLimit;
+        this.baselineWindows = config.baselineWindows();
+        this.longWeight = 1.0 / baselineWindows;
     }
 
     @Override
-    void sample(InProcessBulkhead bulkhead, long startedAt, long latencyNanos, int inFlight,
-                Permit.Outcome outcome) {
-        if (outcome == Permit.Outcome.IGNORED) {
-            return;
-        }
-        int current;
-        int applied;
-        lock.lock();
-        try {
-            windowMaxInFlight = Math.max(windowMaxInFlight, inFlight);
-            if (outcome == Permit.Outcome.DROPPED) {
-                windowDrops++;
-            } else {
-                windowLatencySum += Math.max(1.0, latencyNanos);
-                windowSamples++;
-            }
-            current = bulkhead.maxConcurrency();
-            long seen = windowSamples + windowDrops;
-            // A drop closes the window after a short window's worth of samples: overload gets a quick answer.
-            if (seen < Math.max(shortWindow, current) && !(windowDrops > 0 && seen >= shortWindow)) {
-                return;
-            }
-            applied = endWindow(current);
-        } finally {
-            lock.unlock();
-        }
-        if (applied != current) {
-            bulkhead.adaptLimit(current, applied);
-        }
-    }
-
-    /** Closes the window: updates the baseline and the estimate. Called under the lock. */
-    private int endWindow(int current) {
-        if (Math.abs(current - estimatedLimit) >= 1.0) {
-            estimatedLimit = current; // someone changed the limit by hand: continue from there
-        }
-        double gradient = 1.0;
-        if (windowSamples > 0) {
-            double mean = windowLatencySum / windowSamples;
-            if (Double.isNaN(baselineLatency)) {
-                baselineLatency = mean;
-            }
-            boolean ourLoadCanQueue = windowMaxInFlight * 2 >= current && current > minLimit;
-            if (mean < baselineLatency || !ourLoadCanQueue) {
-                double weight = Math.min(1.0, (double) windowSamples / longWindow);
-                baselineLatency += weight * (mean - baselineLatency);
-            }
-            gradient = Math.max(0.5, Math.min(1.0, tolerance * baselineLatency / mean));
-        }
-        if (windowDrops > 0) {
+    double decide(Window closed) {
+        if (closed.drops > 0) {
             // The resource said it is overloaded: halve at once, as AIMD would, rather than smooth.
-            estimatedLimit *= 0.5;
-        } else if (gradient < 1.0) {
-            estimatedLimit += smoothing * (estimatedLimit * gradient - estimatedLimit);
-        } else if (windowMaxInFlight * 2 >= current) {
-            estimatedLimit += Math.sqrt(estimatedLimit);
+            growthStep = 1.0;
+            return estimatedLimit * 0.5;
         }
-        estimatedLimit = Math.max(minLimit, Math.min(maxLimit, estimatedLimit));
-        windowSamples = 0;
-        windowLatencySum = 0.0;
-        windowMaxInFlight = 0;
-        windowDrops = 0;
-        return clamp(estimatedLimit);
+        double mean = closed.meanLatencyNanos;
+        if (Double.isNaN(longLatency)) {
+            longLatency = mean;
+            baselineLatency = mean;
+        }
+        longLatency += longWeight * (mean - longLatency);
+        boolean ourLoadCanQueue = closed.used() && closed.limit > minLimit && shrinkingWindows < baselineWindows;
+        baselineLatency = ourLoadCanQueue ? Math.min(baselineLatency, longLatency) : longLatency;
+        double gradient = Math.max(0.5, Math.min(1.0, tolerance * baselineLatency / mean));
+        if (gradient < 1.0) {
+            shrinkingWindows++;
+            growingWindows = 0;
+            growthStep = 1.0;
+            return estimatedLimit + smoothing * (estimatedLimit * gradient - estimatedLimit);
+        }
+        shrinkingWindows = 0;
+        if (!closed.used()) {
+            return estimatedLimit;
+        }
+        double ceiling = Math.sqrt(estimatedLimit);
+        if (Double.isNaN(growthStep)) {
+            return estimatedLimit + ceiling;
+        }
+        double step = Math.min(growthStep, ceiling);
+        // Near the capacity just found, latency answers a raise a window or two late: grow by one until the
+        // limit has kept growing for a while, and only then faster.
+        if (++growingWindows >= PATIENT_WINDOWS) {
+            growthStep = Math.min(growthStep * 2.0, ceiling);
+        }
+        return estimatedLimit + step;
     }
 }

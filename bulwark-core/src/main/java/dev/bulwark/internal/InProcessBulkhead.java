@@ -138,8 +138,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
         this.maxWaitNanos = Arguments.boundedNanos(maxWait);
         this.state = pack(0, config.maxConcurrency());
         this.lifo = config.queueOrder() == QueueOrder.LIFO;
-        this.limiter = config.adaptiveLimit().map(limit -> AdaptiveLimiter.of(limit, config.maxConcurrency(),
-                config.ticker().read()))
+        this.limiter = config.adaptiveLimit().map(limit -> AdaptiveLimiter.of(limit, config.maxConcurrency()))
                 .orElse(null);
     }
 

@@ -44,6 +44,20 @@ abstract class LowerCaseEnumConverter<E extends Enum<E>> implements ITypeConvert
         }
     }
 
+    /** {@code --adaptive}. */
+    static final class Adaptive extends LowerCaseEnumConverter<AdaptiveAlgorithm> {
+        Adaptive() {
+            super(AdaptiveAlgorithm.class);
+        }
+    }
+
+    /** {@code --queue-order}. */
+    static final class Order extends LowerCaseEnumConverter<dev.bulwark.QueueOrder> {
+        Order() {
+            super(dev.bulwark.QueueOrder.class);
+        }
+    }
+
     /** {@code --progress}. */
     static final class Progress extends LowerCaseEnumConverter<ProgressMode> {
         Progress() {

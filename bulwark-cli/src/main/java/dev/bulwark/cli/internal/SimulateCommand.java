@@ -71,6 +71,35 @@ final class SimulateCommand implements Callable<Integer> {
             description = "Call the downstream directly, unprotected: the baseline to compare with.")
     boolean noBulkhead;
 
+    @Option(names = "--queue-order", order = 54, paramLabel = "ORDER", defaultValue = "fifo",
+            converter = LowerCaseEnumConverter.Order.class,
+            description = "fifo serves waiters in arrival order; lifo serves the newest first and lets a newcomer "
+                    + "evict the oldest waiter when the queue is full. Default: ${DEFAULT-VALUE}.")
+    dev.bulwark.QueueOrder queueOrder;
+
+    @Option(names = "--adaptive", order = 55, paramLabel = "ALGORITHM",
+            converter = LowerCaseEnumConverter.Adaptive.class,
+            description = "Let the limit adapt to the downstream: aimd or gradient. --limit is then the starting "
+                    + "limit; the report draws the limit over time.")
+    AdaptiveAlgorithm adaptive;
+
+    @Option(names = "--min-limit", order = 56, paramLabel = "N", defaultValue = "1",
+            converter = Converters.PositiveInteger.class,
+            description = "With --adaptive: the lowest the limit goes. Default: ${DEFAULT-VALUE}.")
+    int minLimit;
+
+    @Option(names = "--max-limit", order = 57, paramLabel = "N", defaultValue = "1000",
+            converter = Converters.PositiveInteger.class,
+            description = "With --adaptive: the highest the limit goes. Default: ${DEFAULT-VALUE}.")
+    int maxLimit;
+
+    @Option(names = "--latency-threshold", order = 58, paramLabel = "DURATION",
+            converter = Converters.PositiveDuration.class,
+            description = "With --adaptive aimd: a round trip whose mean latency is above this counts as overload "
+                    + "and cuts the limit. Default: 1.25 times the mean service time (the simulated downstream "
+                    + "never drops calls, so without a threshold only --timeout would ever cut the limit).")
+    Duration latencyThreshold;
+
     @Option(names = "--report", order = 91, paramLabel = "FILE.html",
             description = "Also write a self-contained HTML page with charts (in flight and queued, throughput and "
                     + "rejections over time, latency distribution). Works offline.")
@@ -106,8 +135,17 @@ final class SimulateCommand implements Callable<Integer> {
 
     SimulationSettings settings() {
         SimulationSettings.Builder builder = scenario.settings(spec, duration);
+        if (adaptive == null || adaptive == AdaptiveAlgorithm.GRADIENT) {
+            String needs = adaptive == null ? "--adaptive" : "--adaptive aimd";
+            for (String option : adaptive == null ? new String[] {"--min-limit", "--max-limit", "--latency-threshold"}
+                    : new String[] {"--latency-threshold"}) {
+                if (spec.commandLine().getParseResult().hasMatchedOption(option)) {
+                    throw new ParameterException(spec.commandLine(), option + " needs " + needs);
+                }
+            }
+        }
         if (noBulkhead) {
-            for (String option : new String[] {"--limit", "--queue", "--max-wait"}) {
+            for (String option : new String[] {"--limit", "--queue", "--max-wait", "--queue-order", "--adaptive"}) {
                 if (spec.commandLine().getParseResult().hasMatchedOption(option)) {
                     throw new ParameterException(spec.commandLine(),
                             "--no-bulkhead cannot be combined with " + option);
@@ -115,9 +153,32 @@ final class SimulateCommand implements Callable<Integer> {
             }
             builder.bulkhead(null);
         } else {
-            builder.bulkhead(new BulkheadSettings(limit, queue, maxWait));
+            builder.bulkhead(new BulkheadSettings(limit, queue, maxWait, queueOrder, adaptiveLimit()));
         }
         return builder.build();
+    }
+
+    /** The adaptive limit the options describe, or {@code null} for a fixed one. */
+    private dev.bulwark.AdaptiveLimit adaptiveLimit() {
+        if (adaptive == null) {
+            return null;
+        }
+        if (maxLimit < minLimit) {
+            throw new ParameterException(spec.commandLine(), "--max-limit (" + maxLimit
+                    + ") must be at least --min-limit (" + minLimit + ")");
+        }
+        if (limit < minLimit || limit > maxLimit) {
+            throw new ParameterException(spec.commandLine(), "--limit (" + limit + ") is the starting limit and "
+                    + "must lie within --min-limit " + minLimit + " and --max-limit " + maxLimit);
+        }
+        if (adaptive == AdaptiveAlgorithm.AIMD) {
+            dev.bulwark.AdaptiveLimit.Aimd.Builder aimd = dev.bulwark.AdaptiveLimit.aimd().minLimit(minLimit)
+                    .maxLimit(maxLimit);
+            Duration threshold = latencyThreshold != null ? latencyThreshold
+                    : Duration.ofNanos(Math.max(1L, Math.round(1.25 * scenario.serviceTime.meanNanos())));
+            return aimd.latencyThreshold(threshold).build();
+        }
+        return dev.bulwark.AdaptiveLimit.gradient().minLimit(minLimit).maxLimit(maxLimit).build();
     }
 
     private void checkReportPath() {

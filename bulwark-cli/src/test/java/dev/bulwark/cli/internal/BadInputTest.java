@@ -62,6 +62,13 @@ class BadInputTest {
         "simulate --think-time 5ms       | --think-time applies only with --clients",
         "simulate --no-bulkhead --queue 4 | --no-bulkhead cannot be combined with --queue",
         "simulate --retry-delay 5ms      | --retry-delay applies only with --retry N",
+        "simulate --adaptive fast        | --adaptive: expected aimd or gradient, got 'fast'",
+        "simulate --queue-order random   | --queue-order: expected fifo or lifo, got 'random'",
+        "simulate --max-limit 50         | --max-limit needs --adaptive",
+        "simulate --adaptive gradient --latency-threshold 5ms | --latency-threshold needs --adaptive aimd",
+        "simulate --adaptive aimd --limit 50 --max-limit 20 | --limit (50) is the starting limit and must lie within --min-limit 1 and --max-limit 20",
+        "simulate --adaptive aimd --min-limit 9 --max-limit 3 --limit 5 | --max-limit (3) must be at least --min-limit (9)",
+        "simulate --no-bulkhead --adaptive aimd | --no-bulkhead cannot be combined with --adaptive",
         "simulate extra                  | unexpected argument 'extra'",
         "sweep --limit 4,0               | --limit: expected a whole number of at least 1, got '0'",
         "sweep --queue 0,x               | --queue: expected a whole number of at least 0, got 'x'",
@@ -123,6 +130,7 @@ class BadInputTest {
                 "--seed=N", "--service-time=DIST", "lognormal:median=20ms,p99=200ms", "--downstream-capacity=N",
                 "--degradation=D", "--limit=N", "--queue=N", "--max-wait=DURATION", "--no-bulkhead", "--retry=N",
                 "--retry-delay=DURATION", "--timeout=DURATION", "--threads", "--drain=DURATION", "--format=FORMAT",
-                "--report=FILE.html", "--progress=MODE", "--duration=DURATION");
+                "--report=FILE.html", "--progress=MODE", "--duration=DURATION", "--queue-order=ORDER",
+                "--adaptive=ALGORITHM", "--min-limit=N", "--max-limit=N", "--latency-threshold=DURATION");
     }
 }

@@ -103,6 +103,30 @@ class CommandLineParsingTest {
     }
 
     @Test
+    void queueOrderAndAdaptiveFlags() {
+        BulkheadSettings lifo = simulate("--queue-order", "lifo").settings().bulkhead().orElseThrow();
+        assertThat(lifo.queueOrder()).isEqualTo(dev.bulwark.QueueOrder.LIFO);
+        assertThat(lifo.adaptive()).isNull();
+
+        BulkheadSettings gradient = simulate("--adaptive", "gradient", "--limit", "5", "--min-limit", "2",
+                "--max-limit", "80").settings().bulkhead().orElseThrow();
+        assertThat(gradient.limit()).isEqualTo(5);
+        assertThat(gradient.adaptive()).isInstanceOfSatisfying(dev.bulwark.AdaptiveLimit.Gradient.class, limit -> {
+            assertThat(limit.minLimit()).isEqualTo(2);
+            assertThat(limit.maxLimit()).isEqualTo(80);
+        });
+
+        BulkheadSettings aimd = simulate("--adaptive", "aimd", "--service-time", "fixed:40ms").settings().bulkhead()
+                .orElseThrow();
+        assertThat(aimd.adaptive()).isInstanceOfSatisfying(dev.bulwark.AdaptiveLimit.Aimd.class,
+                limit -> assertThat(limit.latencyThreshold()).contains(Duration.ofMillis(50)));
+        BulkheadSettings aimdThreshold = simulate("--adaptive", "aimd", "--latency-threshold", "30ms").settings()
+                .bulkhead().orElseThrow();
+        assertThat(((dev.bulwark.AdaptiveLimit.Aimd) aimdThreshold.adaptive()).latencyThreshold())
+                .contains(Duration.ofMillis(30));
+    }
+
+    @Test
     void retryAndTimeoutFlags() {
         SimulationSettings settings = simulate("--retry", "2", "--retry-delay", "50ms", "--timeout", "200ms")
                 .settings();

@@ -62,7 +62,8 @@ class CommandRunTest {
         long arrivals = outcomes.get("arrivals").asLong();
         assertThat(arrivals).isPositive();
         assertThat(outcomes.get("completed").asLong() + outcomes.get("rejectedQueueFull").asLong()
-                + outcomes.get("rejectedWaitTimeout").asLong() + outcomes.get("timedOut").asLong()
+                + outcomes.get("rejectedWaitTimeout").asLong() + outcomes.get("rejectedEvicted").asLong()
+                + outcomes.get("timedOut").asLong()
                 + outcomes.get("cancelled").asLong() + outcomes.get("failed").asLong()).isEqualTo(arrivals);
         assertThat(json.at("/settings/seed").asLong()).isEqualTo(5);
         assertThat(json.at("/settings/bulkhead/limit").asInt()).isEqualTo(32);

@@ -18,7 +18,7 @@ import java.util.Locale;
 public final class CsvReport {
 
     private static final List<String> COLUMNS = List.of("limit", "queue", "maxWaitMs", "arrivals", "completed",
-            "rejectedQueueFull", "rejectedWaitTimeout", "timedOut", "cancelled", "failed", "goodputPerSecond",
+            "rejectedQueueFull", "rejectedWaitTimeout", "rejectedEvicted", "timedOut", "cancelled", "failed", "goodputPerSecond",
             "unservedShare", "queueWaitP50Ms", "queueWaitP99Ms", "endToEndP50Ms", "endToEndP90Ms", "endToEndP99Ms",
             "endToEndP999Ms", "endToEndMaxMs", "retries", "timedOutAttempts", "peakInFlight", "peakQueued", "meanInFlight", "slowdown", "healthy",
             "schedulingLagMaxMs", "seed");
@@ -58,6 +58,7 @@ public final class CsvReport {
         cells.add(Long.toString(counts.count(CallOutcome.COMPLETED)));
         cells.add(Long.toString(counts.count(CallOutcome.REJECTED_QUEUE_FULL)));
         cells.add(Long.toString(counts.count(CallOutcome.REJECTED_WAIT_TIMEOUT)));
+        cells.add(Long.toString(counts.count(CallOutcome.REJECTED_EVICTED)));
         cells.add(Long.toString(counts.count(CallOutcome.TIMED_OUT)));
         cells.add(Long.toString(counts.count(CallOutcome.CANCELLED)));
         cells.add(Long.toString(counts.count(CallOutcome.FAILED)));

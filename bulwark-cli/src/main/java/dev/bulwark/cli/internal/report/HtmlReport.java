@@ -7,6 +7,7 @@ import dev.bulwark.cli.internal.sim.LatencyBucket;
 import dev.bulwark.cli.internal.sim.LatencySummary;
 import dev.bulwark.cli.internal.sim.LittlesLaw;
 import dev.bulwark.cli.internal.sim.OutcomeCounts;
+import dev.bulwark.cli.internal.sim.LimitTrace;
 import dev.bulwark.cli.internal.sim.Sample;
 import dev.bulwark.cli.internal.sim.SimulationResult;
 import dev.bulwark.cli.internal.sim.SimulationSettings;
@@ -30,6 +31,8 @@ public final class HtmlReport {
     private static final String IN_FLIGHT = "#2563eb";
     private static final String QUEUED = "#d97706";
     private static final String LIMIT = "#1e3a8a";
+    /** The adaptive limit's line, drawn over the in-flight line: a colour that stands apart from its blue. */
+    private static final String ADAPTIVE_LIMIT = "#9333ea";
     private static final String CAPACITY = "#b91c1c";
     private static final String ARRIVALS = "#6b7280";
     private static final String COMPLETED = "#15803d";
@@ -142,6 +145,14 @@ public final class HtmlReport {
                 + "queue. A healthy run stays at or under the dashed capacity line; without a bulkhead the blue "
                 + "line climbs without bound once arrivals outpace the downstream.</p>\n");
 
+        if (LimitTrace.of(result.timeline(), settings.duration().toNanos() / 1e9).isPresent()) {
+            html.append("<h2>Adaptive limit over time</h2>\n");
+            html.append(limitChart(result));
+            html.append("<p class=\"how\">Purple: the bulkhead's concurrency limit as the adaptive algorithm moved "
+                    + "it. Blue: the calls actually in the downstream. A limit that settles near the dashed capacity "
+                    + "line found the downstream's sweet spot without being told.</p>\n");
+        }
+
         html.append("<h2>Throughput and rejections over time</h2>\n");
         html.append(throughputChart(result));
         html.append("<p class=\"how\">Calls per second, averaged over half a second. Green (served) holding near "
@@ -242,8 +253,22 @@ public final class HtmlReport {
         Optional<BulkheadSettings> bulkhead = result.settings().bulkhead();
         if (bulkhead.isPresent()) {
             chart.line("queued", QUEUED, seconds(samples), samples.stream().mapToDouble(Sample::queued).toArray());
-            chart.horizontalLine("limit " + bulkhead.get().limit(), LIMIT, bulkhead.get().limit());
+            if (bulkhead.get().adaptive() == null) {
+                chart.horizontalLine("limit " + bulkhead.get().limit(), LIMIT, bulkhead.get().limit());
+            }
         }
+        chart.horizontalLine("downstream capacity " + result.settings().downstreamCapacity(), CAPACITY,
+                result.settings().downstreamCapacity());
+        chart.verticalLine("arrivals stop", ARRIVALS, result.settings().duration().toNanos() / 1e9);
+        return chart.render();
+    }
+
+    private static String limitChart(SimulationResult result) {
+        List<Sample> samples = thinned(result.timeline());
+        SvgChart chart = SvgChart.overTime("Adaptive limit and calls in flight over time", "calls")
+                .line("in flight", IN_FLIGHT, seconds(samples),
+                        samples.stream().mapToDouble(Sample::inFlight).toArray())
+                .line("limit", ADAPTIVE_LIMIT, seconds(samples), samples.stream().mapToDouble(Sample::limit).toArray());
         chart.horizontalLine("downstream capacity " + result.settings().downstreamCapacity(), CAPACITY,
                 result.settings().downstreamCapacity());
         chart.verticalLine("arrivals stop", ARRIVALS, result.settings().duration().toNanos() / 1e9);

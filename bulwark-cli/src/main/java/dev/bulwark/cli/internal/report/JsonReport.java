@@ -101,6 +101,7 @@ public final class JsonReport {
             json.writeNumberField("admittedAfterWaiting", events.admittedAfterWaiting());
             json.writeNumberField("rejectedQueueFull", events.rejectedQueueFull());
             json.writeNumberField("rejectedWaitTimeout", events.rejectedWaitTimeout());
+            json.writeNumberField("rejectedEvicted", events.rejectedEvicted());
             json.writeNumberField("rejectedOtherwise", events.rejectedOtherwise());
             json.writeNumberField("cancelledWhileQueued", events.cancelledWhileQueued());
             json.writeNumberField("released", events.released());
@@ -196,6 +197,7 @@ public final class JsonReport {
         json.writeNumberField("completed", counts.count(CallOutcome.COMPLETED));
         json.writeNumberField("rejectedQueueFull", counts.count(CallOutcome.REJECTED_QUEUE_FULL));
         json.writeNumberField("rejectedWaitTimeout", counts.count(CallOutcome.REJECTED_WAIT_TIMEOUT));
+        json.writeNumberField("rejectedEvicted", counts.count(CallOutcome.REJECTED_EVICTED));
         json.writeNumberField("timedOut", counts.count(CallOutcome.TIMED_OUT));
         json.writeNumberField("cancelled", counts.count(CallOutcome.CANCELLED));
         json.writeNumberField("failed", counts.count(CallOutcome.FAILED));
@@ -239,6 +241,7 @@ public final class JsonReport {
             json.writeNumberField("cancelled", sample.cancelled());
             json.writeNumberField("inFlight", sample.inFlight());
             json.writeNumberField("queued", sample.queued());
+            json.writeNumberField("limit", sample.limit());
             json.writeEndObject();
         }
         json.writeEndArray();

@@ -5,6 +5,7 @@ import dev.bulwark.cli.internal.sim.BulkheadSettings;
 import dev.bulwark.cli.internal.sim.CallOutcome;
 import dev.bulwark.cli.internal.sim.Durations;
 import dev.bulwark.cli.internal.sim.LatencySummary;
+import dev.bulwark.cli.internal.sim.LimitTrace;
 import dev.bulwark.cli.internal.sim.LittlesLaw;
 import dev.bulwark.cli.internal.sim.OutcomeCounts;
 import dev.bulwark.cli.internal.sim.SchedulingLag;
@@ -72,6 +73,14 @@ public final class TextReport {
             out.printf(Locale.ROOT, "%-14s peak %s in flight (limit %d), peak %s queued (queue %d)%n", "Bulkhead",
                     Numbers.count(result.peakInFlight()), bulkhead.get().limit(), Numbers.count(result.peakQueued()),
                     bulkhead.get().queue());
+        }
+        Optional<LimitTrace> limit = LimitTrace.of(result.timeline(), settings.duration().toNanos() / 1e9);
+        if (limit.isPresent()) {
+            LimitTrace trace = limit.get();
+            out.printf(Locale.ROOT, "%-14s adaptive: started at %d, ended at %d; in the last %s s between %d and %d "
+                            + "(mean %s), where it stayed from %s s on%n", "Limit", trace.start(), trace.end(),
+                    Numbers.significant(trace.finalWindowSeconds()), trace.finalMin(), trace.finalMax(),
+                    Numbers.significant(trace.finalMean()), Numbers.significant(trace.settledAfterSeconds()));
         }
         if (settings.retry().isPresent() || settings.timeout().isPresent()) {
             out.printf(Locale.ROOT, "%-14s %s retries (%s per arrival), %s attempts timed out%n", "Retry/timeout",

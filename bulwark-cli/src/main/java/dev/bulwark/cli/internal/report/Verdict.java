@@ -1,6 +1,7 @@
 package dev.bulwark.cli.internal.report;
 
 import dev.bulwark.cli.internal.sim.BulkheadSettings;
+import dev.bulwark.cli.internal.sim.LimitTrace;
 import dev.bulwark.cli.internal.sim.CallOutcome;
 import dev.bulwark.cli.internal.sim.Durations;
 import dev.bulwark.cli.internal.sim.OutcomeCounts;
@@ -52,7 +53,14 @@ public final class Verdict {
         if (bulkhead.isEmpty()) {
             return "collapsed";
         }
-        return bulkhead.get().limit() > result.settings().downstreamCapacity() ? "overloaded" : "slow";
+        return effectiveLimit(result) > result.settings().downstreamCapacity() ? "overloaded" : "slow";
+    }
+
+    /** The limit the run ended with: the configured one, or where an adaptive limit settled. */
+    static int effectiveLimit(SimulationResult result) {
+        BulkheadSettings bulkhead = result.settings().bulkhead().orElseThrow();
+        return LimitTrace.of(result.timeline(), result.settings().duration().toNanos() / 1e9)
+                .map(trace -> (int) Math.round(trace.finalMean())).orElse(bulkhead.limit());
     }
 
     /**
@@ -122,12 +130,12 @@ public final class Verdict {
             case "overloaded":
                 return String.format(Locale.ROOT, "The limit (%d) lets more calls through than the downstream "
                         + "serves at full speed (%d): completed calls took %sx their unloaded time (p99 %s). A limit "
-                        + "near %d would keep it healthy.", bulkhead.get().limit(), capacity, slowdown, p99,
+                        + "near %d would keep it healthy.", effectiveLimit(result), capacity, slowdown, p99,
                         capacity);
             default:
                 return String.format(Locale.ROOT, "Completed calls took %sx their unloaded time (p99 %s) although "
                         + "the limit (%d) is within the downstream's capacity (%d): look at the queue wait and the "
-                        + "time series.", slowdown, p99, bulkhead.get().limit(), capacity);
+                        + "time series.", slowdown, p99, effectiveLimit(result), capacity);
         }
     }
 
@@ -155,6 +163,7 @@ public final class Verdict {
         StringBuilder text = new StringBuilder();
         List<CallOutcome> outcomes = new ArrayList<>(List.of(CallOutcome.CANCELLED,
                 CallOutcome.TIMED_OUT, CallOutcome.REJECTED_QUEUE_FULL, CallOutcome.REJECTED_WAIT_TIMEOUT,
+                CallOutcome.REJECTED_EVICTED,
                 CallOutcome.FAILED));
         outcomes.sort(Comparator.comparingLong(counts::count).reversed());
         for (CallOutcome outcome : outcomes) {

@@ -17,6 +17,7 @@ public final class BulkheadEventCollector implements BulkheadListener {
     private final AtomicLong admittedAfterWaiting = new AtomicLong();
     private final AtomicLong rejectedQueueFull = new AtomicLong();
     private final AtomicLong rejectedWaitTimeout = new AtomicLong();
+    private final AtomicLong rejectedEvicted = new AtomicLong();
     private final AtomicLong rejectedOtherwise = new AtomicLong();
     private final AtomicLong cancelledWhileQueued = new AtomicLong();
     private final AtomicLong released = new AtomicLong();
@@ -48,8 +49,11 @@ public final class BulkheadEventCollector implements BulkheadListener {
             case WAIT_TIMEOUT:
                 rejectedWaitTimeout.incrementAndGet();
                 break;
+            case EVICTED:
+                rejectedEvicted.incrementAndGet();
+                break;
             default:
-                // The simulated bulkhead is in-process and FIFO: other reasons would be a fault, shown as such.
+                // The simulated bulkhead is in-process: other reasons would be a fault, shown as such.
                 rejectedOtherwise.incrementAndGet();
         }
         measurements.observeQueued(rejection.queuedCount());
@@ -72,6 +76,7 @@ public final class BulkheadEventCollector implements BulkheadListener {
      */
     public BulkheadEventCounts counts() {
         return new BulkheadEventCounts(admitted.get(), admittedAfterWaiting.get(), rejectedQueueFull.get(),
-                rejectedWaitTimeout.get(), rejectedOtherwise.get(), cancelledWhileQueued.get(), released.get());
+                rejectedWaitTimeout.get(), rejectedEvicted.get(), rejectedOtherwise.get(), cancelledWhileQueued.get(),
+                released.get());
     }
 }

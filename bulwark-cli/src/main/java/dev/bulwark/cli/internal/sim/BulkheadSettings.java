@@ -1,16 +1,32 @@
 package dev.bulwark.cli.internal.sim;
 
+import dev.bulwark.AdaptiveLimit;
+import dev.bulwark.QueueOrder;
 import java.time.Duration;
 import java.util.Optional;
 
 /**
  * The bulkhead under test: its limits, as given to {@link dev.bulwark.Bulkhead.Builder}. Immutable.
  *
- * @param limit {@code maxConcurrency}, at least 1
+ * @param limit {@code maxConcurrency}, at least 1 (the starting limit when adaptive)
  * @param queue {@code maxQueue}, at least 0
  * @param maxWait {@code maxWait}, positive, or {@code null} for waits without a time bound
+ * @param queueOrder the order in which waiters get slots
+ * @param adaptive the adaptive limit, or {@code null} for a fixed one
  */
-public record BulkheadSettings(int limit, int queue, Duration maxWait) {
+public record BulkheadSettings(int limit, int queue, Duration maxWait, QueueOrder queueOrder,
+                               AdaptiveLimit adaptive) {
+
+    /**
+     * Fixed limits, FIFO order.
+     *
+     * @param limit {@code maxConcurrency}
+     * @param queue {@code maxQueue}
+     * @param maxWait {@code maxWait} or {@code null}
+     */
+    public BulkheadSettings(int limit, int queue, Duration maxWait) {
+        this(limit, queue, maxWait, QueueOrder.FIFO, null);
+    }
 
     /**
      * Checks the limits.
@@ -28,6 +44,20 @@ public record BulkheadSettings(int limit, int queue, Duration maxWait) {
         if (maxWait != null && (maxWait.isZero() || maxWait.isNegative())) {
             throw new IllegalArgumentException("maxWait must be positive but was " + maxWait);
         }
+        java.util.Objects.requireNonNull(queueOrder, "queueOrder");
+        if (adaptive != null && (limit < adaptive.minLimit() || limit > adaptive.maxLimit())) {
+            throw new IllegalArgumentException("limit " + limit + " must lie within the adaptive range ["
+                    + adaptive.minLimit() + ", " + adaptive.maxLimit() + "]");
+        }
+    }
+
+    /**
+     * Returns the adaptive limit.
+     *
+     * @return the adaptive limit, or empty for a fixed limit
+     */
+    public Optional<AdaptiveLimit> adaptiveIfAny() {
+        return Optional.ofNullable(adaptive);
     }
 
     /**
@@ -45,7 +75,9 @@ public record BulkheadSettings(int limit, int queue, Duration maxWait) {
      * @return for example {@code limit 32, queue 64, max wait 100ms}
      */
     public String describe() {
-        return "limit " + limit + ", queue " + queue + ", max wait "
-                + (maxWait == null ? "unbounded" : Durations.format(maxWait));
+        return (adaptive == null ? "limit " + limit : "adaptive limit (" + (adaptive instanceof AdaptiveLimit.Aimd
+                ? "aimd" : "gradient") + ", " + adaptive.minLimit() + ".." + adaptive.maxLimit() + ", starting at "
+                + limit + ")") + ", queue " + queue + (queueOrder == QueueOrder.LIFO ? " (LIFO)" : "")
+                + ", max wait " + (maxWait == null ? "unbounded" : Durations.format(maxWait));
     }
 }

@@ -16,6 +16,8 @@ public enum CallOutcome {
     REJECTED_QUEUE_FULL("rejected, queue full"),
     /** The bulkhead refused it after it waited the maximum wait in the queue. */
     REJECTED_WAIT_TIMEOUT("rejected, wait timeout"),
+    /** With a LIFO queue, a newer call took its place in the full queue. */
+    REJECTED_EVICTED("rejected, evicted (LIFO)"),
     /** Its (last) attempt's timeout passed, in the bulkhead's queue or while the downstream served it. */
     TIMED_OUT("timed out"),
     /** It was still queued or in flight when the run ended (after the drain). */
@@ -41,10 +43,10 @@ public enum CallOutcome {
     /**
      * Returns whether this outcome is a refusal by the bulkhead.
      *
-     * @return {@code true} for both kinds of rejection
+     * @return {@code true} for every kind of rejection
      */
     public boolean isRejection() {
-        return this == REJECTED_QUEUE_FULL || this == REJECTED_WAIT_TIMEOUT;
+        return this == REJECTED_QUEUE_FULL || this == REJECTED_WAIT_TIMEOUT || this == REJECTED_EVICTED;
     }
 
     /**
@@ -69,6 +71,9 @@ public enum CallOutcome {
             }
             if (reason == Rejection.Reason.WAIT_TIMEOUT) {
                 return REJECTED_WAIT_TIMEOUT;
+            }
+            if (reason == Rejection.Reason.EVICTED) {
+                return REJECTED_EVICTED;
             }
             return FAILED;
         }

@@ -51,7 +51,8 @@ public final class OutcomeCounts {
      * @return queue-full plus wait-timeout rejections
      */
     public long rejected() {
-        return count(CallOutcome.REJECTED_QUEUE_FULL) + count(CallOutcome.REJECTED_WAIT_TIMEOUT);
+        return count(CallOutcome.REJECTED_QUEUE_FULL) + count(CallOutcome.REJECTED_WAIT_TIMEOUT)
+                + count(CallOutcome.REJECTED_EVICTED);
     }
 
     /**

@@ -12,9 +12,10 @@ package dev.bulwark.cli.internal.sim;
  * @param cancelled calls cancelled at the end so far
  * @param inFlight calls in the downstream at this moment
  * @param queued calls waiting in the bulkhead's queue at this moment
+ * @param limit the bulkhead's concurrency limit at this moment (it moves when adaptive), 0 without a bulkhead
  */
 public record Sample(long elapsedNanos, long arrivals, long completed, long rejected, long timedOut,
-                     long cancelled, int inFlight, int queued) {
+                     long cancelled, int inFlight, int queued, int limit) {
 
     /**
      * Returns the elapsed time in seconds.

@@ -144,8 +144,9 @@ public final class Simulation {
 
     private static Bulkhead buildBulkhead(BulkheadSettings limits, BulkheadEventCollector collector) {
         Bulkhead.Builder builder = Bulkhead.builder().name("simulated").maxConcurrency(limits.limit())
-                .maxQueue(limits.queue()).listener(collector);
+                .maxQueue(limits.queue()).queueOrder(limits.queueOrder()).listener(collector);
         limits.maxWaitIfBounded().ifPresent(builder::maxWait);
+        limits.adaptiveIfAny().ifPresent(builder::adaptive);
         return builder.build();
     }
 

@@ -42,7 +42,7 @@ final class TimelineSampler {
         this.downstream = downstream;
         this.bulkhead = bulkhead;
         this.listener = listener;
-        samples.add(new Sample(0, 0, 0, 0, 0, 0, 0, 0));
+        samples.add(new Sample(0, 0, 0, 0, 0, 0, 0, 0, bulkhead == null ? 0 : bulkhead.maxConcurrency()));
     }
 
     void phase(Progress.Phase phase) {
@@ -60,7 +60,7 @@ final class TimelineSampler {
             OutcomeCounts counts = measurements.counts();
             Sample sample = new Sample(elapsed, counts.arrivals(), counts.count(CallOutcome.COMPLETED),
                     counts.rejected(), counts.count(CallOutcome.TIMED_OUT), counts.count(CallOutcome.CANCELLED),
-                    downstream.inFlight(), queued);
+                    downstream.inFlight(), queued, bulkhead == null ? 0 : bulkhead.maxConcurrency());
             samples.add(sample);
             measurements.drainEndToEnd(endToEndMicros);
             measurements.drainQueueWait(queueWaitMicros);

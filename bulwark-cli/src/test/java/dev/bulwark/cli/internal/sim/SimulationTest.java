@@ -24,7 +24,8 @@ class SimulationTest {
         OutcomeCounts counts = result.counts();
         assertThat(counts.arrivals()).isPositive();
         assertThat(counts.count(CallOutcome.COMPLETED) + counts.count(CallOutcome.REJECTED_QUEUE_FULL)
-                + counts.count(CallOutcome.REJECTED_WAIT_TIMEOUT) + counts.count(CallOutcome.TIMED_OUT)
+                + counts.count(CallOutcome.REJECTED_WAIT_TIMEOUT) + counts.count(CallOutcome.REJECTED_EVICTED)
+                + counts.count(CallOutcome.TIMED_OUT)
                 + counts.count(CallOutcome.CANCELLED)).isEqualTo(counts.arrivals());
         assertThat(counts.count(CallOutcome.FAILED)).isZero();
         assertThat(result.unexpectedFailure()).isEmpty();
@@ -36,6 +37,7 @@ class SimulationTest {
         // Every call that reached the bulkhead was admitted, refused or cancelled while queued, exactly once. A call
         // on a thread of its own that had not even reached the bulkhead when the run ended reports nothing.
         long reported = events.admitted() + events.rejectedQueueFull() + events.rejectedWaitTimeout()
+                + events.rejectedEvicted()
                 + events.cancelledWhileQueued();
         if (result.settings().mode() == ExecutionMode.ASYNC) {
             assertThat(reported).isEqualTo(counts.arrivals());
@@ -46,6 +48,7 @@ class SimulationTest {
         // ...refusals are the callers' refusals...
         assertThat(events.rejectedQueueFull()).isEqualTo(counts.count(CallOutcome.REJECTED_QUEUE_FULL));
         assertThat(events.rejectedWaitTimeout()).isEqualTo(counts.count(CallOutcome.REJECTED_WAIT_TIMEOUT));
+        assertThat(events.rejectedEvicted()).isEqualTo(counts.count(CallOutcome.REJECTED_EVICTED));
         // ...and every slot taken was given back.
         assertThat(events.rejectedOtherwise()).isZero();
         assertThat(events.released()).isEqualTo(events.admitted());
@@ -104,6 +107,31 @@ class SimulationTest {
         assertThat(result.peakInFlight()).isGreaterThan(8);
         assertThat(result.counts().count(CallOutcome.CANCELLED)).isPositive();
         assertThat(result.littlesLaw().holds()).isFalse();
+    }
+
+    @Test
+    void aLifoQueueEvictsUnderOverloadAndEveryCallIsStillAccountedFor() {
+        SimulationResult result = run(oneSecond().downstreamCapacity(8).bulkhead(new BulkheadSettings(8, 8,
+                Duration.ofMillis(200), dev.bulwark.QueueOrder.LIFO, null)).build());
+
+        assertEveryArrivalHasOneOutcome(result);
+        assertListenerSawEveryCallOnce(result);
+        assertThat(result.counts().count(CallOutcome.REJECTED_EVICTED)).isPositive();
+        assertThat(result.peakInFlight()).isBetween(1, 8);
+    }
+
+    @Test
+    void anAdaptiveLimitMovesAndTheTimelineRecordsIt() {
+        SimulationResult result = run(oneSecond().downstreamCapacity(10).bulkhead(new BulkheadSettings(40, 32,
+                Duration.ofMillis(100), dev.bulwark.QueueOrder.FIFO,
+                dev.bulwark.AdaptiveLimit.gradient().minLimit(1).maxLimit(40).windowSamples(10).build())).build());
+
+        assertEveryArrivalHasOneOutcome(result);
+        assertListenerSawEveryCallOnce(result);
+        assertThat(result.timeline()).allSatisfy(sample -> assertThat(sample.limit()).isBetween(1, 40));
+        assertThat(result.timeline().stream().mapToInt(Sample::limit).distinct().count()).isGreaterThan(1);
+        assertThat(result.timeline()).allSatisfy(
+                sample -> assertThat(sample.inFlight()).isLessThanOrEqualTo(40));
     }
 
     @Test
