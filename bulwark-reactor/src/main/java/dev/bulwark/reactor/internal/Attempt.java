@@ -38,7 +38,8 @@ final class Attempt<T> implements CoreSubscriber<T> {
         }
     }
 
-    final CompletableFuture<Void> done = new CompletableFuture<>();
+    /** What the policy waits on; ending it from outside (a timeout cancels it) stops the source first. */
+    final CompletableFuture<Void> done = new Stage(this);
     private final PolicySubscription<T> parent;
     /** {@code null} until subscribed; {@link #ABANDONED} once abandoned (a late subscription is cancelled at once). */
     private volatile Subscription upstream;
@@ -48,12 +49,6 @@ final class Attempt<T> implements CoreSubscriber<T> {
 
     Attempt(PolicySubscription<T> parent) {
         this.parent = parent;
-        // The policy may end the stage itself: a timeout cancels the stage of the attempt it gave up on.
-        done.whenComplete((ignored, failure) -> {
-            if (failure != null && !sourceTerminated) {
-                stop();
-            }
-        });
     }
 
     @Override
@@ -110,6 +105,35 @@ final class Attempt<T> implements CoreSubscriber<T> {
         stop();
         done.completeExceptionally(new CancellationException("The subscription to the source was abandoned: the "
                 + "subscriber cancelled, or the policy gave up on this attempt"));
+    }
+
+    /**
+     * The attempt's stage. A policy may end it itself (a timeout cancels the stage of the attempt it gave up on):
+     * the source is then cancelled before the stage completes, so that what waits on the stage (a bulkhead releasing
+     * its slot) runs only once the source has been told to stop.
+     */
+    private static final class Stage extends CompletableFuture<Void> {
+        private final Attempt<?> attempt;
+
+        Stage(Attempt<?> attempt) {
+            this.attempt = attempt;
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            if (!isDone() && !attempt.sourceTerminated) {
+                attempt.stop();
+            }
+            return super.cancel(mayInterruptIfRunning);
+        }
+
+        @Override
+        public boolean completeExceptionally(Throwable failure) {
+            if (!isDone() && !attempt.sourceTerminated) {
+                attempt.stop();
+            }
+            return super.completeExceptionally(failure);
+        }
     }
 
     private void stop() {
