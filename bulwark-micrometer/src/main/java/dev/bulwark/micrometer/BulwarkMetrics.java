@@ -42,7 +42,7 @@ import java.util.concurrent.ConcurrentMap;
  * earlier binding is closed, or its policy collected, the name can be bound again. Use one {@code BulwarkMetrics}
  * per registry (bindings through different instances are not checked against each other).
  *
- * <p>Recording costs what the meters cost (counters and timers; no lock). Thread-safe.
+ * <p>Recording costs what the meters cost (counters and timers); Bulwark takes no lock to record. Thread-safe.
  */
 public final class BulwarkMetrics {
 
