@@ -9,4 +9,8 @@ module dev.bulwark {
 
     // Flight Recorder events (part of every standard JDK) let operators record rejections and waits without code.
     requires jdk.jfr;
+
+    // JSpecify's nullness annotations (@NullMarked, @Nullable) serve compilers and Kotlin; absent at run time, they
+    // are simply not there.
+    requires static org.jspecify;
 }

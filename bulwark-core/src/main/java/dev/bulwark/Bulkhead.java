@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A bulkhead caps how many operations run at once against a resource, queues a bounded number of callers in
@@ -92,7 +93,7 @@ public interface Bulkhead extends Policy {
      * @throws NullPointerException when an argument is {@code null}
      */
     @Override
-    <T, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal) throws X;
+    <T extends @Nullable Object, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal) throws X;
 
     /**
      * Starts {@code operation} once a slot is free and holds the slot until the stage it returns completes.
@@ -109,7 +110,7 @@ public interface Bulkhead extends Policy {
      * @throws NullPointerException when an argument is {@code null}
      */
     @Override
-    <T> CompletableFuture<T> callAsync(java.util.function.Supplier<? extends java.util.concurrent.CompletionStage<T>> operation,
+    <T extends @Nullable Object> CompletableFuture<T> callAsync(java.util.function.Supplier<? extends java.util.concurrent.CompletionStage<T>> operation,
                                        CancellationSignal signal);
 
     /**
@@ -195,7 +196,7 @@ public interface Bulkhead extends Policy {
      * @param maxWait the new positive maximum wait, or {@code null} for no time bound
      * @throws IllegalArgumentException when {@code maxWait} is zero or negative
      */
-    void changeMaxWait(Duration maxWait);
+    void changeMaxWait(@Nullable Duration maxWait);
 
     /**
      * Takes a slot, waiting by the same rules as {@link #call(ThrowingSupplier, CancellationSignal)}, and
@@ -258,8 +259,8 @@ public interface Bulkhead extends Policy {
         String name;
         int maxConcurrency = 10;
         int maxQueue;
-        Duration maxWait;
-        Consumer<? super Rejection> rejectionHandler;
+        @Nullable Duration maxWait;
+        @Nullable Consumer<? super Rejection> rejectionHandler;
         final List<BulkheadListener> listeners = new ArrayList<>();
         Ticker ticker = Ticker.system();
         Scheduler scheduler = Scheduler.shared();

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The configuration of a bulkhead: an immutable value made by {@link Bulkhead.Builder#config()}. Build a
@@ -18,8 +19,8 @@ public final class BulkheadConfig {
     private final String name;
     private final int maxConcurrency;
     private final int maxQueue;
-    private final Duration maxWait;
-    private final Consumer<? super Rejection> rejectionHandler;
+    private final @Nullable Duration maxWait;
+    private final @Nullable Consumer<? super Rejection> rejectionHandler;
     private final List<BulkheadListener> listeners;
     private final Ticker ticker;
     private final Scheduler scheduler;
@@ -139,7 +140,7 @@ public final class BulkheadConfig {
     }
 
     @Override
-    public boolean equals(Object other) {
+    public boolean equals(@Nullable Object other) {
         if (this == other) {
             return true;
         }

@@ -3,6 +3,7 @@ package dev.bulwark;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A one-shot, cooperative cancellation signal that a caller passes to a policy to be able to give up on a
@@ -33,15 +34,15 @@ public final class CancellationSignal {
     private final boolean cancellable;
 
     /** {@code null} while active; then the reason (a Throwable) or {@link #CANCELLED_WITHOUT_REASON}. */
-    private volatile Object outcome;
+    private volatile @Nullable Object outcome;
 
     /**
      * Guards the listener list. Created on first use (many signals never get a listener, or get cancelled
      * without one): see {@link #lock()}.
      */
-    private volatile ReentrantLock lock;
-    private ListenerNode first;
-    private ListenerNode last;
+    private volatile @Nullable ReentrantLock lock;
+    private @Nullable ListenerNode first;
+    private @Nullable ListenerNode last;
 
     private static final java.lang.invoke.VarHandle LOCK;
 
@@ -243,8 +244,8 @@ public final class CancellationSignal {
     private static final class ListenerNode implements Registration {
         private final CancellationSignal signal;
         private final Runnable listener;
-        private ListenerNode previous;
-        private ListenerNode next;
+        private @Nullable ListenerNode previous;
+        private @Nullable ListenerNode next;
         private boolean linked;
 
         ListenerNode(CancellationSignal signal, Runnable listener) {

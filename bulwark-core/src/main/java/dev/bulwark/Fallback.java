@@ -13,6 +13,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns a handled failure into a value. Typed by its result, so it wraps a call rather than being one of a
@@ -28,7 +29,7 @@ import java.util.function.Supplier;
  *
  * @param <T> the result type
  */
-public final class Fallback<T> {
+public final class Fallback<T extends @Nullable Object> {
 
     private final ThrowingFunction<? super Throwable, ? extends T, ? extends RuntimeException> function;
     private final List<Class<? extends Throwable>> handledTypes;
@@ -53,7 +54,7 @@ public final class Fallback<T> {
      * @param <T> the result type
      * @return a new fallback
      */
-    public static <T> Fallback<T> of(T value) {
+    public static <T extends @Nullable Object> Fallback<T> of(T value) {
         return new Fallback<>(failure -> value, List.of(), List.of(), List.of());
     }
 
@@ -67,7 +68,7 @@ public final class Fallback<T> {
      * @return a new fallback
      * @throws NullPointerException when {@code function} is {@code null}
      */
-    public static <T> Fallback<T> to(
+    public static <T extends @Nullable Object> Fallback<T> to(
             ThrowingFunction<? super Throwable, ? extends T, ? extends RuntimeException> function) {
         return new Fallback<>(Objects.requireNonNull(function, "function"), List.of(), List.of(), List.of());
     }

@@ -19,6 +19,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One bulkhead per key (per tenant, per customer, per downstream host), created on first use and evicted when
@@ -47,12 +48,12 @@ public final class PartitionedBulkhead<K> {
 
     private final String name;
     private final BulkheadConfig defaultConfig;
-    private final Function<? super K, BulkheadConfig> configFor;
-    private final Bulkhead global;
+    private final @Nullable Function<? super K, @Nullable BulkheadConfig> configFor;
+    private final @Nullable Bulkhead global;
     private final long idleNanos;
     private final int maxPartitions;
     private final Ticker ticker;
-    private final Consumer<? super Rejection> rejectionHandler;
+    private final @Nullable Consumer<? super Rejection> rejectionHandler;
 
     private final ConcurrentHashMap<K, Partition> partitions = new ConcurrentHashMap<>();
     /** Partitions created and not yet evicted; bounded by {@link #maxPartitions} with a CAS loop. */
@@ -500,7 +501,7 @@ public final class PartitionedBulkhead<K> {
                 throw refused;
             }
         }
-        BulkheadConfig config = null;
+        @Nullable BulkheadConfig config = null;
         if (configFor != null) {
             config = configFor.apply(key);
         }
@@ -580,12 +581,12 @@ public final class PartitionedBulkhead<K> {
     public static final class Builder<K> {
         private String name = Names.next("partitioned");
         private BulkheadConfig defaultConfig = Bulkhead.builder().config();
-        private Function<? super K, BulkheadConfig> configFor;
-        private Bulkhead global;
+        private @Nullable Function<? super K, @Nullable BulkheadConfig> configFor;
+        private @Nullable Bulkhead global;
         private Duration idleTimeout = Duration.ofMinutes(1);
         private int maxPartitions = 10_000;
         private Ticker ticker = Ticker.system();
-        private Consumer<? super Rejection> rejectionHandler;
+        private @Nullable Consumer<? super Rejection> rejectionHandler;
 
         private Builder() {
         }
@@ -624,7 +625,7 @@ public final class PartitionedBulkhead<K> {
          * @return this builder
          * @throws NullPointerException when {@code overrides} is {@code null}
          */
-        public Builder<K> configFor(Function<? super K, BulkheadConfig> overrides) {
+        public Builder<K> configFor(Function<? super K, @Nullable BulkheadConfig> overrides) {
             this.configFor = Objects.requireNonNull(overrides, "overrides");
             return this;
         }

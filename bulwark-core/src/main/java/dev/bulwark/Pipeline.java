@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Policies composed into one: {@code Pipeline.of(retry, timeout, bulkhead)} means the retry wraps the timeout,
@@ -89,7 +90,7 @@ public final class Pipeline implements Policy {
      * @throws NullPointerException when an argument is {@code null}
      */
     @Override
-    public <T, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
+    public <T extends @Nullable Object, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
             throws X {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(signal, "signal");
@@ -102,7 +103,7 @@ public final class Pipeline implements Policy {
      * @throws NullPointerException when an argument is {@code null}
      */
     @Override
-    public <T> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
+    public <T extends @Nullable Object> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
                                               CancellationSignal signal) {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(signal, "signal");

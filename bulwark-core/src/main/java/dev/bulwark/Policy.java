@@ -3,6 +3,7 @@ package dev.bulwark;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A fault-tolerance policy: something that runs an operation on the caller's behalf and decides whether,
@@ -39,7 +40,7 @@ public interface Policy {
      *     starts (or while the policy holds the call back)
      * @throws NullPointerException when an argument is {@code null}
      */
-    <T, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal) throws X;
+    <T extends @Nullable Object, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal) throws X;
 
     /**
      * Runs {@code operation} under this policy with no cancellation signal.
@@ -52,7 +53,7 @@ public interface Policy {
      * @throws NullPointerException when {@code operation} is {@code null}
      * @see #call(ThrowingSupplier, CancellationSignal)
      */
-    default <T, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation) throws X {
+    default <T extends @Nullable Object, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation) throws X {
         return call(operation, CancellationSignal.none());
     }
 
@@ -101,7 +102,7 @@ public interface Policy {
      * @return a new future for the outcome
      * @throws NullPointerException when an argument is {@code null} (thrown, since no call was made)
      */
-    <T> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation, CancellationSignal signal);
+    <T extends @Nullable Object> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation, CancellationSignal signal);
 
     /**
      * Runs an asynchronous operation under this policy with no cancellation signal.
@@ -112,7 +113,7 @@ public interface Policy {
      * @throws NullPointerException when {@code operation} is {@code null}
      * @see #callAsync(Supplier, CancellationSignal)
      */
-    default <T> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation) {
+    default <T extends @Nullable Object> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation) {
         return callAsync(operation, CancellationSignal.none());
     }
 }

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A policy that runs an operation again when it fails with a failure it handles, up to a number of retries, with
@@ -99,7 +100,7 @@ public final class Retry implements Policy {
      * @throws NullPointerException when an argument is {@code null}
      */
     @Override
-    public <T, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
+    public <T extends @Nullable Object, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
             throws X {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(signal, "signal");
@@ -114,7 +115,7 @@ public final class Retry implements Policy {
      * @throws NullPointerException when an argument is {@code null}
      */
     @Override
-    public <T> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
+    public <T extends @Nullable Object> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
                                               CancellationSignal signal) {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(signal, "signal");
@@ -135,9 +136,9 @@ public final class Retry implements Policy {
         private final List<Class<? extends Throwable>> handledTypes = new ArrayList<>();
         private final List<Predicate<? super Throwable>> handledIf = new ArrayList<>();
         private int maxRetries = 3;
-        private Duration delay;
-        private Duration backoffInitial;
-        private Duration backoffMax;
+        private @Nullable Duration delay;
+        private @Nullable Duration backoffInitial;
+        private @Nullable Duration backoffMax;
         private double jitter;
         private final List<RetryListener> listeners = new ArrayList<>();
         private Scheduler scheduler = Scheduler.shared();

@@ -1,5 +1,7 @@
 package dev.bulwark;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A function that may throw an exception of type {@code X}.
  *
@@ -8,7 +10,7 @@ package dev.bulwark;
  * @param <X> the exception it may throw ({@link RuntimeException} when it throws none)
  */
 @FunctionalInterface
-public interface ThrowingFunction<A, R, X extends Throwable> {
+public interface ThrowingFunction<A extends @Nullable Object, R extends @Nullable Object, X extends Throwable> {
 
     /**
      * Applies the function.

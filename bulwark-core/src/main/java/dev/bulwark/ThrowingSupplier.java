@@ -1,5 +1,7 @@
 package dev.bulwark;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * An operation that produces a result and may throw a checked exception of type {@code X}.
  *
@@ -10,7 +12,7 @@ package dev.bulwark;
  * @param <X> the type of exception the operation may throw ({@link RuntimeException} when it throws none)
  */
 @FunctionalInterface
-public interface ThrowingSupplier<T, X extends Throwable> {
+public interface ThrowingSupplier<T extends @Nullable Object, X extends Throwable> {
 
     /**
      * Runs the operation.

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A policy that gives a call a deadline.
@@ -102,7 +103,7 @@ public final class Timeout implements Policy {
      * @throws NullPointerException when an argument is {@code null}
      */
     @Override
-    public <T, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
+    public <T extends @Nullable Object, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
             throws X {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(signal, "signal");
@@ -115,7 +116,7 @@ public final class Timeout implements Policy {
      * @throws NullPointerException when an argument is {@code null}
      */
     @Override
-    public <T> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
+    public <T extends @Nullable Object> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
                                               CancellationSignal signal) {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(signal, "signal");
@@ -130,7 +131,7 @@ public final class Timeout implements Policy {
     /** Configures a {@link Timeout}. Not thread-safe. */
     public static final class Builder {
         private String name = Names.next("timeout");
-        private Duration timeout;
+        private @Nullable Duration timeout;
         private boolean interruptOnTimeout;
         private final List<TimeoutListener> listeners = new ArrayList<>();
         private Scheduler scheduler = Scheduler.shared();

@@ -1,0 +1,178 @@
+package dev.bulwark.micrometer;
+
+import static dev.bulwark.micrometer.MeterNames.TAG_EXCEPTION;
+import static dev.bulwark.micrometer.MeterNames.TAG_NAME;
+import static dev.bulwark.micrometer.MeterNames.TAG_OUTCOME;
+
+import dev.bulwark.Bulkhead;
+import dev.bulwark.Bulkheads;
+import dev.bulwark.Retry;
+import dev.bulwark.Subscription;
+import dev.bulwark.Timeout;
+import dev.bulwark.micrometer.internal.Bindings;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Binds Bulwark's policies to a Micrometer {@link MeterRegistry}: each bound bulkhead, retry and timeout gets
+ * gauges, counters and timers tagged with its {@value MeterNames#TAG_NAME} (see {@link MeterNames} for the list),
+ * and a {@link FallbackCounter} counts the failures a {@link dev.bulwark.Fallback} turned into values.
+ *
+ * <pre>{@code
+ * BulwarkMetrics metrics = BulwarkMetrics.of(meterRegistry);
+ * Subscription all = metrics.bind(bulkheads);            // every bulkhead of the registry, now and later
+ * metrics.bind(retry);
+ * Fallback<Stock> fallback = Fallback.of(Stock.UNKNOWN).onFallback(metrics.fallbackCounter("stock"));
+ * }</pre>
+ *
+ * <p><b>Lifetime.</b> Binding attaches a listener to the policy ({@code addListener}) and registers meters. The
+ * returned {@link Subscription} unbinds: it detaches the listener and removes the meters. A binding never keeps its
+ * policy alive: gauges read a bulkhead through a weak reference and the binding refers to the policy weakly, so a
+ * policy its owner drops is garbage-collected, after which its meters are removed too (by a daemon cleaner thread,
+ * some time after the collection; gauges read {@code NaN} in between).
+ *
+ * <p><b>One binding per name.</b> Micrometer identifies a meter by name and tags, so two policies of the same kind
+ * and name would share meters. Binding a second live policy of the same kind and name through the same
+ * {@code BulwarkMetrics}, or the same policy twice, therefore fails with {@link IllegalStateException}; once the
+ * earlier binding is closed, or its policy collected, the name can be bound again. Use one {@code BulwarkMetrics}
+ * per registry (bindings through different instances are not checked against each other).
+ *
+ * <p>Recording costs what the meters cost (counters and timers); Bulwark takes no lock to record. Thread-safe.
+ */
+public final class BulwarkMetrics {
+
+    private static final Set<String> RESERVED_TAG_KEYS = Set.of(TAG_NAME, TAG_OUTCOME, TAG_EXCEPTION);
+
+    private final Bindings bindings;
+    private final ConcurrentMap<String, FallbackCounter> fallbackCounters = new ConcurrentHashMap<>();
+
+    private BulwarkMetrics(MeterRegistry registry, Tags commonTags) {
+        this.bindings = new Bindings(registry, commonTags);
+    }
+
+    /**
+     * Creates the binder for a registry.
+     *
+     * @param registry where the meters are registered
+     * @return a new binder
+     * @throws NullPointerException when {@code registry} is {@code null}
+     */
+    public static BulwarkMetrics of(MeterRegistry registry) {
+        return of(registry, Tags.empty());
+    }
+
+    /**
+     * Creates the binder for a registry, adding {@code tags} to every meter (an application or region, say).
+     *
+     * @param registry where the meters are registered
+     * @param tags tags added to every meter
+     * @return a new binder
+     * @throws NullPointerException when an argument is {@code null}
+     * @throws IllegalArgumentException when a tag uses a key this module sets itself ({@value MeterNames#TAG_NAME},
+     *     {@value MeterNames#TAG_OUTCOME} or {@value MeterNames#TAG_EXCEPTION})
+     */
+    public static BulwarkMetrics of(MeterRegistry registry, Iterable<Tag> tags) {
+        Objects.requireNonNull(registry, "registry");
+        Objects.requireNonNull(tags, "tags");
+        Tags commonTags = Tags.of(tags);
+        for (Tag tag : commonTags) {
+            if (RESERVED_TAG_KEYS.contains(tag.getKey())) {
+                throw new IllegalArgumentException("tags must not use the key '" + tag.getKey() + "', which Bulwark "
+                        + "sets on its meters, but were " + commonTags);
+            }
+        }
+        return new BulwarkMetrics(registry, commonTags);
+    }
+
+    /**
+     * Returns the registry the meters go to.
+     *
+     * @return the registry
+     */
+    public MeterRegistry registry() {
+        return bindings.registry();
+    }
+
+    /**
+     * Binds a bulkhead: the gauges {@value MeterNames#BULKHEAD_EXECUTING}, {@value MeterNames#BULKHEAD_QUEUED},
+     * {@value MeterNames#BULKHEAD_MAX_CONCURRENCY} and {@value MeterNames#BULKHEAD_MAX_QUEUE}, the counter
+     * {@value MeterNames#BULKHEAD_CALLS} and the timers {@value MeterNames#BULKHEAD_WAIT} and
+     * {@value MeterNames#BULKHEAD_EXECUTION}. Calls in flight are reported from their next event on.
+     *
+     * @param bulkhead the bulkhead (any implementation)
+     * @return the binding; closing it detaches the listener and removes the meters
+     * @throws NullPointerException when {@code bulkhead} is {@code null}
+     * @throws IllegalStateException when a live bulkhead of the same name is already bound through this instance
+     */
+    public Subscription bind(Bulkhead bulkhead) {
+        return bindings.bind(bulkhead);
+    }
+
+    /**
+     * Binds every bulkhead of a registry: those in it now and those added later (on the adding thread). A bulkhead
+     * of the registry that is already bound through this instance is skipped, with a warning logged through
+     * {@link System.Logger}. A bulkhead removed from the registry keeps its meters until it is collected or this
+     * binding is closed.
+     *
+     * @param bulkheads the registry
+     * @return the binding; closing it stops binding new bulkheads and unbinds all those it bound
+     * @throws NullPointerException when {@code bulkheads} is {@code null}
+     */
+    public Subscription bind(Bulkheads bulkheads) {
+        return bindings.bind(bulkheads);
+    }
+
+    /**
+     * Binds a retry: the counters {@value MeterNames#RETRY_CALLS} and {@value MeterNames#RETRY_RETRIES}.
+     *
+     * @param retry the retry
+     * @return the binding; closing it detaches the listener and removes the meters
+     * @throws NullPointerException when {@code retry} is {@code null}
+     * @throws IllegalStateException when a live retry of the same name is already bound through this instance
+     */
+    public Subscription bind(Retry retry) {
+        return bindings.bind(retry);
+    }
+
+    /**
+     * Binds a timeout: the counter {@value MeterNames#TIMEOUT_CALLS} and the timer
+     * {@value MeterNames#TIMEOUT_EXECUTION}.
+     *
+     * @param timeout the timeout
+     * @return the binding; closing it detaches the listener and removes the meters
+     * @throws NullPointerException when {@code timeout} is {@code null}
+     * @throws IllegalStateException when a live timeout of the same name is already bound through this instance
+     */
+    public Subscription bind(Timeout timeout) {
+        return bindings.bind(timeout);
+    }
+
+    /**
+     * Returns the counter of fallbacks called {@code name}, to pass to {@link dev.bulwark.Fallback#onFallback}: it
+     * counts {@value MeterNames#FALLBACK_USED} by exception type. A {@code Fallback} is an immutable value without a
+     * name, so the name is given here. Asking again for the same name returns the same counter until it is closed.
+     *
+     * @param name the name tag of the counter, not blank
+     * @return the counter
+     * @throws NullPointerException when {@code name} is {@code null}
+     * @throws IllegalArgumentException when {@code name} is blank
+     */
+    public FallbackCounter fallbackCounter(String name) {
+        Objects.requireNonNull(name, "name");
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("name must not be blank but was '" + name + "'");
+        }
+        return fallbackCounters.computeIfAbsent(name, key -> new FallbackCounter(bindings.registry(),
+                bindings.tags(key), counter -> fallbackCounters.remove(key, counter)));
+    }
+
+    @Override
+    public String toString() {
+        return "BulwarkMetrics[" + bindings.registry().getClass().getSimpleName() + "]";
+    }
+}

@@ -1,0 +1,62 @@
+package dev.bulwark.micrometer;
+
+/**
+ * The names of the meters {@link BulwarkMetrics} registers and of their tags, for dashboards, alerts and
+ * {@link io.micrometer.core.instrument.config.MeterFilter}s (for example to enable percentile histograms on the
+ * timers).
+ *
+ * <p>Names follow Micrometer's convention: lower case, words separated by dots, no unit and no {@code _total}
+ * suffix, so that each registry renders them in its own style (Prometheus: {@code bulwark_bulkhead_calls_total},
+ * {@code bulwark_bulkhead_wait_seconds}).
+ */
+public final class MeterNames {
+
+    /** Tag on every meter: the name of the bulkhead, retry, timeout or fallback. */
+    public static final String TAG_NAME = "name";
+    /** Tag on the call counters and the wait timer: how a call ended. */
+    public static final String TAG_OUTCOME = "outcome";
+    /** Tag on the fallback counter: the simple class name of the failure turned into a value. */
+    public static final String TAG_EXCEPTION = "exception";
+
+    /** Gauge: calls holding a slot now. */
+    public static final String BULKHEAD_EXECUTING = "bulwark.bulkhead.executing";
+    /** Gauge: calls waiting for a slot now. */
+    public static final String BULKHEAD_QUEUED = "bulwark.bulkhead.queued";
+    /** Gauge: the concurrency limit in force. */
+    public static final String BULKHEAD_MAX_CONCURRENCY = "bulwark.bulkhead.max.concurrency";
+    /** Gauge: the queue limit in force. */
+    public static final String BULKHEAD_MAX_QUEUE = "bulwark.bulkhead.max.queue";
+    /**
+     * Counter: calls by {@value #TAG_OUTCOME}: {@code admitted}, {@code rejected.queue_full},
+     * {@code rejected.wait_timeout}, {@code rejected.unavailable} (cluster-wide bulkheads only) and
+     * {@code cancelled}.
+     */
+    public static final String BULKHEAD_CALLS = "bulwark.bulkhead.calls";
+    /**
+     * Timer: how long calls waited for a slot, by {@value #TAG_OUTCOME}: {@code admitted} (zero for a call that
+     * found a free slot), {@code rejected.wait_timeout} and {@code cancelled}.
+     */
+    public static final String BULKHEAD_WAIT = "bulwark.bulkhead.wait";
+    /** Timer: how long admitted calls held their slot. */
+    public static final String BULKHEAD_EXECUTION = "bulwark.bulkhead.execution";
+
+    /**
+     * Counter: calls through a retry by {@value #TAG_OUTCOME}: {@code succeeded.without_retry},
+     * {@code succeeded.after_retry}, {@code failed.retries_exhausted}, {@code failed.not_retryable} and
+     * {@code cancelled}.
+     */
+    public static final String RETRY_CALLS = "bulwark.retry.calls";
+    /** Counter: retries scheduled (attempts after the first). */
+    public static final String RETRY_RETRIES = "bulwark.retry.retries";
+
+    /** Counter: calls through a timeout by {@value #TAG_OUTCOME}: {@code in_time} and {@code timed_out}. */
+    public static final String TIMEOUT_CALLS = "bulwark.timeout.calls";
+    /** Timer: how long calls that ended before their deadline took. */
+    public static final String TIMEOUT_EXECUTION = "bulwark.timeout.execution";
+
+    /** Counter: failures a fallback turned into a value, by {@value #TAG_EXCEPTION}. */
+    public static final String FALLBACK_USED = "bulwark.fallback.used";
+
+    private MeterNames() {
+    }
+}

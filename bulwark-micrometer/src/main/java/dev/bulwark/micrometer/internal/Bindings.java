@@ -1,0 +1,179 @@
+package dev.bulwark.micrometer.internal;
+
+import static dev.bulwark.micrometer.MeterNames.TAG_NAME;
+
+import dev.bulwark.Bulkhead;
+import dev.bulwark.Bulkheads;
+import dev.bulwark.Retry;
+import dev.bulwark.Subscription;
+import dev.bulwark.Timeout;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+
+/**
+ * The policies bound to one meter registry through one {@code BulwarkMetrics}, by kind and name, so that binding a
+ * second live policy of the same name (or the same policy twice) fails instead of mixing or doubling its counts, and
+ * so that a name whose policy was collected can be bound again.
+ *
+ * <p>Thread-safe: registering and removing meters and updating the table happen under one lock (binding is rare;
+ * recording a value never takes it).
+ */
+public final class Bindings {
+
+    private final MeterRegistry registry;
+    private final Tags commonTags;
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Guarded by {@link #lock}. The group identifies which binding an entry belongs to. */
+    private final Map<String, Entry> bound = new HashMap<>();
+
+    /**
+     * Creates an empty table.
+     *
+     * @param registry where meters are registered
+     * @param commonTags tags added to every meter (they never use the keys this module uses)
+     */
+    public Bindings(MeterRegistry registry, Tags commonTags) {
+        this.registry = registry;
+        this.commonTags = commonTags;
+    }
+
+    /**
+     * Returns the registry.
+     *
+     * @return the meter registry
+     */
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /**
+     * Returns the tags of the meters of the policy called {@code name}.
+     *
+     * @param name the policy's name
+     * @return the common tags and the name tag
+     */
+    public Tags tags(String name) {
+        return commonTags.and(TAG_NAME, name);
+    }
+
+    /**
+     * Binds a bulkhead.
+     *
+     * @param bulkhead the bulkhead
+     * @return the binding
+     * @throws IllegalStateException when a live bulkhead of that name is already bound here
+     */
+    public Subscription bind(Bulkhead bulkhead) {
+        Objects.requireNonNull(bulkhead, "bulkhead");
+        return bind("bulkhead", bulkhead.name(), bulkhead, group -> {
+            BulkheadMeters meters = BulkheadMeters.register(group, tags(bulkhead.name()), bulkhead);
+            meters.attachedBy(bulkhead.addListener(meters));
+            return meters;
+        });
+    }
+
+    /**
+     * Binds a retry.
+     *
+     * @param retry the retry
+     * @return the binding
+     * @throws IllegalStateException when a live retry of that name is already bound here
+     */
+    public Subscription bind(Retry retry) {
+        Objects.requireNonNull(retry, "retry");
+        return bind("retry", retry.name(), retry, group -> {
+            RetryMeters meters = RetryMeters.register(group, tags(retry.name()));
+            meters.attachedBy(retry.addListener(meters));
+            return meters;
+        });
+    }
+
+    /**
+     * Binds a timeout.
+     *
+     * @param timeout the timeout
+     * @return the binding
+     * @throws IllegalStateException when a live timeout of that name is already bound here
+     */
+    public Subscription bind(Timeout timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        return bind("timeout", timeout.name(), timeout, group -> {
+            TimeoutMeters meters = TimeoutMeters.register(group, tags(timeout.name()));
+            meters.attachedBy(timeout.addListener(meters));
+            return meters;
+        });
+    }
+
+    /**
+     * Binds every bulkhead of a registry, present and future.
+     *
+     * @param bulkheads the registry
+     * @return the binding of all of them
+     */
+    public Subscription bind(Bulkheads bulkheads) {
+        Objects.requireNonNull(bulkheads, "bulkheads");
+        return RegistryBinding.start(this, bulkheads);
+    }
+
+    private Subscription bind(String kind, String name, Object policy,
+                              Function<MeterGroup, AttachedListener> registerAndAttach) {
+        String key = kind + ":" + name;
+        String description = kind + " '" + name + "'";
+        lock.lock();
+        try {
+            Entry existing = bound.get(key);
+            if (existing != null) {
+                if (existing.binding.isLive()) {
+                    throw new IllegalStateException("The " + description + " is already bound to this MeterRegistry"
+                            + " (" + registry.getClass().getSimpleName() + "): bind a policy once, or close the earlier"
+                            + " binding first");
+                }
+                // Its policy was collected and the cleaner has not removed the meters yet: do it now, so that the
+                // new gauges are registered instead of Micrometer handing back the stale ones.
+                existing.binding.close();
+            }
+            MeterGroup group = new MeterGroup(registry);
+            AttachedListener listener;
+            try {
+                listener = registerAndAttach.apply(group);
+            } catch (RuntimeException | Error failure) {
+                group.removeAll();
+                throw failure;
+            }
+            PolicyBinding binding = new PolicyBinding(description, policy, listener, () -> unbind(key, group));
+            bound.put(key, new Entry(binding, group));
+            return binding;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Removes a binding's meters and forgets it; runs at most once per binding (on close, or once collected). */
+    private void unbind(String key, MeterGroup group) {
+        lock.lock();
+        try {
+            group.removeAll();
+            Entry entry = bound.get(key);
+            if (entry != null && entry.group == group) {
+                bound.remove(key);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static final class Entry {
+        final PolicyBinding binding;
+        final MeterGroup group;
+
+        Entry(PolicyBinding binding, MeterGroup group) {
+            this.binding = binding;
+            this.group = group;
+        }
+    }
+}

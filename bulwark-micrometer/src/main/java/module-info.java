@@ -1,0 +1,11 @@
+/**
+ * Micrometer meters for Bulwark: gauges, counters and timers for bulkheads, retries, timeouts and fallbacks.
+ *
+ * <p>Only {@code dev.bulwark.micrometer} is exported; {@code dev.bulwark.micrometer.internal} is implementation.
+ */
+module dev.bulwark.micrometer {
+    requires transitive dev.bulwark;
+    requires transitive micrometer.core;
+
+    exports dev.bulwark.micrometer;
+}

@@ -1,0 +1,34 @@
+package dev.bulwark.reactor;
+
+import dev.bulwark.BulkheadListener;
+import dev.bulwark.Rejection;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Counts a bulkhead's events, to check that every admitted call releases its slot exactly once. */
+final class CountingListener implements BulkheadListener {
+    final AtomicInteger admitted = new AtomicInteger();
+    final AtomicInteger rejected = new AtomicInteger();
+    final AtomicInteger cancelled = new AtomicInteger();
+    final AtomicInteger released = new AtomicInteger();
+
+    @Override
+    public void admitted(Duration waited) {
+        admitted.incrementAndGet();
+    }
+
+    @Override
+    public void rejected(Rejection rejection) {
+        rejected.incrementAndGet();
+    }
+
+    @Override
+    public void cancelled(Duration waited) {
+        cancelled.incrementAndGet();
+    }
+
+    @Override
+    public void released(Duration executionTime) {
+        released.incrementAndGet();
+    }
+}

@@ -1,0 +1,198 @@
+package dev.bulwark.spring;
+
+import dev.bulwark.BulkheadConfig;
+import dev.bulwark.Bulkheads;
+import dev.bulwark.Subscription;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * The application's named policies, made from {@link BulwarkProperties}: bulkheads live in the {@link Bulkheads}
+ * registry bean, retries and timeouts here. Every policy declared in the configuration is made when the context
+ * starts; a name asked for that was not declared gets a policy made from {@code bulwark.defaults} (once: later
+ * requests return the same instance). The annotations resolve their names here; inject it to use the same policies
+ * programmatically.
+ *
+ * <p>Thread-safe.
+ */
+public final class BulwarkPolicies {
+
+    private final Bulkheads bulkheads;
+    private final BulwarkProperties properties;
+    private final Map<String, dev.bulwark.Retry> retries = new ConcurrentHashMap<>();
+    private final Map<String, dev.bulwark.Timeout> timeouts = new ConcurrentHashMap<>();
+    private final List<Consumer<? super dev.bulwark.Retry>> retryCallbacks = new CopyOnWriteArrayList<>();
+    private final List<Consumer<? super dev.bulwark.Timeout>> timeoutCallbacks = new CopyOnWriteArrayList<>();
+
+    /**
+     * Makes every declared policy.
+     *
+     * @param bulkheads the registry the bulkheads are created in
+     * @param properties the declarations
+     * @throws IllegalArgumentException when a declared value is invalid (the message names the policy and value)
+     */
+    public BulwarkPolicies(Bulkheads bulkheads, BulwarkProperties properties) {
+        this.bulkheads = Objects.requireNonNull(bulkheads, "bulkheads");
+        this.properties = Objects.requireNonNull(properties, "properties");
+        properties.bulkheads().keySet().forEach(this::bulkhead);
+        properties.retries().keySet().forEach(this::retry);
+        properties.timeouts().keySet().forEach(this::timeout);
+    }
+
+    /**
+     * Returns the registry of bulkheads.
+     *
+     * @return the registry
+     */
+    public Bulkheads bulkheads() {
+        return bulkheads;
+    }
+
+    /**
+     * Returns the bulkhead of that name: the one in the registry, or a new one made from its declaration or the
+     * defaults.
+     *
+     * @param name the name
+     * @return the bulkhead
+     * @throws IllegalArgumentException when its settings are invalid
+     */
+    public dev.bulwark.Bulkhead bulkhead(String name) {
+        Objects.requireNonNull(name, "name");
+        return bulkheads.find(name).orElseGet(() -> bulkheads.bulkhead(bulkheadConfig(name)));
+    }
+
+    /**
+     * Returns the retry of that name, made from its declaration or the defaults on first use.
+     *
+     * @param name the name
+     * @return the retry
+     * @throws IllegalArgumentException when its settings are invalid
+     */
+    public dev.bulwark.Retry retry(String name) {
+        Objects.requireNonNull(name, "name");
+        dev.bulwark.Retry existing = retries.get(name);
+        if (existing != null) {
+            return existing;
+        }
+        boolean[] created = new boolean[1];
+        dev.bulwark.Retry retry = retries.computeIfAbsent(name, key -> {
+            created[0] = true;
+            return PolicyFactory.retry(key, settings(properties.retries(), key, properties.defaults().retry()));
+        });
+        if (created[0]) {
+            retryCallbacks.forEach(callback -> callback.accept(retry));
+        }
+        return retry;
+    }
+
+    /**
+     * Returns the timeout of that name, made from its declaration or the defaults on first use.
+     *
+     * @param name the name
+     * @return the timeout
+     * @throws IllegalArgumentException when its settings are invalid, or no duration is set
+     */
+    public dev.bulwark.Timeout timeout(String name) {
+        Objects.requireNonNull(name, "name");
+        dev.bulwark.Timeout existing = timeouts.get(name);
+        if (existing != null) {
+            return existing;
+        }
+        boolean[] created = new boolean[1];
+        dev.bulwark.Timeout timeout = timeouts.computeIfAbsent(name, key -> {
+            created[0] = true;
+            return PolicyFactory.timeout(key, settings(properties.timeouts(), key, properties.defaults().timeout()));
+        });
+        if (created[0]) {
+            timeoutCallbacks.forEach(callback -> callback.accept(timeout));
+        }
+        return timeout;
+    }
+
+    /**
+     * Returns the retries made so far.
+     *
+     * @return a snapshot
+     */
+    public Collection<dev.bulwark.Retry> retries() {
+        return List.copyOf(retries.values());
+    }
+
+    /**
+     * Returns the timeouts made so far.
+     *
+     * @return a snapshot
+     */
+    public Collection<dev.bulwark.Timeout> timeouts() {
+        return List.copyOf(timeouts.values());
+    }
+
+    /**
+     * Calls {@code callback} with every retry made so far, then with each one made later (on the making thread).
+     *
+     * @param callback told of each retry
+     * @return the subscription that stops later calls
+     */
+    public Subscription onRetryAdded(Consumer<? super dev.bulwark.Retry> callback) {
+        return subscribe(callback, retryCallbacks, retries.values());
+    }
+
+    /**
+     * Calls {@code callback} with every timeout made so far, then with each one made later (on the making thread).
+     *
+     * @param callback told of each timeout
+     * @return the subscription that stops later calls
+     */
+    public Subscription onTimeoutAdded(Consumer<? super dev.bulwark.Timeout> callback) {
+        return subscribe(callback, timeoutCallbacks, timeouts.values());
+    }
+
+    private static <P> Subscription subscribe(Consumer<? super P> callback, List<Consumer<? super P>> callbacks,
+                                              Collection<P> existing) {
+        Objects.requireNonNull(callback, "callback");
+        // Policies made while subscribing may be told twice; BulwarkMetrics refuses a second binding of a live
+        // policy, and the callbacks of this module ignore that refusal.
+        callbacks.add(callback);
+        for (P policy : new ArrayList<>(existing)) {
+            callback.accept(policy);
+        }
+        return () -> callbacks.remove(callback);
+    }
+
+    private BulkheadConfig bulkheadConfig(String name) {
+        return PolicyFactory.bulkheadConfig(name,
+                settings(properties.bulkheads(), name, properties.defaults().bulkhead()));
+    }
+
+    private static BulwarkProperties.BulkheadSettings settings(Map<String, BulwarkProperties.BulkheadSettings> named,
+                                                               String name,
+                                                               BulwarkProperties.BulkheadSettings defaults) {
+        BulwarkProperties.BulkheadSettings own = named.get(name);
+        return own == null ? defaults : own.over(defaults);
+    }
+
+    private static BulwarkProperties.RetrySettings settings(Map<String, BulwarkProperties.RetrySettings> named,
+                                                            String name, BulwarkProperties.RetrySettings defaults) {
+        BulwarkProperties.RetrySettings own = named.get(name);
+        return own == null ? defaults : own.over(defaults);
+    }
+
+    private static BulwarkProperties.TimeoutSettings settings(Map<String, BulwarkProperties.TimeoutSettings> named,
+                                                              String name,
+                                                              BulwarkProperties.TimeoutSettings defaults) {
+        BulwarkProperties.TimeoutSettings own = named.get(name);
+        return own == null ? defaults : own.over(defaults);
+    }
+
+    @Override
+    public String toString() {
+        return "BulwarkPolicies[bulkheads=" + bulkheads + ", retries=" + retries.keySet() + ", timeouts="
+                + timeouts.keySet() + "]";
+    }
+}

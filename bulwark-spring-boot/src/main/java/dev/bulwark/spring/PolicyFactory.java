@@ -1,0 +1,73 @@
+package dev.bulwark.spring;
+
+import dev.bulwark.BulkheadConfig;
+import java.util.function.Supplier;
+
+/** Builds policies from settings, naming the offending configuration key when a value is refused. */
+final class PolicyFactory {
+
+    private PolicyFactory() {
+    }
+
+    static BulkheadConfig bulkheadConfig(String name, BulwarkProperties.BulkheadSettings settings) {
+        return checked("bulwark.bulkheads." + name, () -> {
+            dev.bulwark.Bulkhead.Builder builder = dev.bulwark.Bulkhead.builder().name(name);
+            if (settings.maxConcurrency() != null) {
+                builder.maxConcurrency(settings.maxConcurrency());
+            }
+            if (settings.maxQueue() != null) {
+                builder.maxQueue(settings.maxQueue());
+            }
+            if (settings.maxWait() != null) {
+                builder.maxWait(settings.maxWait());
+            }
+            return builder.config();
+        });
+    }
+
+    static dev.bulwark.Retry retry(String name, BulwarkProperties.RetrySettings settings) {
+        return checked("bulwark.retries." + name, () -> {
+            dev.bulwark.Retry.Builder builder = dev.bulwark.Retry.builder().name(name);
+            if (settings.maxRetries() != null) {
+                builder.maxRetries(settings.maxRetries());
+            }
+            if (settings.delay() != null) {
+                builder.delay(settings.delay());
+            }
+            if (settings.backoffInitial() != null || settings.backoffMax() != null) {
+                if (settings.backoffInitial() == null || settings.backoffMax() == null) {
+                    throw new IllegalArgumentException("backoff-initial and backoff-max must be set together but were "
+                            + settings.backoffInitial() + " and " + settings.backoffMax());
+                }
+                builder.backoff(settings.backoffInitial(), settings.backoffMax());
+            }
+            if (settings.jitter() != null) {
+                builder.jitter(settings.jitter());
+            }
+            if (settings.retryOn() != null && !settings.retryOn().isEmpty()) {
+                for (Class<? extends Throwable> type : settings.retryOn()) {
+                    builder.handle(type);
+                }
+            }
+            return builder.build();
+        });
+    }
+
+    static dev.bulwark.Timeout timeout(String name, BulwarkProperties.TimeoutSettings settings) {
+        return checked("bulwark.timeouts." + name, () -> {
+            if (settings.duration() == null) {
+                throw new IllegalArgumentException("duration must be set (here or in bulwark.defaults.timeout)");
+            }
+            return dev.bulwark.Timeout.builder().name(name).timeout(settings.duration())
+                    .interruptOnTimeout(Boolean.TRUE.equals(settings.interruptOnTimeout())).build();
+        });
+    }
+
+    private static <T> T checked(String key, Supplier<T> build) {
+        try {
+            return build.get();
+        } catch (IllegalArgumentException | IllegalStateException | NullPointerException refused) {
+            throw new IllegalArgumentException(key + ": " + refused.getMessage(), refused);
+        }
+    }
+}

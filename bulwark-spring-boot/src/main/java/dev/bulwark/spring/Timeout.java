@@ -1,0 +1,44 @@
+package dev.bulwark.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Bounds the method by the named timeout (declared under {@code bulwark.timeouts.<name>}, or made from {@code bulwark.defaults.timeout} on first use).
+ *
+ * <p>Applies to public methods of Spring beans called through the bean (not to a call from the bean to itself),
+ * returning a plain value, a {@link java.util.concurrent.CompletionStage}, or a Reactor {@code Mono} or {@code Flux}
+ * (each subscription then goes through the policy without blocking a thread). On a class, it applies to every public
+ * method. When a method carries several of {@code @Retry}, {@code @Timeout} and {@code @Bulkhead}, they compose as
+ * {@code Pipeline.of(retry, timeout, bulkhead)}: each attempt gets its own deadline and its own slot.
+ *
+ * <p>This annotation shares its simple name with the policy type {@link dev.bulwark.Timeout}; import one and write the other
+ * qualified, for example {@code @dev.bulwark.spring.Timeout("inventory-db")}.
+ */
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.METHOD, ElementType.TYPE})
+public @interface Timeout {
+
+    /**
+     * The name of the timeout.
+     *
+     * @return a non-blank name
+     */
+    String value();
+
+    /**
+     * The name of a method of the same bean to call instead when the call fails with a handled failure: every
+     * {@link Exception} except a {@link java.util.concurrent.CancellationException}, or, when the fallback method takes
+     * the failure as an extra last parameter, failures of that parameter's type. It takes the annotated method's
+     * parameters (optionally followed by the failure) and returns what the annotated method returns (for a
+     * {@code CompletionStage}, {@code Mono} or {@code Flux}, a value of that type). At most one of a method's
+     * annotations may name a fallback method. Checked when the bean is created.
+     *
+     * @return the fallback method's name, or empty for none
+     */
+    String fallbackMethod() default "";
+}

@@ -1,0 +1,112 @@
+package dev.bulwark.spring.internal;
+
+import dev.bulwark.Policy;
+import dev.bulwark.spring.BulwarkPolicies;
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.MethodClassKey;
+
+/**
+ * Runs an annotated method under its policies and, when a handled failure ends the call, its fallback method. The
+ * method's own exceptions reach the caller untouched. Thread-safe: plans are cached per method and bean class.
+ */
+public final class BulwarkMethodInterceptor implements MethodInterceptor {
+
+    private final ObjectProvider<BulwarkPolicies> policies;
+    private final Map<MethodClassKey, MethodPlan> plans = new ConcurrentHashMap<>();
+
+    /**
+     * Creates the interceptor.
+     *
+     * @param policies where the named policies come from, looked up on the first call
+     */
+    public BulwarkMethodInterceptor(ObjectProvider<BulwarkPolicies> policies) {
+        this.policies = policies;
+    }
+
+    /** Whether the method carries an annotation; builds and checks its plan. */
+    boolean matches(Method method, Class<?> targetClass) {
+        return plan(method, targetClass) != null;
+    }
+
+    private MethodPlan plan(Method method, Class<?> targetClass) {
+        Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+        MethodClassKey key = new MethodClassKey(specific, targetClass);
+        MethodPlan plan = plans.get(key);
+        if (plan == null && !plans.containsKey(key)) {
+            plan = MethodPlan.of(specific, targetClass);
+            if (plan != null) {
+                plans.putIfAbsent(key, plan);
+            }
+        }
+        return plan;
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        Class<?> targetClass = invocation.getThis() == null ? invocation.getMethod().getDeclaringClass()
+                : AopUtils.getTargetClass(invocation.getThis());
+        MethodPlan plan = plan(invocation.getMethod(), targetClass);
+        if (plan == null) {
+            return invocation.proceed();
+        }
+        Policy policy = plan.policy(policies.getObject());
+        switch (plan.kind()) {
+            case COMPLETION_STAGE:
+                return callAsync(invocation, policy, plan.fallback());
+            case MONO:
+                return ReactiveCalls.mono(invocation, policy, plan.fallback());
+            case FLUX:
+                return ReactiveCalls.flux(invocation, policy, plan.fallback());
+            default:
+                return call(invocation, policy, plan.fallback());
+        }
+    }
+
+    private static Object call(MethodInvocation invocation, Policy policy, FallbackMethod fallback) throws Throwable {
+        try {
+            return policy.call(() -> Invocations.proceed(invocation));
+        } catch (Throwable failure) {
+            if (fallback != null && fallback.handles(failure)) {
+                return fallback.invoke(invocation.getThis(), invocation.getArguments(), failure);
+            }
+            throw failure;
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static CompletableFuture<Object> callAsync(MethodInvocation invocation, Policy policy,
+                                                       FallbackMethod fallback) {
+        CompletableFuture<Object> result = policy.callAsync(() -> {
+            try {
+                return (CompletionStage<Object>) Invocations.proceed(invocation);
+            } catch (Throwable failure) {
+                return CompletableFuture.failedFuture(failure);
+            }
+        });
+        if (fallback == null) {
+            return result;
+        }
+        return result.exceptionallyCompose(stageFailure -> {
+            Throwable failure = stageFailure instanceof CompletionException && stageFailure.getCause() != null
+                    ? stageFailure.getCause() : stageFailure;
+            if (!fallback.handles(failure)) {
+                return CompletableFuture.failedFuture(failure);
+            }
+            try {
+                return (CompletionStage<Object>) fallback.invoke(invocation.getThis(), invocation.getArguments(),
+                        failure);
+            } catch (Throwable fallbackFailure) {
+                return CompletableFuture.failedFuture(fallbackFailure);
+            }
+        });
+    }
+}

@@ -1,0 +1,101 @@
+package dev.bulwark.spring.internal;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * A bean's fallback method, named by an annotation and checked when the bean is proxied: it takes the annotated
+ * method's parameters, optionally followed by the failure, and returns what the annotated method returns. Immutable.
+ */
+final class FallbackMethod {
+
+    private final Method method;
+    /** The failure parameter's type, or {@code null} when the method takes none. */
+    private final Class<?> failureType;
+
+    private FallbackMethod(Method method, Class<?> failureType) {
+        this.method = method;
+        this.failureType = failureType;
+    }
+
+    /**
+     * Finds the fallback method called {@code name} for {@code annotated} in {@code targetClass}.
+     *
+     * @throws IllegalStateException when there is none of a fitting signature
+     */
+    static FallbackMethod resolve(Class<?> targetClass, Method annotated, String name) {
+        Class<?>[] parameters = annotated.getParameterTypes();
+        List<Method> withFailure = new ArrayList<>();
+        List<Method> withoutFailure = new ArrayList<>();
+        ReflectionUtils.doWithMethods(targetClass, candidate -> {
+            if (!candidate.getName().equals(name) || Modifier.isStatic(candidate.getModifiers())
+                    || !returns(candidate, annotated)) {
+                return;
+            }
+            Class<?>[] types = candidate.getParameterTypes();
+            if (Arrays.equals(types, parameters)) {
+                withoutFailure.add(candidate);
+            } else if (types.length == parameters.length + 1
+                    && Arrays.equals(Arrays.copyOf(types, parameters.length), parameters)
+                    && Throwable.class.isAssignableFrom(types[parameters.length])) {
+                withFailure.add(candidate);
+            }
+        });
+        Method chosen = !withFailure.isEmpty() ? withFailure.get(0)
+                : !withoutFailure.isEmpty() ? withoutFailure.get(0) : null;
+        if (chosen == null) {
+            String arguments = Arrays.stream(parameters).map(Class::getSimpleName).reduce((a, b) -> a + ", " + b)
+                    .orElse("");
+            throw new IllegalStateException("Fallback method '" + name + "' of " + annotated + " not found: "
+                    + targetClass.getName() + " needs a method " + annotated.getReturnType().getSimpleName() + " "
+                    + name + "(" + arguments + ") or " + annotated.getReturnType().getSimpleName() + " " + name + "("
+                    + arguments + (arguments.isEmpty() ? "" : ", ") + "SomeException failure)");
+        }
+        ReflectionUtils.makeAccessible(chosen);
+        Class<?>[] types = chosen.getParameterTypes();
+        return new FallbackMethod(chosen, types.length > parameters.length ? types[parameters.length] : null);
+    }
+
+    private static boolean returns(Method candidate, Method annotated) {
+        Class<?> expected = annotated.getReturnType();
+        return expected == void.class ? candidate.getReturnType() == void.class
+                : expected.isAssignableFrom(candidate.getReturnType());
+    }
+
+    /** Whether this fallback replaces {@code failure}: never an error or a cancellation. */
+    boolean handles(Throwable failure) {
+        if (!(failure instanceof Exception) || failure instanceof CancellationException) {
+            return false;
+        }
+        return failureType == null || failureType.isInstance(failure);
+    }
+
+    /**
+     * Calls the fallback method on {@code target}.
+     *
+     * @throws Throwable what the fallback method throws, untouched
+     */
+    Object invoke(Object target, Object[] arguments, Throwable failure) throws Throwable {
+        Object[] actual = arguments;
+        if (failureType != null) {
+            actual = Arrays.copyOf(arguments, arguments.length + 1);
+            actual[arguments.length] = failure;
+        }
+        try {
+            return method.invoke(target, actual);
+        } catch (InvocationTargetException thrown) {
+            throw thrown.getTargetException();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return method.toGenericString();
+    }
+}

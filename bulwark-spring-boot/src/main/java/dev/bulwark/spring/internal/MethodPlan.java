@@ -1,0 +1,148 @@
+package dev.bulwark.spring.internal;
+
+import dev.bulwark.Pipeline;
+import dev.bulwark.Policy;
+import dev.bulwark.spring.Bulkhead;
+import dev.bulwark.spring.BulwarkPolicies;
+import dev.bulwark.spring.Retry;
+import dev.bulwark.spring.Timeout;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
+
+/**
+ * What the annotations ask of one method of one bean class: the policy names, outermost first, the kind of result,
+ * and the fallback method. Built (and checked) when the bean is proxied; the policies themselves are looked up on the
+ * first call, so that the advisor does not make the policy beans early. Thread-safe.
+ */
+final class MethodPlan {
+
+    /** How the method delivers its result. */
+    enum Kind { VALUE, COMPLETION_STAGE, MONO, FLUX }
+
+    private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
+            MethodPlan.class.getClassLoader()) && ClassUtils.isPresent("dev.bulwark.reactor.BulwarkOperators",
+            MethodPlan.class.getClassLoader());
+
+    private final String retry;
+    private final String timeout;
+    private final String bulkhead;
+    private final Kind kind;
+    private final FallbackMethod fallback;
+    private volatile Policy policy;
+
+    private MethodPlan(String retry, String timeout, String bulkhead, Kind kind, FallbackMethod fallback) {
+        this.retry = retry;
+        this.timeout = timeout;
+        this.bulkhead = bulkhead;
+        this.kind = kind;
+        this.fallback = fallback;
+    }
+
+    /**
+     * Reads the annotations of {@code method} (or of its class) as seen in {@code targetClass}.
+     *
+     * @return the plan, or {@code null} when the method carries none of the annotations
+     * @throws IllegalStateException when the annotations are inconsistent or the fallback method does not exist
+     */
+    static MethodPlan of(Method method, Class<?> targetClass) {
+        Retry retry = find(method, targetClass, Retry.class);
+        Timeout timeout = find(method, targetClass, Timeout.class);
+        Bulkhead bulkhead = find(method, targetClass, Bulkhead.class);
+        if (retry == null && timeout == null && bulkhead == null) {
+            return null;
+        }
+        Set<String> fallbacks = new LinkedHashSet<>();
+        List<String> names = new ArrayList<>();
+        if (retry != null) {
+            names.add(requireName(retry.value(), "@Retry", method));
+            addFallback(fallbacks, retry.fallbackMethod());
+        }
+        if (timeout != null) {
+            names.add(requireName(timeout.value(), "@Timeout", method));
+            addFallback(fallbacks, timeout.fallbackMethod());
+        }
+        if (bulkhead != null) {
+            names.add(requireName(bulkhead.value(), "@Bulkhead", method));
+            addFallback(fallbacks, bulkhead.fallbackMethod());
+        }
+        if (fallbacks.size() > 1) {
+            throw new IllegalStateException(method + " names several fallback methods " + fallbacks
+                    + ": name one, on one of its annotations");
+        }
+        FallbackMethod fallback = fallbacks.isEmpty() ? null
+                : FallbackMethod.resolve(targetClass, method, fallbacks.iterator().next());
+        return new MethodPlan(retry == null ? null : retry.value(), timeout == null ? null : timeout.value(),
+                bulkhead == null ? null : bulkhead.value(), kindOf(method), fallback);
+    }
+
+    private static <A extends java.lang.annotation.Annotation> A find(Method method, Class<?> targetClass,
+                                                                     Class<A> type) {
+        A onMethod = AnnotatedElementUtils.findMergedAnnotation(method, type);
+        if (onMethod != null) {
+            return onMethod;
+        }
+        A onClass = AnnotatedElementUtils.findMergedAnnotation(targetClass, type);
+        return onClass != null ? onClass : AnnotatedElementUtils.findMergedAnnotation(method.getDeclaringClass(), type);
+    }
+
+    private static String requireName(String name, String annotation, Method method) {
+        if (name.isBlank()) {
+            throw new IllegalStateException(annotation + " on " + method + " must name a policy but the name is blank");
+        }
+        return name;
+    }
+
+    private static void addFallback(Set<String> fallbacks, String name) {
+        if (!name.isEmpty()) {
+            fallbacks.add(name);
+        }
+    }
+
+    private static Kind kindOf(Method method) {
+        Class<?> type = method.getReturnType();
+        if (CompletionStage.class.isAssignableFrom(type)) {
+            return Kind.COMPLETION_STAGE;
+        }
+        if (REACTOR_PRESENT && ReactiveCalls.isMono(type)) {
+            return Kind.MONO;
+        }
+        if (REACTOR_PRESENT && ReactiveCalls.isFlux(type)) {
+            return Kind.FLUX;
+        }
+        return Kind.VALUE;
+    }
+
+    Kind kind() {
+        return kind;
+    }
+
+    FallbackMethod fallback() {
+        return fallback;
+    }
+
+    /** The policies, outermost first: {@code Pipeline.of(retry, timeout, bulkhead)} for those present. */
+    Policy policy(BulwarkPolicies policies) {
+        Policy resolved = policy;
+        if (resolved == null) {
+            List<Policy> layers = new ArrayList<>(3);
+            if (retry != null) {
+                layers.add(policies.retry(retry));
+            }
+            if (timeout != null) {
+                layers.add(policies.timeout(timeout));
+            }
+            if (bulkhead != null) {
+                layers.add(policies.bulkhead(bulkhead));
+            }
+            resolved = layers.size() == 1 ? layers.get(0) : Pipeline.of(layers.toArray(new Policy[0]));
+            policy = resolved;
+        }
+        return resolved;
+    }
+}
