@@ -31,6 +31,7 @@ public final class Bulkheads implements Iterable<Bulkhead> {
     /** Immutable snapshot in insertion order; replaced under {@link #lock}. */
     private volatile Map<String, Entry> entries = Map.of();
     private final Listeners<Consumer<Entry>> addedListeners = new Listeners<>("bulkheads", List.of());
+    private final Listeners<Consumer<? super Bulkhead>> removedListeners = new Listeners<>("bulkheads", List.of());
     /** Numbers additions, so a new {@link #onAdded} callback skips announcements its snapshot already covered. */
     private long additions;
 
@@ -136,18 +137,33 @@ public final class Bulkheads implements Iterable<Bulkhead> {
      */
     public boolean remove(String name) {
         Objects.requireNonNull(name, "name");
+        Entry removed;
         lock.lock();
         try {
-            if (!entries.containsKey(name)) {
+            Map<String, Entry> copy = new LinkedHashMap<>(entries);
+            removed = copy.remove(name);
+            if (removed == null) {
                 return false;
             }
-            Map<String, Entry> copy = new LinkedHashMap<>(entries);
-            copy.remove(name);
             entries = Collections.unmodifiableMap(copy);
-            return true;
         } finally {
             lock.unlock();
         }
+        removedListeners.notify("removed", callback -> callback.accept(removed.bulkhead));
+        return true;
+    }
+
+    /**
+     * Calls {@code callback} with each bulkhead removed from the registry from now on, on the removing thread (so
+     * that metrics bound through {@link #onAdded} can be unbound). A callback that throws is logged and does not
+     * prevent the removal.
+     *
+     * @param callback told of each removed bulkhead
+     * @return the subscription that stops later calls
+     * @throws NullPointerException when {@code callback} is {@code null}
+     */
+    public Subscription onRemoved(Consumer<? super Bulkhead> callback) {
+        return removedListeners.add(Objects.requireNonNull(callback, "callback"));
     }
 
     /**

@@ -6,7 +6,9 @@ package dev.bulwark;
  * changes the call's outcome; its first failure is logged through {@link System.Logger}.
  *
  * <p>Each call through the policy ends with exactly one of {@link #succeeded} or {@link #failed}, after zero or
- * more {@link #retryScheduled} events.
+ * more {@link #retryScheduled} events (a call whose signal was cancelled before its first attempt reports
+ * {@code failed} with 0 attempts). The outcome is reported before the caller sees it. An asynchronous call whose
+ * returned future the caller cancelled reports nothing more.
  */
 public interface RetryListener {
 
@@ -30,7 +32,7 @@ public interface RetryListener {
      * The call failed for good: with a failure the policy does not handle, after the last allowed attempt, or
      * because it was cancelled.
      *
-     * @param attempts how many attempts were made
+     * @param attempts how many attempts were made (0 when cancelled before the first)
      * @param failure the failure the caller gets
      * @param retriesExhausted {@code true} when the failure was handled but no retry was left
      */

@@ -55,6 +55,22 @@ class BulkheadsTest {
     }
 
     @Test
+    void onRemovedIsToldOfEachRemoval() {
+        Bulkheads registry = Bulkheads.create();
+        Bulkhead a = registry.bulkhead(Bulkhead.builder().name("a").config());
+        List<Bulkhead> removed = new ArrayList<>();
+        Subscription subscription = registry.onRemoved(removed::add);
+
+        registry.remove("a");
+        registry.remove("a");
+        subscription.close();
+        registry.bulkhead(Bulkhead.builder().name("b").config());
+        registry.remove("b");
+
+        assertThat(removed).containsExactly(a);
+    }
+
+    @Test
     void onAddedSeesExistingAndLaterBulkheadsOnce() {
         Bulkheads registry = Bulkheads.create();
         Bulkhead a = registry.bulkhead(Bulkhead.builder().name("a").config());

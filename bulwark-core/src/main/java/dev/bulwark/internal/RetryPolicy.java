@@ -187,8 +187,10 @@ public final class RetryPolicy implements ChainStep {
                                            CancellationSignal signal) throws X {
         for (int attempt = 1; ; attempt++) {
             if (signal.isCancelled()) {
-                throw Signals.cancelled("Retry '" + name + "': the call was cancelled before attempt " + attempt,
-                        signal);
+                CancellationException cancelled = Signals.cancelled("Retry '" + name
+                        + "': the call was cancelled before attempt " + attempt, signal);
+                reportFailure(attempt - 1, cancelled, false);
+                throw cancelled;
             }
             T result;
             try {
@@ -226,8 +228,10 @@ public final class RetryPolicy implements ChainStep {
                                               CancellationSignal signal) {
         CompletableFuture<T> result = new CompletableFuture<>();
         if (signal.isCancelled()) {
-            result.completeExceptionally(Signals.cancelled("Retry '" + name + "': the call was cancelled before it "
-                    + "started", signal));
+            CancellationException cancelled = Signals.cancelled("Retry '" + name
+                    + "': the call was cancelled before it started", signal);
+            reportFailure(0, cancelled, false);
+            result.completeExceptionally(cancelled);
             return result;
         }
         CompletionStage<T> first = Stages.start(() -> chain.proceedAsync(next, operation, signal));
@@ -235,11 +239,11 @@ public final class RetryPolicy implements ChainStep {
             CompletableFuture<T> done = (CompletableFuture<T>) first;
             if (done.isDone() && !done.isCompletedExceptionally()) {
                 // Succeeded at once: nothing to retry, so no retry state (the common case allocates only the
-                // returned future).
-                result.complete(done.getNow(null));
+                // returned future). Reported first, so metrics never lag what the caller sees.
                 if (listeners.any()) {
                     reportSuccess(1);
                 }
+                result.complete(done.getNow(null));
                 return result;
             }
         }
@@ -376,8 +380,9 @@ public final class RetryPolicy implements ChainStep {
         }
 
         private void complete(T value, Throwable failure, boolean exhausted) {
-            boolean completedNow = failure == null ? result.complete(value) : result.completeExceptionally(failure);
-            if (completedNow) {
+            // Reported before the caller's future completes, so that metrics never lag what the caller sees. A
+            // caller who gave up (cancelled the future) already ended the call: nothing more to report.
+            if (!result.isDone()) {
                 int attempts = attempt;
                 if (failure == null) {
                     if (policy.listeners.any()) {
@@ -385,6 +390,11 @@ public final class RetryPolicy implements ChainStep {
                     }
                 } else {
                     policy.reportFailure(attempts, failure, exhausted);
+                }
+                if (failure == null) {
+                    result.complete(value);
+                } else {
+                    result.completeExceptionally(failure);
                 }
             }
             stopWaiting();

@@ -102,8 +102,12 @@ public final class TimeoutPolicy implements ChainStep {
         }
     }
 
+    /**
+     * Reads the start time for the elapsed time listeners get. Always read (a timeout already costs a timer task
+     * per call): a listener attached while the call runs must not get an elapsed time measured from zero.
+     */
     private long startTime() {
-        return listeners.any() ? ticker.read() : 0L;
+        return ticker.read();
     }
 
     // ---------------------------------------------------------------------------------------------------------

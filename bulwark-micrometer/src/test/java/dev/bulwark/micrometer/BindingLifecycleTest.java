@@ -133,6 +133,24 @@ class BindingLifecycleTest {
     }
 
     @Test
+    void aBulkheadRemovedFromABoundRegistryLosesItsMetersAtOnce() {
+        Bulkheads bulkheads = Bulkheads.create();
+        Subscription binding = metrics.bind(bulkheads);
+        Bulkhead kept = bulkheads.bulkhead(Bulkhead.builder().name("kept").config());
+        Bulkhead removed = bulkheads.bulkhead(Bulkhead.builder().name("removed").config());
+        assertThat(names("bulwark.bulkhead.max.concurrency")).containsExactlyInAnyOrder("kept", "removed");
+
+        bulkheads.remove("removed");
+
+        // No garbage collection needed: the removal itself unbinds, even while the bulkhead is still referenced.
+        assertThat(names("bulwark.bulkhead.max.concurrency")).containsExactly("kept");
+        removed.call(() -> 1);
+        assertThat(registry.find("bulwark.bulkhead.calls").tags("name", "removed").counter()).isNull();
+        kept.call(() -> 1);
+        binding.close();
+    }
+
+    @Test
     void aBoundRegistryBindsItsPresentAndFutureBulkheadsUntilClosed() {
         Bulkheads bulkheads = Bulkheads.create();
         BulkheadConfig inventory = Bulkhead.builder().name("inventory-db").config();

@@ -3,12 +3,12 @@ package dev.bulwark.micrometer.internal;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Bulkheads;
 import dev.bulwark.Subscription;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Binds every bulkhead of a {@link Bulkheads} registry, those present and those added later. Closing it stops
- * binding new ones and unbinds all it bound. A bulkhead already bound through the same {@code BulwarkMetrics} is
+ * Binds every bulkhead of a {@link Bulkheads} registry, those present and those added later, and unbinds a
+ * bulkhead when it is removed from the registry. Closing it stops binding new ones and unbinds all it bound. A bulkhead already bound through the same {@code BulwarkMetrics} is
  * skipped with a warning. Thread-safe.
  */
 final class RegistryBinding implements Subscription {
@@ -16,8 +16,10 @@ final class RegistryBinding implements Subscription {
     private static final System.Logger LOGGER = System.getLogger("dev.bulwark.micrometer");
 
     private final Bindings bindings;
-    private final Set<Subscription> children = ConcurrentHashMap.newKeySet();
+    /** By bulkhead name (unique in a registry), so that the binding holds no bulkhead strongly. */
+    private final Map<String, Subscription> children = new ConcurrentHashMap<>();
     private volatile Subscription additions;
+    private volatile Subscription removals;
     private volatile boolean closed;
 
     private RegistryBinding(Bindings bindings) {
@@ -26,6 +28,7 @@ final class RegistryBinding implements Subscription {
 
     static RegistryBinding start(Bindings bindings, Bulkheads bulkheads) {
         RegistryBinding binding = new RegistryBinding(bindings);
+        binding.removals = bulkheads.onRemoved(binding::unbindOne);
         binding.additions = bulkheads.onAdded(binding::bindOne);
         return binding;
     }
@@ -44,8 +47,11 @@ final class RegistryBinding implements Subscription {
         }
         // Bindings whose bulkhead was removed from the registry and collected have already lost their meters;
         // forget them so that a registry with churn does not accumulate them.
-        children.removeIf(existing -> !((PolicyBinding) existing).isLive());
-        children.add(child);
+        children.values().removeIf(existing -> !((PolicyBinding) existing).isLive());
+        Subscription replaced = children.put(bulkhead.name(), child);
+        if (replaced != null) {
+            replaced.close();
+        }
         // Invariant: close() writes `closed` before it reads `children`, and this method adds to `children` before
         // it reads `closed` (both volatile accesses), so at least one of them sees the other: a child added while
         // closing is closed by one side or the other, never by neither.
@@ -54,14 +60,22 @@ final class RegistryBinding implements Subscription {
         }
     }
 
+    private void unbindOne(Bulkhead bulkhead) {
+        Subscription child = children.remove(bulkhead.name());
+        if (child != null) {
+            child.close();
+        }
+    }
+
     @Override
     public void close() {
         closed = true;
-        Subscription current = additions;
-        if (current != null) {
-            current.close();
+        for (Subscription registration : new Subscription[] {additions, removals}) {
+            if (registration != null) {
+                registration.close();
+            }
         }
-        for (Subscription child : children) {
+        for (Subscription child : children.values()) {
             child.close();
         }
         children.clear();
