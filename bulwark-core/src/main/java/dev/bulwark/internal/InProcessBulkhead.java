@@ -69,7 +69,15 @@ import java.util.function.Supplier;
  *
  * <p><b>Limit changes</b> happen under the lock and add the difference to {@code available}; raising it grants
  * waiters at once. {@link #limitChanges} is a sequence lock that lets {@link #executingCount()} read the limit
- * and the word as a consistent pair without the lock.
+ * and the word as a consistent pair without the lock. An adaptive limit ({@link AdaptiveLimiter}) changes it the
+ * same way, through {@link #adaptLimit(int, int)}, which applies a decision only if the limit still has the value
+ * the decision was based on.
+ *
+ * <p><b>Queue order.</b> FIFO grants from the head of the queue. LIFO grants from the tail, and a newcomer that
+ * finds the queue exactly at its limit unlinks the head (the oldest waiter) under the lock, marks it EVICTED with
+ * the same compare-and-set that decides every waiter's fate, and takes its place; so LIFO refusals are decided
+ * under the lock (the lock-free refusal of the fast path applies only to FIFO). The evicted waiter is told after
+ * the lock is released.
  */
 public final class InProcessBulkhead implements Bulkhead, ChainStep {
 
