@@ -38,4 +38,9 @@ public final class CapturingScheduler implements Scheduler {
     public synchronized int size() {
         return tasks.size();
     }
+
+    /** Drops every task, as a real timer drops tasks that ran or were cancelled, so none keeps its caller reachable. */
+    public synchronized void forget() {
+        tasks.replaceAll(task -> null);
+    }
 }
