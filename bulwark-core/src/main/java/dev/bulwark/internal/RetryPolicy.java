@@ -284,7 +284,7 @@ public final class RetryPolicy implements ChainStep {
         }
 
         void start() {
-            attempt = 1;
+            attempt = 0;
             if (signal.canBeCancelled()) {
                 cancelHook = signal.onCancel(this::cancelledBySignal);
             }
@@ -316,9 +316,11 @@ public final class RetryPolicy implements ChainStep {
             }
             if (signal.isCancelled()) {
                 complete(null, Signals.cancelled("Retry '" + policy.name + "': the call was cancelled before attempt "
-                        + attempt, signal), false);
+                        + (attempt + 1), signal), false);
                 return;
             }
+            // Counted when started, so that a call ending before the next attempt reports the attempts made.
+            attempt++;
             Stages.start(() -> chain.proceedAsync(next, operation, signal)).whenComplete(this);
         }
 
@@ -340,7 +342,6 @@ public final class RetryPolicy implements ChainStep {
             }
             long delay = policy.delayNanos(current);
             policy.reportRetry(current, failure, delay);
-            attempt = current + 1;
             if (delay == 0L) {
                 drive();
                 return;
