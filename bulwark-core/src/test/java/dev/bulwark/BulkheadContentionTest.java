@@ -3,6 +3,7 @@ package dev.bulwark;
 import static dev.bulwark.BulkheadRaceTest.assertQuiet;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.bulwark.testing.Rounds;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class BulkheadContentionTest {
 
     private static final int THREADS = 6;
-    private static final int ROUNDS = 300;
+    private static final int ROUNDS = Rounds.of(300);
 
     @Test
     @DisplayName("check-then-act (Sentinel #628): racing tryAcquire never admits more than the free slots")
@@ -157,7 +158,7 @@ class BulkheadContentionTest {
     @Test
     @DisplayName("lost wakeup (SmallRye): a release racing a newcomer joining the queue never strands it")
     void aReleaseRacingAJoinNeverStrandsTheNewcomer() throws Exception {
-        for (int round = 0; round < 2_000; round++) {
+        for (int round = 0; round < Rounds.of(2_000); round++) {
             Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(1).maxQueue(1).build();
             Permit holder = bulkhead.acquire();
             CyclicBarrier start = new CyclicBarrier(2);

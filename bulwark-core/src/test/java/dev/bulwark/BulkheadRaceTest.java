@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.bulwark.testing.CapturingScheduler;
 import dev.bulwark.testing.GatedTicker;
+import dev.bulwark.testing.Rounds;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -286,7 +287,7 @@ class BulkheadRaceTest {
     @Test
     @DisplayName("grant vs interrupt (.NET #77180): interrupted and granted at once, in either order, never leaks")
     void anInterruptAtTheInstantOfTheGrantNeverLeaksNorRunsTheOperation() throws Exception {
-        for (int round = 0; round < 200; round++) {
+        for (int round = 0; round < Rounds.of(200); round++) {
             Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(1).maxQueue(2).build();
             Permit holder = bulkhead.acquire();
             AtomicInteger runs = new AtomicInteger();

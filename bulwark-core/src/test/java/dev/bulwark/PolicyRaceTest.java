@@ -4,6 +4,7 @@ import static dev.bulwark.BulkheadRaceTest.assertQuiet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bulwark.testing.CapturingScheduler;
+import dev.bulwark.testing.Rounds;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.Test;
  */
 class PolicyRaceTest {
 
-    private static final int ROUNDS = 300;
+    private static final int ROUNDS = Rounds.of(300);
 
     @Test
     @DisplayName("async Timeout: the deadline fires at the instant the inner stage completes")
