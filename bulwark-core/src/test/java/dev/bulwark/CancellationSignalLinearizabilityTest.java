@@ -116,8 +116,8 @@ public class CancellationSignalLinearizabilityTest {
     @Test
     void modelChecking() {
         new ModelCheckingOptions()
-                .iterations(Integer.getInteger("bulwark.lincheck.iterations", 10))
-                .invocationsPerIteration(Integer.getInteger("bulwark.lincheck.invocations", 150))
+                .iterations(Integer.getInteger("bulwark.lincheck.iterations", 8))
+                .invocationsPerIteration(Integer.getInteger("bulwark.lincheck.invocations", 100))
                 .threads(THREADS).actorsPerThread(2).actorsBefore(1).actorsAfter(1)
                 .sequentialSpecification(Specification.class)
                 .check(CancellationSignalLinearizabilityTest.class);
@@ -126,8 +126,8 @@ public class CancellationSignalLinearizabilityTest {
     @Test
     void stress() {
         new StressOptions()
-                .iterations(Integer.getInteger("bulwark.lincheck.iterations", 10))
-                .invocationsPerIteration(Integer.getInteger("bulwark.lincheck.invocations", 150))
+                .iterations(Integer.getInteger("bulwark.lincheck.iterations", 8))
+                .invocationsPerIteration(Integer.getInteger("bulwark.lincheck.invocations", 100))
                 .threads(THREADS).actorsPerThread(2).actorsBefore(1).actorsAfter(1)
                 .sequentialSpecification(Specification.class)
                 .check(CancellationSignalLinearizabilityTest.class);
