@@ -254,6 +254,37 @@ class AccountingAndRetentionTest {
         assertThat(reported).endsWith("failed after 4, exhausted true: IOException");
     }
 
+    @Test
+    void everyOperationThatTakesTheLockLeavesItFreeForOtherThreads() throws Exception {
+        Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(1).maxQueue(2).build();
+        Permit holder = bulkhead.acquire();
+        bulkhead.changeMaxWait(Duration.ofHours(1));
+        bulkhead.acquireAsync().cancel(false);
+        CancellationSignal signal = CancellationSignal.create();
+        bulkhead.acquireAsync(signal);
+        signal.cancel();
+        bulkhead.changeMaxConcurrency(2);
+        bulkhead.changeMaxConcurrency(1);
+        assertThat(bulkhead.maxConcurrency()).isEqualTo(1);
+        assertThat(bulkhead.executingCount()).isEqualTo(1);
+
+        FutureTask<Boolean> elsewhere = new FutureTask<>(() -> {
+            CompletableFuture<Permit> queued = bulkhead.acquireAsync();
+            bulkhead.changeMaxWait(null);
+            bulkhead.changeMaxConcurrency(2);
+            queued.join().close();
+            return true;
+        });
+        Thread thread = new Thread(elsewhere, "elsewhere");
+        thread.setDaemon(true);
+        thread.start();
+
+        assertThat(elsewhere.get(10, TimeUnit.SECONDS)).isTrue();
+        holder.close();
+        bulkhead.changeMaxConcurrency(1);
+        assertQuiet(bulkhead, 1);
+    }
+
     private static void assertCollected(List<WeakReference<Object>> references) throws InterruptedException {
         for (int attempt = 0; attempt < 50 && references.stream().anyMatch(r -> r.get() != null); attempt++) {
             System.gc();
