@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.FutureTask;
@@ -283,6 +284,134 @@ class AccountingAndRetentionTest {
         holder.close();
         bulkhead.changeMaxConcurrency(1);
         assertQuiet(bulkhead, 1);
+    }
+
+    @Test
+    void factsAreRightAfterTheLimitWasLoweredAndForEveryWayOfLeaving() {
+        Journal journal = new Journal();
+        CapturingScheduler timers = new CapturingScheduler();
+        Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(2).maxQueue(2).maxWait(Duration.ofSeconds(1))
+                .ticker(ticker).scheduler(timers).listener(journal).build();
+        Permit first = bulkhead.acquire();
+        Permit second = bulkhead.acquire();
+        bulkhead.changeMaxConcurrency(1);
+        CancellationSignal signal = CancellationSignal.create();
+        CompletableFuture<Permit> cancelled = bulkhead.acquireAsync(signal);
+        CompletableFuture<Permit> timedOut = bulkhead.acquireAsync();
+        journal.events.clear();
+        journal.durations.clear();
+
+        ticker.advance(Duration.ofMillis(7));
+        signal.cancel();
+        timers.task(1).run();
+
+        assertThat(cancelled).isCompletedExceptionally();
+        assertThat(timers.isCancelled(0)).as("the signal-cancelled waiter's timer").isTrue();
+        assertThat(timedOut.handle((p, e) -> ((BulkheadRejectedException) e).rejection()).join().executingCount())
+                .as("two still run above the lowered limit of one").isEqualTo(2);
+        assertThat(journal.events).containsExactly("cancelled", "rejected:WAIT_TIMEOUT:2:0");
+        assertThat(journal.durations).containsExactly(Duration.ofMillis(7));
+        first.close();
+        second.close();
+        assertQuiet(bulkhead, 1);
+    }
+
+    @Test
+    void aStageThatRefusesACallbackFailsTheCallAndFreesTheSlot() {
+        Bulkhead bulkhead = Bulkhead.of(1);
+        IllegalStateException refusal = new IllegalStateException("no callbacks here");
+        CompletableFuture<String> broken = new CompletableFuture<>() {
+            @Override
+            public CompletableFuture<String> whenComplete(
+                    java.util.function.BiConsumer<? super String, ? super Throwable> action) {
+                throw refusal;
+            }
+        };
+
+        CompletableFuture<String> result = bulkhead.callAsync(() -> broken);
+
+        assertThat(result.handle((v, e) -> e).join()).isSameAs(refusal);
+        assertQuiet(bulkhead, 1);
+    }
+
+    @Test
+    void pipelineCallsReportTheirOwnExecutionTime() {
+        Journal journal = new Journal();
+        Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(1).ticker(ticker).listener(journal).build();
+
+        Pipeline.of(bulkhead).call(() -> {
+            ticker.advance(Duration.ofMillis(5));
+            return 1;
+        });
+        Pipeline.of(bulkhead).run(() -> ticker.advance(Duration.ofMillis(6)));
+
+        assertThat(journal.durations).containsExactly(Duration.ZERO, Duration.ofMillis(5), Duration.ZERO,
+                Duration.ofMillis(6));
+    }
+
+    @Test
+    void retryReportsEachDelayAndWhetherAFailureExhaustedIt() throws Exception {
+        CapturingScheduler timers = new CapturingScheduler();
+        List<String> reported = new CopyOnWriteArrayList<>();
+        RetryListener listener = new RetryListener() {
+            @Override
+            public void retryScheduled(RetryEvent event) {
+                reported.add("retry after " + event.attempt());
+            }
+
+            @Override
+            public void failed(int attempts, Throwable failure, boolean retriesExhausted) {
+                reported.add("failed after " + attempts + ", exhausted " + retriesExhausted + ": "
+                        + failure.getClass().getSimpleName());
+            }
+        };
+        Retry retry = Retry.builder().handle(IOException.class).maxRetries(2).delay(Duration.ofSeconds(1))
+                .scheduler(timers).listener(listener).build();
+
+        CompletableFuture<String> async = retry.callAsync(() -> CompletableFuture.failedFuture(new IOException()));
+        timers.task(0).run();
+        timers.task(1).run();
+        assertThat(async).isCompletedExceptionally();
+        CompletableFuture<String> unhandled = retry.callAsync(
+                () -> CompletableFuture.failedFuture(new IllegalStateException()));
+        assertThat(unhandled).isCompletedExceptionally();
+        assertThat(reported).containsExactly("retry after 1", "retry after 2", "failed after 3, exhausted true: "
+                + "IOException", "failed after 1, exhausted false: IllegalStateException");
+
+        reported.clear();
+        Retry refused = Retry.builder().maxRetries(2).delay(Duration.ofSeconds(1)).listener(listener)
+                .scheduler((task, delay, unit) -> {
+                    throw new java.util.concurrent.RejectedExecutionException("no timer");
+                }).build();
+        IOException last = new IOException("last");
+        assertThat(refused.callAsync(() -> CompletableFuture.<String>failedFuture(last)).handle((v, e) -> e).join())
+                .isSameAs(last);
+        assertThat(reported).containsExactly("retry after 1", "failed after 1, exhausted false: IOException");
+
+        reported.clear();
+        CancellationSignal signal = CancellationSignal.create();
+        Retry slow = Retry.builder().maxRetries(2).delay(Duration.ofHours(1)).listener(listener).build();
+        Thread[] sleeper = new Thread[1];
+        FutureTask<Throwable> sync = new FutureTask<>(() -> {
+            sleeper[0] = Thread.currentThread();
+            try {
+                slow.run(() -> {
+                    throw new IOException("again");
+                }, signal);
+                return null;
+            } catch (CancellationException e) {
+                return e;
+            }
+        });
+        Thread thread = new Thread(sync, "sync-retry");
+        thread.setDaemon(true);
+        thread.start();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                .until(() -> sleeper[0] != null && sleeper[0].getState() == Thread.State.TIMED_WAITING);
+        signal.cancel();
+        assertThat(sync.get(10, TimeUnit.SECONDS)).isInstanceOf(CancellationException.class);
+        assertThat(reported).containsExactly("retry after 1", "failed after 1, exhausted false: "
+                + "CancellationException");
     }
 
     private static void assertCollected(List<WeakReference<Object>> references) throws InterruptedException {

@@ -250,6 +250,37 @@ class ListenersAndDescriptionsTest {
     }
 
     @Test
+    void aThrowingCancellationListenerIsLoggedAndAReasonFlowsToDerivedSignals() {
+        CancellationSignal outer = CancellationSignal.create();
+        CancellationSignal[] inner = new CancellationSignal[1];
+        Policy spy = new Policy() {
+            @Override
+            public <T, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation,
+                                                   CancellationSignal signal) throws X {
+                inner[0] = signal;
+                outer.onCancel(() -> {
+                    throw new IllegalStateException("cancellation listener broke");
+                });
+                outer.cancel(new IOException("caller left"));
+                return operation.get();
+            }
+
+            @Override
+            public <T> CompletableFuture<T> callAsync(java.util.function.Supplier<? extends
+                    java.util.concurrent.CompletionStage<T>> operation, CancellationSignal signal) {
+                throw new UnsupportedOperationException();
+            }
+        };
+
+        Pipeline.of(Timeout.of(Duration.ofHours(1)), spy).call(() -> 1, outer);
+
+        assertThat(inner[0].reason()).isPresent().get().isInstanceOf(IOException.class);
+        assertThat(logged).anyMatch(r -> r.getLevel() == Level.WARNING
+                && r.getThrown() instanceof IllegalStateException
+                && r.getMessage().contains("cancellation listener threw"));
+    }
+
+    @Test
     void descriptionsNameWhatOperatorsNeed() {
         Retry fixed = Retry.builder().name("orders").maxRetries(2).delay(Duration.ofMillis(200)).build();
         Retry backoff = Retry.builder().backoff(Duration.ofMillis(50), Duration.ofSeconds(1)).jitter(0.2).build();
