@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -312,6 +313,58 @@ class BulkheadRaceTest {
             assertThat(runs).hasValue(0);
             assertQuiet(bulkhead, 1);
         }
+    }
+
+    @Test
+    @DisplayName("leak (Failsafe #393): a release meets a waiter that gave up but is not yet unlinked")
+    void aReleaseThatMeetsAWaiterBetweenItsCancellationAndItsUnlinkPassesTheSlotOn() throws Exception {
+        for (boolean sync : new boolean[] {true, false}) {
+            Bulkhead bulkhead = builder().maxConcurrency(1).maxQueue(1).build();
+            Permit holder = bulkhead.acquire();
+            CancellationSignal signal = CancellationSignal.create();
+            AtomicInteger runs = new AtomicInteger();
+            FutureTask<Object> waiter;
+            if (sync) {
+                AtomicReference<Thread> waiterThread = new AtomicReference<>();
+                waiter = startQueued(bulkhead, "sync-waiter", () -> {
+                    waiterThread.set(Thread.currentThread());
+                    return bulkhead.call(runs::incrementAndGet, signal);
+                });
+                awaitParked(waiterThread.get()); // parked only after registering on the signal
+            } else {
+                bulkhead.callAsync(() -> {
+                    runs.incrementAndGet();
+                    return CompletableFuture.completedFuture(1);
+                }, signal);
+                waiter = null;
+            }
+            // White box: hold the bulkhead's own lock, so that the canceller wins its CAS and then waits to unlink.
+            ReentrantLock lock = bulkheadLock(bulkhead);
+            lock.lock();
+            Thread canceller = new Thread(signal::cancel, "canceller");
+            try {
+                canceller.start();
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                        .until(() -> lock.hasQueuedThread(canceller));
+                // The waiter is CANCELLED but still linked: the release (re-entering the lock) must skip it.
+                holder.close();
+            } finally {
+                lock.unlock();
+            }
+            canceller.join(TimeUnit.SECONDS.toMillis(10));
+            if (waiter != null) {
+                assertThat(catchThrowable(() -> waiter.get(10, TimeUnit.SECONDS)))
+                        .hasCauseInstanceOf(CancellationException.class);
+            }
+            assertThat(runs).hasValue(0);
+            assertQuiet(bulkhead, 1);
+        }
+    }
+
+    private static ReentrantLock bulkheadLock(Bulkhead bulkhead) throws ReflectiveOperationException {
+        java.lang.reflect.Field field = bulkhead.getClass().getDeclaredField("lock");
+        field.setAccessible(true);
+        return (ReentrantLock) field.get(bulkhead);
     }
 
     // -------------------------------------------------------------------------------------------------------------
