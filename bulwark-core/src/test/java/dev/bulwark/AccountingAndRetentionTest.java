@@ -219,10 +219,33 @@ class AccountingAndRetentionTest {
         ended.add(new WeakReference<>(exhausted));
         retried = null;
         exhausted = null;
+
+        // An async deadline that fires, and a sync retry delay on a thread that then ends.
+        CompletableFuture<String> late = Pipeline.of(Timeout.builder().timeout(Duration.ofSeconds(5)).scheduler(timers)
+                .build(), spy).callAsync(CompletableFuture::new, longLived);
+        timers.task(timers.size() - 1).run();
+        assertThat(late.handle((v, e) -> e).join()).isInstanceOf(TimeoutExceededException.class);
+        late = null;
+        Thread sleeper = new Thread(() -> catchAll(() -> Retry.builder().maxRetries(1).delay(Duration.ofMillis(1))
+                .build().run(() -> {
+                    throw new IOException("again");
+                }, longLived)), "sleeper");
+        sleeper.start();
+        sleeper.join();
+        ended.add(new WeakReference<>(sleeper));
+        sleeper = null;
         timers.forget();
 
         assertCollected(ended);
         assertThat(longLived.isCancelled()).isFalse();
+    }
+
+    private static void catchAll(dev.bulwark.ThrowingRunnable<Exception> action) {
+        try {
+            action.run();
+        } catch (Exception expected) {
+            // the outcome is not what this test looks at
+        }
     }
 
     @Test
