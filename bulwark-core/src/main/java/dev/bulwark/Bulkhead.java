@@ -121,7 +121,9 @@ public interface Bulkhead extends Policy {
     String name();
 
     /**
-     * Returns the current concurrency limit. A volatile read.
+     * Returns the current concurrency limit. Cheap and consistent with admission: a reader that sees a new limit
+     * also sees its slots (during a concurrent {@link #changeMaxConcurrency} it waits the few instructions the
+     * change takes).
      *
      * @return at least 1
      */

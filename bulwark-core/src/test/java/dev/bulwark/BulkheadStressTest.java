@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * interrupts. Asserts the invariants, not timings: never more than the limit running, never more than the queue
  * limit waiting, every call accounted for exactly once, counters back to zero.
  */
+@Tag("slow") // long-running: left out of mutation testing
 class BulkheadStressTest {
 
     private static final int LIMIT = 3;

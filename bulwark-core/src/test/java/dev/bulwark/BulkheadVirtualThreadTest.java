@@ -17,9 +17,11 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Behaviour 19: on JDK 21+, virtual threads wait in the bulkhead without pinning their carriers. */
+@Tag("slow") // long-running: left out of mutation testing
 class BulkheadVirtualThreadTest {
 
     private static final int THREADS = 10_000;

@@ -841,7 +841,17 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
 
     @Override
     public int maxConcurrency() {
-        return maxConcurrency;
+        // Read through the sequence lock, like executingCount(): the field is written before the state word during
+        // a change, so a plain read could show a raised limit whose slot does not exist yet (found by Lincheck).
+        for (;;) {
+            int version = limitChanges;
+            int limit = maxConcurrency;
+            if ((version & 1) == 0 && version == limitChanges) {
+                return limit;
+            }
+            lock.lock();
+            lock.unlock();
+        }
     }
 
     @Override

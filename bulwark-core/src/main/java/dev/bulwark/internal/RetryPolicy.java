@@ -300,7 +300,7 @@ public final class RetryPolicy implements ChainStep {
             this.result = result;
         }
 
-        /** Takes over after the first attempt, whose stage was already started. */
+        /** Takes over after the first attempt, whose stage was already started (and so is counted). */
         void start(CompletionStage<T> firstAttempt) {
             attempt = 1;
             if (signal.canBeCancelled()) {
@@ -334,9 +334,11 @@ public final class RetryPolicy implements ChainStep {
             }
             if (signal.isCancelled()) {
                 complete(null, Signals.cancelled("Retry '" + policy.name + "': the call was cancelled before attempt "
-                        + attempt, signal), false);
+                        + (attempt + 1), signal), false);
                 return;
             }
+            // Counted when started, so that a call ending before the next attempt reports the attempts made.
+            attempt++;
             Stages.start(() -> chain.proceedAsync(next, operation, signal)).whenComplete(this);
         }
 
@@ -358,7 +360,6 @@ public final class RetryPolicy implements ChainStep {
             }
             long delay = policy.delayNanos(current);
             policy.reportRetry(current, failure, delay);
-            attempt = current + 1;
             if (delay == 0L) {
                 drive();
                 return;
