@@ -31,7 +31,10 @@ import java.util.function.Predicate;
  *       to the latency increase. Unlike Netflix's Gradient2, headroom is added only when latency is within
  *       tolerance (their issue #134: adding it under modest overload makes the limit creep up forever), and the
  *       baseline may only fall while our own load can be what raised latency, so sustained queueing cannot become
- *       the new normal.</li>
+ *       the new normal. Its first baseline comes from the first window, so start it below the capacity you
+ *       expect (the bulkhead's {@code maxConcurrency}) and let it ramp up: started far above the capacity, it
+ *       can learn the overloaded latency as the baseline and keep the limit too high. AIMD, given a latency
+ *       threshold, does not depend on where it starts.</li>
  * </ul>
  *
  * <p>Configurations are immutable values; each bulkhead keeps its own algorithm state. This interface is sealed:

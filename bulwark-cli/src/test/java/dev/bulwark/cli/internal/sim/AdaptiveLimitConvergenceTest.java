@@ -14,13 +14,15 @@ import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 9's acceptance figure, in virtual time: on the simulator's downstream with a capacity of 20 (service time
  * rising beyond 20 calls in flight), an adaptive bulkhead with the default gradient limit settles between 15 and 30
- * within 30 seconds, and its goodput is within 10% of the best fixed limit a sweep finds. Seeds 11, 23, 42 and 77
- * (pass {@code -Dbulwark.convergence.seed=N}) gave 93, 94, 95 and 92% of the best fixed goodput.
+ * within 30 seconds, and its goodput is within 10% of the best fixed limit a sweep finds. Started at 5, seeds 7, 11,
+ * 23, 42 and 77 (pass {@code -Dbulwark.convergence.seed=N}) gave 95, 93, 94, 95 and 92% of the best fixed goodput;
+ * AIMD 91 to 93% from every start (5, 20 or 60) and seed.
  *
  * <p>The real {@link Bulkhead} runs against the simulator's real {@link ProcessorSharingModel}, but time is
  * virtual: a discrete-event loop advances a fake clock from event to event (arrivals, completions, wait timeouts),
@@ -40,14 +42,20 @@ class AdaptiveLimitConvergenceTest {
     record Run(double goodputPerSecond, int minLimitAfterSettling, int maxLimitAfterSettling, double meanLimit) {
     }
 
-    @Test
-    void gradientSettlesNearCapacityAndKeepsGoodputWithinTenPercentOfTheBestFixedLimit() {
+    /**
+     * Started low, as README advises: the gradient limiter's baseline comes from its first window, so a start at
+     * the capacity can undershoot for a while (seed 7 from 20: 86% of the best fixed goodput) and a start far above
+     * it can keep the limit too high (seeds 23 and 77 from 60: 63 to 66%). AIMD, below, does not depend on the start.
+     */
+    @ParameterizedTest(name = "starting at {0}")
+    @ValueSource(ints = {5})
+    void gradientSettlesNearCapacityAndKeepsGoodputWithinTenPercentOfTheBestFixedLimit(int initialLimit) {
         double bestFixed = bestFixedGoodput();
 
-        Run gradient = run(Bulkhead.builder().maxConcurrency(5)
+        Run gradient = run(Bulkhead.builder().maxConcurrency(initialLimit)
                 .adaptive(AdaptiveLimit.gradient().minLimit(1).maxLimit(200).build()), SEED);
 
-        System.out.printf("gradient: goodput %.0f/s (best fixed %.0f/s), limit after 30 s %d..%d, mean %.1f%n",
+        System.out.printf("gradient from " + initialLimit + ": goodput %.0f/s (best fixed %.0f/s), limit after 30 s %d..%d, mean %.1f%n",
                 gradient.goodputPerSecond(), bestFixed, gradient.minLimitAfterSettling(),
                 gradient.maxLimitAfterSettling(), gradient.meanLimit());
         assertThat(gradient.minLimitAfterSettling()).isGreaterThanOrEqualTo(15);
@@ -55,14 +63,15 @@ class AdaptiveLimitConvergenceTest {
         assertThat(gradient.goodputPerSecond()).isGreaterThanOrEqualTo(0.9 * bestFixed);
     }
 
-    @Test
-    void aimdSettlesNearCapacityAndKeepsGoodputWithinTenPercentOfTheBestFixedLimit() {
+    @ParameterizedTest(name = "starting at {0}")
+    @ValueSource(ints = {5, 20, 60})
+    void aimdSettlesNearCapacityAndKeepsGoodputWithinTenPercentOfTheBestFixedLimit(int initialLimit) {
         double bestFixed = bestFixedGoodput();
 
-        Run aimd = run(Bulkhead.builder().maxConcurrency(5).adaptive(AdaptiveLimit.aimd().minLimit(1).maxLimit(200)
+        Run aimd = run(Bulkhead.builder().maxConcurrency(initialLimit).adaptive(AdaptiveLimit.aimd().minLimit(1).maxLimit(200)
                 .latencyThreshold(Duration.ofMillis(25)).build()), SEED);
 
-        System.out.printf("aimd: goodput %.0f/s (best fixed %.0f/s), limit after 30 s %d..%d, mean %.1f%n",
+        System.out.printf("aimd from " + initialLimit + ": goodput %.0f/s (best fixed %.0f/s), limit after 30 s %d..%d, mean %.1f%n",
                 aimd.goodputPerSecond(), bestFixed, aimd.minLimitAfterSettling(), aimd.maxLimitAfterSettling(),
                 aimd.meanLimit());
         // AIMD saws by design (+1 per round trip, x0.9 on a slow one): around the same mean as the gradient
