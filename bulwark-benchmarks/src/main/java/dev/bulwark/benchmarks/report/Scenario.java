@@ -62,7 +62,10 @@ public enum Scenario {
             Subjects.BULWARK, PipelineBenchmark.GATES),
     /** {@link PerKeyBenchmark}: the floor is one independent bulkhead per key. */
     PER_KEY("per key: 2 threads on 2 keys", PerKeyBenchmark.class, "call", Subjects.BULWARK_INDEPENDENT,
-            PerKeyBenchmark.GATES);
+            PerKeyBenchmark.GATES),
+    /** {@link PerKeyBenchmark} with one thread: the reference that shows whether a second key costs anything. */
+    PER_KEY_ONE_THREAD("per key: 1 thread on 1 key", PerKeyBenchmark.class, "oneThread",
+            Subjects.BULWARK_INDEPENDENT, PerKeyBenchmark.GATES);
 
     private final String title;
     private final Class<?> benchmarkClass;
