@@ -434,9 +434,10 @@ public final class PartitionedBulkhead<K> {
      * Padding before a partition's hot fields. Calls on different keys write different partitions, every call
      * (the use count twice, the last-use time once); partitions are small and the collector copies objects that
      * are reachable one after the other next to each other, so without padding two keys' partitions share a
-     * cache line and their calls contend as if on one bulkhead ({@code PerKeyBenchmark} showed forks at 3 times
-     * the unpadded cost). Sixty-four bytes on each side of the hot fields keep them alone on their line. The int
-     * fills the gap after the object header, which the JVM would otherwise fill with a subclass field.
+     * cache line and their calls contend as if on one bulkhead (unpadded, {@code PerKeyBenchmark} forks measured
+     * either 62 or 160 to 200 ns per call, depending on where the collector had put the two partitions).
+     * Sixty-four bytes on each side of the hot fields keep them alone on their line. The int fills the gap after
+     * the object header, which the JVM would otherwise fill with a subclass field.
      */
     @SuppressWarnings("unused")
     private abstract static class PartitionPaddingBefore {
