@@ -4,27 +4,66 @@ import dev.bulwark.Bulkhead;
 import dev.bulwark.BulkheadListener;
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.Permit;
+import dev.bulwark.Pipeline;
+import dev.bulwark.Policy;
+import dev.bulwark.Retry;
+import dev.bulwark.Timeout;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Bulwark's in-process bulkhead, called through {@link Bulkhead#call} and {@link Bulkhead#callAsync}, optionally
- * with a listener that does nothing (to measure what registering a listener costs).
+ * Bulwark's in-process bulkhead, called either directly through {@link Bulkhead#call} and
+ * {@link Bulkhead#callAsync} (optionally with a listener that does nothing, to measure what registering a listener
+ * costs) or through a pipeline around it (to measure what composing costs on a call that succeeds at once).
  */
 final class BulwarkSubject implements Subject {
 
     private final String name;
+    /** The bulkhead itself, which {@link #occupy()} fills. */
     private final Bulkhead bulkhead;
+    /** What calls go through: the bulkhead, or a pipeline ending in it. */
+    private final Policy calls;
 
-    BulwarkSubject(String name, SubjectSpec spec, boolean withListener) {
+    private BulwarkSubject(String name, Bulkhead bulkhead, Policy calls) {
         this.name = name;
+        this.bulkhead = bulkhead;
+        this.calls = calls;
+    }
+
+    /**
+     * The bulkhead alone.
+     *
+     * @param withListener whether to register a listener that does nothing
+     */
+    static BulwarkSubject direct(String name, SubjectSpec spec, boolean withListener) {
+        Bulkhead.Builder builder = builder(name, spec);
+        if (withListener) {
+            builder.listener(new IgnoringListener());
+        }
+        Bulkhead bulkhead = builder.build();
+        return new BulwarkSubject(name, bulkhead, bulkhead);
+    }
+
+    /**
+     * The bulkhead inside a pipeline: a retry of rejections around it, and optionally a timeout in between.
+     *
+     * @param withTimeout whether to put a 30-second timeout between the retry and the bulkhead
+     */
+    static BulwarkSubject inPipeline(String name, SubjectSpec spec, boolean withTimeout) {
+        Bulkhead bulkhead = builder(name, spec).build();
+        Retry retry = Retry.builder().handle(BulkheadRejectedException.class).maxRetries(3).build();
+        Policy pipeline = withTimeout ? Pipeline.of(retry, Timeout.of(Duration.ofSeconds(30)), bulkhead)
+                : Pipeline.of(retry, bulkhead);
+        return new BulwarkSubject(name, bulkhead, pipeline);
+    }
+
+    /** The bulkhead configuration every Bulwark subject uses for {@code spec}. */
+    static Bulkhead.Builder builder(String name, SubjectSpec spec) {
         Bulkhead.Builder builder = Bulkhead.builder().name(name).maxConcurrency(spec.limit()).maxQueue(spec.queue());
         if (spec.waits()) {
             builder.maxWait(spec.maxWait());
         }
-        if (withListener) {
-            builder.listener(new IgnoringListener());
-        }
-        this.bulkhead = builder.build();
+        return builder;
     }
 
     @Override
@@ -35,7 +74,7 @@ final class BulwarkSubject implements Subject {
     @Override
     public Object call(Work work) {
         try {
-            return bulkhead.call(work);
+            return calls.call(work);
         } catch (BulkheadRejectedException refused) {
             return refused;
         }
@@ -43,7 +82,7 @@ final class BulwarkSubject implements Subject {
 
     @Override
     public CompletableFuture<Object> callAsync(AsyncWork work) {
-        return bulkhead.callAsync(work);
+        return calls.callAsync(work);
     }
 
     @Override
@@ -66,7 +105,7 @@ final class BulwarkSubject implements Subject {
     /** A listener that overrides every event and does nothing with it: the cost is the bulkhead's alone. */
     private static final class IgnoringListener implements BulkheadListener {
         @Override
-        public void admitted(java.time.Duration waited) {
+        public void admitted(Duration waited) {
         }
 
         @Override
@@ -74,11 +113,11 @@ final class BulwarkSubject implements Subject {
         }
 
         @Override
-        public void cancelled(java.time.Duration waited) {
+        public void cancelled(Duration waited) {
         }
 
         @Override
-        public void released(java.time.Duration executionTime) {
+        public void released(Duration executionTime) {
         }
     }
 }

@@ -50,11 +50,7 @@ public final class KeyedSubject implements Subject {
     }
 
     private static dev.bulwark.BulkheadConfig config(String name, SubjectSpec spec) {
-        Bulkhead.Builder builder = Bulkhead.builder().name(name).maxConcurrency(spec.limit()).maxQueue(spec.queue());
-        if (spec.waits()) {
-            builder.maxWait(spec.maxWait());
-        }
-        return builder.config();
+        return BulwarkSubject.builder(name, spec).config();
     }
 
     private static Bulkhead bulkhead(String name, SubjectSpec spec) {

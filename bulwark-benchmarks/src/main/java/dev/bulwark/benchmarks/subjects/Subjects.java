@@ -77,9 +77,9 @@ public final class Subjects {
             case SEMAPHORE_FAIR:
                 return new SemaphoreSubject(name, spec, true);
             case BULWARK:
-                return new BulwarkSubject(name, spec, false);
+                return BulwarkSubject.direct(name, spec, false);
             case BULWARK_LISTENER:
-                return new BulwarkSubject(name, spec, true);
+                return BulwarkSubject.direct(name, spec, true);
             case RESILIENCE4J:
                 return new Resilience4jSubject(name, spec, true);
             case RESILIENCE4J_NOSTACK:
@@ -89,9 +89,9 @@ public final class Subjects {
             case FAILSAFE_PERMIT:
                 return new FailsafePermitSubject(name, spec);
             case BULWARK_RETRY:
-                return new BulwarkPipelineSubject(name, spec, false);
+                return BulwarkSubject.inPipeline(name, spec, false);
             case BULWARK_RETRY_TIMEOUT:
-                return new BulwarkPipelineSubject(name, spec, true);
+                return BulwarkSubject.inPipeline(name, spec, true);
             case BULWARK_INDEPENDENT:
             case BULWARK_PARTITIONED:
                 return new KeyedSubject(name, spec);
