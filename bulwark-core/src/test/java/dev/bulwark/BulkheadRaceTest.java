@@ -1,6 +1,6 @@
 package dev.bulwark;
 
-import static dev.bulwark.testing.Threads.awaitParked;
+import static dev.bulwark.testing.Threads.startParked;
 import static dev.bulwark.testing.Threads.startQueued;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.bulwark.testing.CapturingScheduler;
 import dev.bulwark.testing.GatedTicker;
 import dev.bulwark.testing.Rounds;
+import dev.bulwark.testing.Threads.Parked;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -113,22 +114,17 @@ class BulkheadRaceTest {
         Bulkhead bulkhead = builder().maxConcurrency(1).maxQueue(1).maxWait(Duration.ofHours(1)).build();
         Permit holder = bulkhead.acquire();
         AtomicInteger runs = new AtomicInteger();
-        AtomicReference<Thread> waiterThread = new AtomicReference<>();
-        FutureTask<Integer> waiter = startQueued(bulkhead, "waiter", () -> {
-            waiterThread.set(Thread.currentThread());
-            return bulkhead.call(runs::incrementAndGet);
-        });
-        awaitParked(waiterThread.get());
-        ticker.closeOn(waiterThread.get(), 0);
+        Parked<Integer> waiter = startParked(bulkhead, "waiter", () -> bulkhead.call(runs::incrementAndGet));
+        ticker.closeOn(waiter.thread(), 0);
         ticker.advance(Duration.ofHours(1));
-        LockSupport.unpark(waiterThread.get());
+        LockSupport.unpark(waiter.thread());
         ticker.awaitArrival();
 
         // The waiter has read a clock past its deadline but not yet given up: the grant lands now.
         holder.close();
         ticker.open();
 
-        assertThat(waiter.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        assertThat(waiter.outcome().get(10, TimeUnit.SECONDS)).isEqualTo(1);
         assertThat(rejections).isEmpty();
         assertQuiet(bulkhead, 1);
     }
@@ -139,17 +135,12 @@ class BulkheadRaceTest {
         Bulkhead bulkhead = builder().maxConcurrency(1).maxQueue(2).maxWait(Duration.ofHours(1)).build();
         Permit holder = bulkhead.acquire();
         AtomicInteger runs = new AtomicInteger();
-        AtomicReference<Thread> waiterThread = new AtomicReference<>();
-        FutureTask<Integer> waiter = startQueued(bulkhead, "waiter", () -> {
-            waiterThread.set(Thread.currentThread());
-            return bulkhead.call(runs::incrementAndGet);
-        });
-        awaitParked(waiterThread.get());
+        Parked<Integer> waiter = startParked(bulkhead, "waiter", () -> bulkhead.call(runs::incrementAndGet));
         CompletableFuture<Integer> next = bulkhead.callAsync(() -> CompletableFuture.completedFuture(2));
         // Skip the deadline check (it gives up and unlinks), stop at the read of the time waited.
-        ticker.closeOn(waiterThread.get(), 1);
+        ticker.closeOn(waiter.thread(), 1);
         ticker.advance(Duration.ofHours(1));
-        LockSupport.unpark(waiterThread.get());
+        LockSupport.unpark(waiter.thread());
         ticker.awaitArrival();
 
         assertThat(bulkhead.queuedCount()).isEqualTo(1);
@@ -157,7 +148,7 @@ class BulkheadRaceTest {
         assertThat(next).isCompletedWithValue(2);
         ticker.open();
 
-        Throwable failure = catchThrowable(() -> waiter.get(10, TimeUnit.SECONDS));
+        Throwable failure = catchThrowable(() -> waiter.outcome().get(10, TimeUnit.SECONDS));
         assertThat(failure).isInstanceOf(ExecutionException.class).hasCauseInstanceOf(BulkheadRejectedException.class);
         assertThat(runs).hasValue(0);
         assertThat(rejections).extracting(Rejection::reason).containsExactly(Rejection.Reason.WAIT_TIMEOUT);
@@ -292,20 +283,17 @@ class BulkheadRaceTest {
             Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(1).maxQueue(2).build();
             Permit holder = bulkhead.acquire();
             AtomicInteger runs = new AtomicInteger();
-            AtomicReference<Thread> waiterThread = new AtomicReference<>();
             AtomicReference<Boolean> interruptKept = new AtomicReference<>();
-            FutureTask<Throwable> waiter = startQueued(bulkhead, "waiter", () -> {
-                waiterThread.set(Thread.currentThread());
+            Parked<Throwable> waiter = startParked(bulkhead, "waiter", () -> {
                 Throwable thrown = catchThrowable(() -> bulkhead.call(runs::incrementAndGet));
                 interruptKept.set(Thread.interrupted());
                 return thrown;
             });
-            awaitParked(waiterThread.get());
 
-            waiterThread.get().interrupt();
+            waiter.thread().interrupt();
             holder.close();
 
-            Throwable thrown = waiter.get(10, TimeUnit.SECONDS);
+            Throwable thrown = waiter.outcome().get(10, TimeUnit.SECONDS);
             // Either the interrupt won (the slot went free) or the grant did and the waiter handed it back.
             assertThat(thrown).isInstanceOf(CancellationException.class)
                     .hasCauseInstanceOf(InterruptedException.class);
@@ -325,12 +313,9 @@ class BulkheadRaceTest {
             AtomicInteger runs = new AtomicInteger();
             FutureTask<Object> waiter;
             if (sync) {
-                AtomicReference<Thread> waiterThread = new AtomicReference<>();
-                waiter = startQueued(bulkhead, "sync-waiter", () -> {
-                    waiterThread.set(Thread.currentThread());
-                    return bulkhead.call(runs::incrementAndGet, signal);
-                });
-                awaitParked(waiterThread.get()); // parked only after registering on the signal
+                // Parked only after registering on the signal.
+                waiter = startParked(bulkhead, "sync-waiter",
+                        () -> (Object) bulkhead.call(runs::incrementAndGet, signal)).outcome();
             } else {
                 bulkhead.callAsync(() -> {
                     runs.incrementAndGet();

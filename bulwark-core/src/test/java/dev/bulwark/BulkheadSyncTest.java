@@ -1,14 +1,15 @@
 package dev.bulwark;
 
-import static dev.bulwark.testing.Threads.awaitParked;
 import static dev.bulwark.testing.Threads.awaitQueued;
 import static dev.bulwark.testing.Threads.start;
+import static dev.bulwark.testing.Threads.startParked;
 import static dev.bulwark.testing.Threads.startQueued;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.bulwark.testing.FakeTicker;
+import dev.bulwark.testing.Threads.Parked;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -194,17 +195,13 @@ class BulkheadSyncTest {
                 }).build();
         Permit holder = bulkhead.acquire();
         AtomicInteger runs = new AtomicInteger();
-        AtomicReference<Thread> waiterThread = new AtomicReference<>();
-        FutureTask<Integer> waiter = startQueued(bulkhead, "waiter", () -> {
-            waiterThread.set(Thread.currentThread());
-            return bulkhead.call(runs::incrementAndGet);
-        });
-        awaitParked(waiterThread.get());
+        Parked<Integer> waiter = startParked(bulkhead, "waiter", () -> bulkhead.call(runs::incrementAndGet));
 
         ticker.advance(Duration.ofMillis(200));
-        LockSupport.unpark(waiterThread.get()); // a spurious wake-up: the waiter must re-read the ticker
+        LockSupport.unpark(waiter.thread()); // a spurious wake-up: the waiter must re-read the ticker
 
-        ExecutionException failure = (ExecutionException) catchThrowable(() -> waiter.get(10, TimeUnit.SECONDS));
+        ExecutionException failure =
+                (ExecutionException) catchThrowable(() -> waiter.outcome().get(10, TimeUnit.SECONDS));
         assertThat(failure.getCause()).isInstanceOfSatisfying(BulkheadRejectedException.class, e -> {
             assertThat(e.rejection().reason()).isEqualTo(Rejection.Reason.WAIT_TIMEOUT);
             assertThat(e.rejection().waited()).isEqualTo(Duration.ofMillis(200));
@@ -214,7 +211,7 @@ class BulkheadSyncTest {
         });
         assertThat(runs).hasValue(0);
         assertThat(handled).hasSize(1);
-        assertThat(handlerThreads).containsExactly(waiterThread.get());
+        assertThat(handlerThreads).containsExactly(waiter.thread());
         assertThat(bulkhead.queuedCount()).isZero();
         holder.close();
         assertThat(bulkhead.executingCount()).isZero();
@@ -371,20 +368,17 @@ class BulkheadSyncTest {
     void anInterruptedWaiterLeavesTheQueueKeepsItsInterruptStatusAndGetsCancellation() throws Exception {
         Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(1).maxQueue(1).build();
         Permit holder = bulkhead.acquire();
-        AtomicReference<Thread> waiterThread = new AtomicReference<>();
         AtomicReference<Boolean> interruptedAfter = new AtomicReference<>();
         AtomicInteger runs = new AtomicInteger();
-        FutureTask<Throwable> waiter = startQueued(bulkhead, "waiter", () -> {
-            waiterThread.set(Thread.currentThread());
+        Parked<Throwable> waiter = startParked(bulkhead, "waiter", () -> {
             Throwable thrown = catchThrowable(() -> bulkhead.call(runs::incrementAndGet));
             interruptedAfter.set(Thread.currentThread().isInterrupted());
             return thrown;
         });
-        awaitParked(waiterThread.get());
 
-        waiterThread.get().interrupt();
+        waiter.thread().interrupt();
 
-        Throwable thrown = waiter.get(10, TimeUnit.SECONDS);
+        Throwable thrown = waiter.outcome().get(10, TimeUnit.SECONDS);
         assertThat(thrown).isInstanceOf(CancellationException.class).hasCauseInstanceOf(InterruptedException.class);
         assertThat(interruptedAfter.get()).isTrue();
         assertThat(runs).hasValue(0);
