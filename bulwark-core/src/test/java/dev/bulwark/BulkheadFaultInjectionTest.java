@@ -1,7 +1,9 @@
 package dev.bulwark;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
@@ -47,11 +49,8 @@ class BulkheadFaultInjectionTest {
         executor.setRemoveOnCancelPolicy(true);
         MixedWorkload workload = new MixedWorkload(false, Scheduler.of(executor));
         Thread killer = new Thread(() -> {
-            try {
-                Thread.sleep(SECONDS * 1000 / 2);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            // Mid-run by progress, not by the clock: once the workload is well under way with a working timer.
+            await().atMost(Duration.ofSeconds(SECONDS)).until(() -> workload.completed.get() >= 10_000);
             // Tasks already accepted are dropped: their waits end by a grant or a cancellation instead.
             executor.shutdownNow();
         });
