@@ -59,11 +59,13 @@ public class BulwarkAutoConfiguration {
      * early nor needs AspectJ; it looks the policies up on the first call.
      *
      * @param policies the policies, resolved lazily
+     * @param fallbackListeners told of each fallback method taken (the metrics auto-configuration adds one)
      * @return the advisor
      */
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    public static BulwarkAdvisor bulwarkAdvisor(ObjectProvider<BulwarkPolicies> policies) {
-        return new BulwarkAdvisor(new BulwarkMethodInterceptor(policies));
+    public static BulwarkAdvisor bulwarkAdvisor(ObjectProvider<BulwarkPolicies> policies,
+                                                ObjectProvider<FallbackMethodListener> fallbackListeners) {
+        return new BulwarkAdvisor(new BulwarkMethodInterceptor(policies, fallbackListeners));
     }
 }

@@ -9,13 +9,20 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
- * Binds every bulkhead, retry and timeout of {@link BulwarkPolicies} to the application's {@link MeterRegistry} when
- * Micrometer and bulwark-micrometer are on the class path and a registry bean exists (Spring Boot's Actuator makes
- * one). Policies made later are bound as they are made. Switch it off with {@code bulwark.metrics.enabled=false}.
+ * Binds every bulkhead, retry and timeout of {@link BulwarkPolicies} to the application's {@link MeterRegistry}, and
+ * counts the fallback methods the annotations take in {@code bulwark.fallback.used}, when Micrometer is on the class
+ * path and a registry bean exists (Spring Boot's Actuator brings both; the starter brings bulwark-micrometer).
+ * Policies made later are bound as they are made. Switch it off with {@code bulwark.metrics.enabled=false}.
+ *
+ * <p>When metrics are on by configuration but cannot be bound, one INFO line at startup (logger
+ * {@code dev.bulwark.spring}) says why: Micrometer is not on the class path, or there is no {@code MeterRegistry}
+ * bean; the {@link MetricsOff} bean carries the same reason.
  */
 @AutoConfiguration(after = BulwarkAutoConfiguration.class, afterName = {
         // Spring Boot 3: the registries are made by Actuator's metrics auto-configuration.
@@ -24,46 +31,123 @@ import org.springframework.context.annotation.Bean;
         // Spring Boot 4: by spring-boot-micrometer-metrics.
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
-@ConditionalOnClass(name = {"io.micrometer.core.instrument.MeterRegistry", "dev.bulwark.micrometer.BulwarkMetrics"})
 @ConditionalOnProperty(prefix = "bulwark.metrics", name = "enabled", havingValue = "true", matchIfMissing = true)
-@ConditionalOnBean({MeterRegistry.class, BulwarkPolicies.class})
+@ConditionalOnBean(BulwarkPolicies.class)
 public class BulwarkMetricsAutoConfiguration {
+
+    private static final String METER_REGISTRY = "io.micrometer.core.instrument.MeterRegistry";
+    private static final System.Logger LOGGER = System.getLogger("dev.bulwark.spring");
 
     /** Creates the configuration; Spring calls it. */
     public BulwarkMetricsAutoConfiguration() {
     }
 
-    /**
-     * The binder of Bulwark's meters to the application's registry; use it for
-     * {@link BulwarkMetrics#fallbackCounter(String)} too.
-     *
-     * @param registry the application's (primary) registry
-     * @return the binder
-     */
-    @Bean
-    @ConditionalOnMissingBean
-    public BulwarkMetrics bulwarkMetrics(MeterRegistry registry) {
-        return BulwarkMetrics.of(registry);
+    /** The binding, when Micrometer and a registry bean are there. Types named by string: Micrometer may be absent. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {METER_REGISTRY, "dev.bulwark.micrometer.BulwarkMetrics"})
+    @ConditionalOnBean(type = METER_REGISTRY)
+    static class Binding {
+
+        /**
+         * The binder of Bulwark's meters to the application's registry; use it for
+         * {@link BulwarkMetrics#fallbackCounter(String)} too.
+         *
+         * @param registry the application's (primary) registry
+         * @return the binder
+         */
+        @Bean
+        @ConditionalOnMissingBean
+        BulwarkMetrics bulwarkMetrics(MeterRegistry registry) {
+            return BulwarkMetrics.of(registry);
+        }
+
+        /**
+         * Binds the policies; closing it (when the context closes) removes the meters.
+         *
+         * @param metrics the binder
+         * @param policies the policies
+         * @return the binding
+         */
+        @Bean
+        MeterBinding bulwarkMeterBinding(BulwarkMetrics metrics, BulwarkPolicies policies) {
+            return new MeterBinding(metrics, policies);
+        }
+
+        /**
+         * Counts each fallback method taken in {@code bulwark.fallback.used}, tagged with the name of the policy
+         * whose annotation names it and the failure's simple class name.
+         *
+         * @param metrics the binder
+         * @return the listener
+         */
+        @Bean
+        FallbackMethodListener bulwarkFallbackMethodMeters(BulwarkMetrics metrics) {
+            return (name, method, failure) -> metrics.fallbackCounter(name).accept(failure);
+        }
+    }
+
+    /** Says once, at startup, that metrics are off because Micrometer is missing. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingClass(METER_REGISTRY)
+    static class NoMicrometer {
+
+        @Bean
+        MetricsOff bulwarkMetricsOff() {
+            return MetricsOff.log("Micrometer is not on the class path; add spring-boot-starter-actuator (or "
+                    + "micrometer-core and a registry) to get the bulwark.* meters");
+        }
+    }
+
+    /** Says once, at startup, that metrics are off because no registry bean exists. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = METER_REGISTRY)
+    @ConditionalOnMissingBean(type = METER_REGISTRY)
+    static class NoMeterRegistry {
+
+        @Bean
+        MetricsOff bulwarkMetricsOff() {
+            return MetricsOff.log("there is no MeterRegistry bean; add spring-boot-starter-actuator (which makes "
+                    + "one) or declare one to get the bulwark.* meters");
+        }
     }
 
     /**
-     * Binds the policies; closing it (when the context closes) removes the meters.
-     *
-     * @param metrics the binder
-     * @param policies the policies
-     * @return the binding
+     * Present as a bean when metrics are enabled but nothing could be bound; its {@link #reason()} is what the startup
+     * line said. Immutable.
      */
-    @Bean
-    public MeterBinding bulwarkMeterBinding(BulwarkMetrics metrics, BulwarkPolicies policies) {
-        return new MeterBinding(metrics, policies);
+    public static final class MetricsOff {
+
+        private final String reason;
+
+        private MetricsOff(String reason) {
+            this.reason = reason;
+        }
+
+        static MetricsOff log(String reason) {
+            LOGGER.log(System.Logger.Level.INFO, "Bulwark metrics are off: " + reason
+                    + " (bulwark.metrics.enabled=false silences this line)");
+            return new MetricsOff(reason);
+        }
+
+        /**
+         * Returns why the meters are not bound.
+         *
+         * @return the reason, as logged at startup
+         */
+        public String reason() {
+            return reason;
+        }
+
+        @Override
+        public String toString() {
+            return "MetricsOff[" + reason + "]";
+        }
     }
 
     /**
      * The binding of an application's policies to its meter registry. Thread-safe; closing is idempotent.
      */
     public static final class MeterBinding implements AutoCloseable {
-
-        private static final System.Logger LOGGER = System.getLogger("dev.bulwark.spring");
 
         private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
 

@@ -2,6 +2,7 @@ package dev.bulwark.spring.internal;
 
 import dev.bulwark.Policy;
 import dev.bulwark.spring.BulwarkPolicies;
+import dev.bulwark.spring.FallbackMethodListener;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -21,15 +22,19 @@ import org.springframework.core.MethodClassKey;
 public final class BulwarkMethodInterceptor implements MethodInterceptor {
 
     private final ObjectProvider<BulwarkPolicies> policies;
+    private final ObjectProvider<FallbackMethodListener> fallbackListeners;
     private final Map<MethodClassKey, MethodPlan> plans = new ConcurrentHashMap<>();
 
     /**
      * Creates the interceptor.
      *
      * @param policies where the named policies come from, looked up on the first call
+     * @param fallbackListeners told of each fallback method taken, looked up each time
      */
-    public BulwarkMethodInterceptor(ObjectProvider<BulwarkPolicies> policies) {
+    public BulwarkMethodInterceptor(ObjectProvider<BulwarkPolicies> policies,
+                                    ObjectProvider<FallbackMethodListener> fallbackListeners) {
         this.policies = policies;
+        this.fallbackListeners = fallbackListeners;
     }
 
     /** Whether the method carries an annotation; builds and checks its plan. */
@@ -42,7 +47,7 @@ public final class BulwarkMethodInterceptor implements MethodInterceptor {
         MethodClassKey key = new MethodClassKey(specific, targetClass);
         MethodPlan plan = plans.get(key);
         if (plan == null && !plans.containsKey(key)) {
-            plan = MethodPlan.of(specific, targetClass);
+            plan = MethodPlan.of(specific, targetClass, fallbackListeners);
             if (plan != null) {
                 plans.putIfAbsent(key, plan);
             }

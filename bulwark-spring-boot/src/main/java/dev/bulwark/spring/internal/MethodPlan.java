@@ -4,14 +4,16 @@ import dev.bulwark.Pipeline;
 import dev.bulwark.Policy;
 import dev.bulwark.spring.Bulkhead;
 import dev.bulwark.spring.BulwarkPolicies;
+import dev.bulwark.spring.FallbackMethodListener;
 import dev.bulwark.spring.Retry;
 import dev.bulwark.spring.Timeout;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 
@@ -47,36 +49,43 @@ final class MethodPlan {
     /**
      * Reads the annotations of {@code method} (or of its class) as seen in {@code targetClass}.
      *
+     * @param fallbackListeners told of each use of the fallback method
      * @return the plan, or {@code null} when the method carries none of the annotations
      * @throws IllegalStateException when the annotations are inconsistent or the fallback method does not exist
      */
-    static MethodPlan of(Method method, Class<?> targetClass) {
+    static MethodPlan of(Method method, Class<?> targetClass,
+                         ObjectProvider<FallbackMethodListener> fallbackListeners) {
         Retry retry = find(method, targetClass, Retry.class);
         Timeout timeout = find(method, targetClass, Timeout.class);
         Bulkhead bulkhead = find(method, targetClass, Bulkhead.class);
         if (retry == null && timeout == null && bulkhead == null) {
             return null;
         }
-        Set<String> fallbacks = new LinkedHashSet<>();
+        // Fallback method name -> the policy of the outermost annotation naming it (reported to the listeners).
+        Map<String, String> fallbacks = new LinkedHashMap<>();
         List<String> names = new ArrayList<>();
         if (retry != null) {
             names.add(requireName(retry.value(), "@Retry", method));
-            addFallback(fallbacks, retry.fallbackMethod());
+            addFallback(fallbacks, retry.fallbackMethod(), retry.value());
         }
         if (timeout != null) {
             names.add(requireName(timeout.value(), "@Timeout", method));
-            addFallback(fallbacks, timeout.fallbackMethod());
+            addFallback(fallbacks, timeout.fallbackMethod(), timeout.value());
         }
         if (bulkhead != null) {
             names.add(requireName(bulkhead.value(), "@Bulkhead", method));
-            addFallback(fallbacks, bulkhead.fallbackMethod());
+            addFallback(fallbacks, bulkhead.fallbackMethod(), bulkhead.value());
         }
         if (fallbacks.size() > 1) {
-            throw new IllegalStateException(method + " names several fallback methods " + fallbacks
+            throw new IllegalStateException(method + " names several fallback methods " + fallbacks.keySet()
                     + ": name one, on one of its annotations");
         }
-        FallbackMethod fallback = fallbacks.isEmpty() ? null
-                : FallbackMethod.resolve(targetClass, method, fallbacks.iterator().next());
+        FallbackMethod fallback = null;
+        if (!fallbacks.isEmpty()) {
+            Map.Entry<String, String> named = fallbacks.entrySet().iterator().next();
+            fallback = FallbackMethod.resolve(targetClass, method, named.getKey(), named.getValue(),
+                    fallbackListeners);
+        }
         return new MethodPlan(retry == null ? null : retry.value(), timeout == null ? null : timeout.value(),
                 bulkhead == null ? null : bulkhead.value(), kindOf(method), fallback);
     }
@@ -98,9 +107,9 @@ final class MethodPlan {
         return name;
     }
 
-    private static void addFallback(Set<String> fallbacks, String name) {
+    private static void addFallback(Map<String, String> fallbacks, String name, String policyName) {
         if (!name.isEmpty()) {
-            fallbacks.add(name);
+            fallbacks.putIfAbsent(name, policyName);
         }
     }
 
