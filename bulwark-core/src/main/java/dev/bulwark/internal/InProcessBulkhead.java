@@ -12,13 +12,15 @@ import dev.bulwark.Scheduler;
 import dev.bulwark.Subscription;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.Ticker;
+import dev.bulwark.internal.spi.Arguments;
+import dev.bulwark.internal.spi.AsyncOperation;
+import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.internal.spi.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
@@ -57,6 +59,8 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
      * a listener is attached or detached.
      */
     private volatile BulkheadEvents events;
+    /** Releases the slot of an async operation; made once so that starting one allocates nothing for it. */
+    private final AsyncOperation.Slot asyncSlot = this::releaseAfterAsync;
 
     private volatile Duration maxWait;
     /** Read by the waiters when they join the queue. */
@@ -211,7 +215,7 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
     /** Takes a slot for the calling thread, waiting if needed; throws if it cannot. */
     private void acquireSlot(CancellationSignal signal) {
         if (Objects.requireNonNull(signal, "signal").isCancelled()) {
-            throw cancelledBeforeStart(signal);
+            throw Outcomes.cancelledBeforeStart(name, signal);
         }
         long outcome = admitOrObserveFull();
         if (outcome == ADMITTED) {
@@ -234,7 +238,7 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
         Objects.requireNonNull(signal, "signal");
         CompletableFuture<T> result = new CompletableFuture<>();
         if (signal.isCancelled()) {
-            result.completeExceptionally(cancelledBeforeStart(signal));
+            result.completeExceptionally(Outcomes.cancelledBeforeStart(name, signal));
             return result;
         }
         long outcome = admitOrObserveFull();
@@ -253,7 +257,7 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
     public CompletableFuture<Permit> acquireAsync(CancellationSignal signal) {
         Objects.requireNonNull(signal, "signal");
         if (signal.isCancelled()) {
-            return CompletableFuture.failedFuture(cancelledBeforeStart(signal));
+            return CompletableFuture.failedFuture(Outcomes.cancelledBeforeStart(name, signal));
         }
         long outcome = admitOrObserveFull();
         if (outcome == ADMITTED) {
@@ -282,40 +286,13 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
 
     /** Runs an async operation that holds a slot, and releases the slot when its stage completes. */
     <T> void startAsync(Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result) {
-        long startedAt = observed() ? ticker.read() : 0L;
-        CompletionStage<T> stage;
-        try {
-            stage = operation.get();
-            if (stage == null) {
-                throw new NullPointerException("operation returned null instead of a CompletionStage");
-            }
-        } catch (Throwable failure) {
-            releaseAfterRun(startedAt, outcomeOf(failure));
-            result.completeExceptionally(failure);
-            return;
-        }
-        // An already-successful plain CompletableFuture is relayed without registering a callback (no
-        // allocation). Only the exact class: subclasses may override these methods (minimalCompletionStage()'s
-        // throws UnsupportedOperationException from isDone()).
-        if (stage.getClass() == CompletableFuture.class) {
-            CompletableFuture<T> future = (CompletableFuture<T>) stage;
-            if (future.isDone() && !future.isCompletedExceptionally()) {
-                T value = future.getNow(null);
-                releaseAfterRun(startedAt, Permit.Outcome.SUCCESS);
-                result.complete(value);
-                return;
-            }
-        }
-        AsyncCompletion<T> completion = new AsyncCompletion<>(this, result, startedAt);
-        try {
-            stage.whenComplete(completion);
-        } catch (Throwable brokenStage) {
-            // A foreign stage that cannot take a callback would otherwise keep the slot forever. Completion is
-            // one-shot, so if the callback did get registered and fires later, nothing is released twice.
-            completion.accept(null, brokenStage);
-        }
+        AsyncOperation.start(operation, result, asyncSlot, observed() ? ticker.read() : 0L);
     }
 
+    /** Releases the slot of an async operation that ran; see {@link AsyncOperation}. */
+    private void releaseAfterAsync(long startedAt, Throwable failure) {
+        releaseAfterRun(startedAt, failure == null ? Permit.Outcome.SUCCESS : outcomeOf(failure));
+    }
 
     // ---------------------------------------------------------------------------------------------------------
     // Outcomes
@@ -327,38 +304,7 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
         if (listeners != null) {
             listeners.rejected(rejection);
         }
-        BulkheadRejectedException exception = new BulkheadRejectedException(rejection);
-        Consumer<? super Rejection> handler = rejectionHandler;
-        if (handler != null) {
-            try {
-                handler.accept(rejection);
-            } catch (Throwable failure) {
-                exception.addSuppressed(failure);
-            }
-        }
-        return exception;
-    }
-
-    private CancellationException cancelledBeforeStart(CancellationSignal signal) {
-        CancellationException exception =
-                new CancellationException("Bulkhead '" + name + "': the call was cancelled before it started");
-        signal.reason().ifPresent(exception::initCause);
-        return exception;
-    }
-
-    CancellationException cancelledWhileQueued(CancellationSignal signal) {
-        CancellationException exception =
-                new CancellationException("Bulkhead '" + name + "': the call was cancelled while queued");
-        signal.reason().ifPresent(exception::initCause);
-        return exception;
-    }
-
-    CancellationException interruptedWhileQueued() {
-        CancellationException exception =
-                new CancellationException("Bulkhead '" + name + "': the thread was interrupted while queued");
-        exception.initCause(new InterruptedException("interrupted while waiting for a slot of bulkhead '" + name
-                + "'"));
-        return exception;
+        return Outcomes.reject(rejection, null, rejectionHandler);
     }
 
     /** A queued waiter got its slot and will run. */

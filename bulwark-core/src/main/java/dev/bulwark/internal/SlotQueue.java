@@ -16,7 +16,6 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <h2>Design notes</h2>
  *
- *
  * <p><b>State word.</b> The number of waiting calls and the number of available slots live in one 64-bit word,
  * {@link #state}: the high 32 bits hold {@code waiting} (0 .. {@code Integer.MAX_VALUE}, so the word is never
  * negative), the low 32 bits hold {@code available} as a signed int ({@code maxConcurrency - executing}; it is
@@ -48,7 +47,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>Limit changes</b> happen under the lock and add the difference to {@code available}; raising it grants
  * waiters at once. {@link #limitChanges} is a sequence lock that lets {@link #executingCount()} read the limit
  * and the word as a consistent pair without the lock. An adaptive limit ({@link AdaptiveLimiter}) changes it the
- * same way, through {@link #adaptLimit(int, int)}, which applies a decision only if the limit still has the value
+ * same way, through {@link InProcessBulkhead#adaptLimit(int, int)}, which applies a decision only if the limit still has the value
  * the decision was based on.
  *
  * <p><b>Queue order.</b> FIFO grants from the head of the queue. LIFO grants from the tail, and a newcomer that
@@ -59,8 +58,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 abstract class SlotQueue {
 
-    private static final VarHandle STATE =
-            VarHandles.field(MethodHandles.lookup(), "state", long.class);
+    private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", long.class);
 
     /** {@link #admitOrObserveFull()}: the caller took a slot. */
     static final long ADMITTED = -1L;

@@ -2,6 +2,7 @@ package dev.bulwark.internal;
 
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.spi.Outcomes;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -28,7 +29,7 @@ final class SyncWaiter extends Waiter implements Runnable {
      */
     static void await(InProcessBulkhead bulkhead, CancellationSignal signal) {
         if (Thread.currentThread().isInterrupted()) {
-            throw bulkhead.interruptedWhileQueued();
+            throw Outcomes.interruptedWhileQueued(bulkhead.name);
         }
         SyncWaiter waiter = new SyncWaiter(bulkhead, signal, bulkhead.ticker().read(),
                 bulkhead.maxWaitNanos);
@@ -44,7 +45,7 @@ final class SyncWaiter extends Waiter implements Runnable {
         CancellationSignal.Registration registration = signal.canBeCancelled() ? signal.onCancel(waiter) : null;
         boolean interrupted = false;
         try {
-            while (waiter.status == Waiter.WAITING) {
+            while (waiter.status() == Waiter.WAITING) {
                 if (waiter.timed) {
                     long remaining = waiter.deadline - bulkhead.ticker().read();
                     if (remaining <= 0L) {
@@ -70,7 +71,7 @@ final class SyncWaiter extends Waiter implements Runnable {
             }
         }
         long waited = bulkhead.ticker().read() - waiter.enqueuedAt;
-        int fate = waiter.status;
+        int fate = waiter.status();
         if (fate == Waiter.GRANTED && !interrupted && !signal.isCancelled()) {
             bulkhead.waiterAdmitted(waiter, waited);
             return;
@@ -89,7 +90,7 @@ final class SyncWaiter extends Waiter implements Runnable {
             bulkhead.releaseUnused();
         }
         bulkhead.waiterCancelled(waiter, waited);
-        throw interrupted ? bulkhead.interruptedWhileQueued() : bulkhead.cancelledWhileQueued(signal);
+        throw interrupted ? Outcomes.interruptedWhileQueued(bulkhead.name) : Outcomes.cancelledWhileQueued(bulkhead.name, signal);
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.Ticker;
 import dev.bulwark.TimeoutExceededException;
 import dev.bulwark.TimeoutListener;
+import dev.bulwark.internal.spi.Arguments;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
