@@ -1,9 +1,10 @@
 package dev.bulwark;
 
-import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.internal.Chain;
-import dev.bulwark.internal.Names;
-import dev.bulwark.internal.RetryPolicy;
+import dev.bulwark.internal.ChainStep;
+import dev.bulwark.internal.RetryStep;
+import dev.bulwark.internal.StepSource;
+import dev.bulwark.internal.spi.Arguments;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,12 +41,14 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safe and stateless between calls; share one instance. A call that succeeds on its first attempt
  * allocates nothing.
  */
-public final class Retry implements Policy {
+// StepSource and ChainStep are not exported on purpose: the contract binds Bulwark's own policies only.
+@SuppressWarnings("exports")
+public final class Retry implements Policy, StepSource {
 
-    private final RetryPolicy policy;
+    private final RetryStep step;
 
-    private Retry(RetryPolicy policy) {
-        this.policy = policy;
+    private Retry(RetryStep step) {
+        this.step = step;
     }
 
     /**
@@ -63,7 +66,7 @@ public final class Retry implements Policy {
      * @return the name
      */
     public String name() {
-        return policy.name();
+        return step.name();
     }
 
     /**
@@ -72,11 +75,19 @@ public final class Retry implements Policy {
      * @return at least 0
      */
     public int maxRetries() {
-        return policy.maxRetries();
+        return step.maxRetries();
     }
 
-    RetryPolicy step() {
-        return policy;
+    /**
+     * Appends this retry's step to a pipeline's chain. Part of Bulwark's internal composition contract
+     * ({@code dev.bulwark.internal.StepSource}, not exported): applications compose with
+     * {@link Pipeline#of(Policy...)} instead.
+     *
+     * @param steps the chain being assembled
+     */
+    @Override
+    public void appendStepsTo(List<ChainStep> steps) {
+        steps.add(step);
     }
 
     /**
@@ -88,7 +99,7 @@ public final class Retry implements Policy {
      * @throws NullPointerException when {@code listener} is {@code null}
      */
     public Subscription addListener(RetryListener listener) {
-        return policy.addListener(listener);
+        return step.addListener(listener);
     }
 
     /**
@@ -104,7 +115,7 @@ public final class Retry implements Policy {
             throws X {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(signal, "signal");
-        return policy.call(Chain.EMPTY, 0, operation, signal);
+        return step.call(Chain.EMPTY, 0, operation, signal);
     }
 
     /**
@@ -119,20 +130,19 @@ public final class Retry implements Policy {
                                               CancellationSignal signal) {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(signal, "signal");
-        return policy.callAsync(Chain.EMPTY, 0, operation, signal);
+        return step.callAsync(Chain.EMPTY, 0, operation, signal);
     }
 
     @Override
     public String toString() {
-        return "Retry[" + policy + "]";
+        return "Retry[" + step + "]";
     }
 
     /**
      * Configures a {@link Retry}. Not thread-safe. Each setter checks its argument at once and names it in the
      * exception.
      */
-    public static final class Builder {
-        private String name = Names.next("retry");
+    public static final class Builder extends PolicyBuilder<Builder, RetryListener> {
         private final List<Class<? extends Throwable>> handledTypes = new ArrayList<>();
         private final List<Predicate<? super Throwable>> handledIf = new ArrayList<>();
         private int maxRetries = 3;
@@ -140,24 +150,9 @@ public final class Retry implements Policy {
         private @Nullable Duration backoffInitial;
         private @Nullable Duration backoffMax;
         private double jitter;
-        private final List<RetryListener> listeners = new ArrayList<>();
-        private Scheduler scheduler = Scheduler.shared();
-        private Ticker ticker = Ticker.system();
 
         private Builder() {
-        }
-
-        /**
-         * Sets the name used in events and metrics. Default: {@code retry-N}.
-         *
-         * @param name a non-blank name
-         * @return this builder
-         * @throws NullPointerException when {@code name} is {@code null}
-         * @throws IllegalArgumentException when {@code name} is blank
-         */
-        public Builder name(String name) {
-            this.name = Arguments.requireName(name);
-            return this;
+            super("retry");
         }
 
         /**
@@ -290,48 +285,12 @@ public final class Retry implements Policy {
         }
 
         /**
-         * Adds a listener; several may be added.
-         *
-         * @param listener the listener
-         * @return this builder
-         * @throws NullPointerException when {@code listener} is {@code null}
-         */
-        public Builder listener(RetryListener listener) {
-            listeners.add(Objects.requireNonNull(listener, "listener"));
-            return this;
-        }
-
-        /**
-         * Sets the scheduler for asynchronous delays. Default: {@link Scheduler#shared()}.
-         *
-         * @param scheduler the scheduler
-         * @return this builder
-         * @throws NullPointerException when {@code scheduler} is {@code null}
-         */
-        public Builder scheduler(Scheduler scheduler) {
-            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
-            return this;
-        }
-
-        /**
-         * Sets the clock for synchronous delays (for tests). Default: {@link Ticker#system()}.
-         *
-         * @param ticker the ticker
-         * @return this builder
-         * @throws NullPointerException when {@code ticker} is {@code null}
-         */
-        public Builder ticker(Ticker ticker) {
-            this.ticker = Objects.requireNonNull(ticker, "ticker");
-            return this;
-        }
-
-        /**
          * Builds the retry.
          *
          * @return a new retry
          */
         public Retry build() {
-            return new Retry(new RetryPolicy(name, List.copyOf(handledTypes), List.copyOf(handledIf), maxRetries,
+            return new Retry(new RetryStep(name, List.copyOf(handledTypes), List.copyOf(handledIf), maxRetries,
                     delay, backoffInitial, backoffMax, jitter, List.copyOf(listeners), scheduler, ticker));
         }
     }

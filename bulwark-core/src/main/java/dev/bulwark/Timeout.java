@@ -1,11 +1,11 @@
 package dev.bulwark;
 
-import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.internal.Chain;
-import dev.bulwark.internal.Names;
-import dev.bulwark.internal.TimeoutPolicy;
+import dev.bulwark.internal.ChainStep;
+import dev.bulwark.internal.StepSource;
+import dev.bulwark.internal.TimeoutStep;
+import dev.bulwark.internal.spi.Arguments;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -31,12 +31,14 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread-safe; share one instance. Each call schedules one timer task on the {@link Scheduler}.
  */
-public final class Timeout implements Policy {
+// StepSource and ChainStep are not exported on purpose: the contract binds Bulwark's own policies only.
+@SuppressWarnings("exports")
+public final class Timeout implements Policy, StepSource {
 
-    private final TimeoutPolicy policy;
+    private final TimeoutStep step;
 
-    private Timeout(TimeoutPolicy policy) {
-        this.policy = policy;
+    private Timeout(TimeoutStep step) {
+        this.step = step;
     }
 
     /**
@@ -66,7 +68,7 @@ public final class Timeout implements Policy {
      * @return the name
      */
     public String name() {
-        return policy.name();
+        return step.name();
     }
 
     /**
@@ -75,11 +77,19 @@ public final class Timeout implements Policy {
      * @return the timeout
      */
     public Duration timeout() {
-        return policy.timeout();
+        return step.timeout();
     }
 
-    TimeoutPolicy step() {
-        return policy;
+    /**
+     * Appends this timeout's step to a pipeline's chain. Part of Bulwark's internal composition contract
+     * ({@code dev.bulwark.internal.StepSource}, not exported): applications compose with
+     * {@link Pipeline#of(Policy...)} instead.
+     *
+     * @param steps the chain being assembled
+     */
+    @Override
+    public void appendStepsTo(List<ChainStep> steps) {
+        steps.add(step);
     }
 
     /**
@@ -91,7 +101,7 @@ public final class Timeout implements Policy {
      * @throws NullPointerException when {@code listener} is {@code null}
      */
     public Subscription addListener(TimeoutListener listener) {
-        return policy.addListener(listener);
+        return step.addListener(listener);
     }
 
     /**
@@ -107,7 +117,7 @@ public final class Timeout implements Policy {
             throws X {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(signal, "signal");
-        return policy.call(Chain.EMPTY, 0, operation, signal);
+        return step.call(Chain.EMPTY, 0, operation, signal);
     }
 
     /**
@@ -120,37 +130,21 @@ public final class Timeout implements Policy {
                                               CancellationSignal signal) {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(signal, "signal");
-        return policy.callAsync(Chain.EMPTY, 0, operation, signal);
+        return step.callAsync(Chain.EMPTY, 0, operation, signal);
     }
 
     @Override
     public String toString() {
-        return "Timeout[" + policy + "]";
+        return "Timeout[" + step + "]";
     }
 
     /** Configures a {@link Timeout}. Not thread-safe. */
-    public static final class Builder {
-        private String name = Names.next("timeout");
+    public static final class Builder extends PolicyBuilder<Builder, TimeoutListener> {
         private @Nullable Duration timeout;
         private boolean interruptOnTimeout;
-        private final List<TimeoutListener> listeners = new ArrayList<>();
-        private Scheduler scheduler = Scheduler.shared();
-        private Ticker ticker = Ticker.system();
 
         private Builder() {
-        }
-
-        /**
-         * Sets the name. Default: {@code timeout-N}.
-         *
-         * @param name a non-blank name
-         * @return this builder
-         * @throws NullPointerException when {@code name} is {@code null}
-         * @throws IllegalArgumentException when {@code name} is blank
-         */
-        public Builder name(String name) {
-            this.name = Arguments.requireName(name);
-            return this;
+            super("timeout");
         }
 
         /**
@@ -202,42 +196,6 @@ public final class Timeout implements Policy {
         }
 
         /**
-         * Adds a listener; several may be added.
-         *
-         * @param listener the listener
-         * @return this builder
-         * @throws NullPointerException when {@code listener} is {@code null}
-         */
-        public Builder listener(TimeoutListener listener) {
-            listeners.add(Objects.requireNonNull(listener, "listener"));
-            return this;
-        }
-
-        /**
-         * Sets the scheduler that fires deadlines. Default: {@link Scheduler#shared()}.
-         *
-         * @param scheduler the scheduler
-         * @return this builder
-         * @throws NullPointerException when {@code scheduler} is {@code null}
-         */
-        public Builder scheduler(Scheduler scheduler) {
-            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
-            return this;
-        }
-
-        /**
-         * Sets the clock for elapsed times reported to listeners. Default: {@link Ticker#system()}.
-         *
-         * @param ticker the ticker
-         * @return this builder
-         * @throws NullPointerException when {@code ticker} is {@code null}
-         */
-        public Builder ticker(Ticker ticker) {
-            this.ticker = Objects.requireNonNull(ticker, "ticker");
-            return this;
-        }
-
-        /**
          * Builds the timeout.
          *
          * @return a new timeout
@@ -247,7 +205,7 @@ public final class Timeout implements Policy {
             if (timeout == null) {
                 throw new IllegalStateException("timeout must be set: call timeout(Duration) before build()");
             }
-            return new Timeout(new TimeoutPolicy(name, timeout, interruptOnTimeout, List.copyOf(listeners),
+            return new Timeout(new TimeoutStep(name, timeout, interruptOnTimeout, List.copyOf(listeners),
                     scheduler, ticker));
         }
     }

@@ -1,5 +1,6 @@
 package dev.bulwark.internal;
 
+import dev.bulwark.internal.spi.VarHandles;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.RetryEvent;
 import dev.bulwark.RetryListener;
@@ -20,7 +21,7 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /** The behaviour behind {@link dev.bulwark.Retry}; see its javadoc for the rules. Immutable and thread-safe. */
-public final class RetryPolicy implements ChainStep {
+public final class RetryStep implements ChainStep {
 
     private static final System.Logger LOGGER = System.getLogger("dev.bulwark.Retry");
 
@@ -37,7 +38,7 @@ public final class RetryPolicy implements ChainStep {
     private final Ticker ticker;
 
     /**
-     * Creates the policy from checked configuration (the public builder validates every value).
+     * Creates the step from checked configuration (the public builder validates every value).
      *
      * @param name the name
      * @param handledTypes failure types to retry; with {@code handledIf} empty too, every Exception is retried
@@ -51,10 +52,10 @@ public final class RetryPolicy implements ChainStep {
      * @param scheduler for asynchronous delays
      * @param ticker for synchronous delays
      */
-    public RetryPolicy(String name, List<Class<? extends Throwable>> handledTypes,
-                       List<Predicate<? super Throwable>> handledIf, int maxRetries, Duration delay,
-                       Duration backoffInitial, Duration backoffMax, double jitter, List<RetryListener> listeners,
-                       Scheduler scheduler, Ticker ticker) {
+    public RetryStep(String name, List<Class<? extends Throwable>> handledTypes,
+                     List<Predicate<? super Throwable>> handledIf, int maxRetries, Duration delay,
+                     Duration backoffInitial, Duration backoffMax, double jitter, List<RetryListener> listeners,
+                     Scheduler scheduler, Ticker ticker) {
         this.name = name;
         this.handledTypes = handledTypes;
         this.handledIf = handledIf;
@@ -261,20 +262,10 @@ public final class RetryPolicy implements ChainStep {
      * another thread asks for the next attempt while the loop is finishing.
      */
     private static final class AsyncExecution<T> implements BiConsumer<T, Throwable>, Runnable {
-        private static final VarHandle WIP;
-        private static final VarHandle DELAYING;
+        private static final VarHandle WIP = VarHandles.field(MethodHandles.lookup(), "wip", int.class);
+        private static final VarHandle DELAYING = VarHandles.field(MethodHandles.lookup(), "delaying", int.class);
 
-        static {
-            try {
-                MethodHandles.Lookup lookup = MethodHandles.lookup();
-                WIP = lookup.findVarHandle(AsyncExecution.class, "wip", int.class);
-                DELAYING = lookup.findVarHandle(AsyncExecution.class, "delaying", int.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        private final RetryPolicy policy;
+        private final RetryStep policy;
         private final Chain chain;
         private final int next;
         private final Supplier<? extends CompletionStage<T>> operation;
@@ -290,7 +281,7 @@ public final class RetryPolicy implements ChainStep {
         private volatile Scheduler.Cancellable pendingDelay;
         private volatile CancellationSignal.Registration cancelHook;
 
-        AsyncExecution(RetryPolicy policy, Chain chain, int next, Supplier<? extends CompletionStage<T>> operation,
+        AsyncExecution(RetryStep policy, Chain chain, int next, Supplier<? extends CompletionStage<T>> operation,
                        CancellationSignal signal, CompletableFuture<T> result) {
             this.policy = policy;
             this.chain = chain;
