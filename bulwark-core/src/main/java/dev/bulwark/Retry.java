@@ -1,19 +1,13 @@
 package dev.bulwark;
 
-import dev.bulwark.internal.Chain;
-import dev.bulwark.internal.ChainStep;
 import dev.bulwark.internal.RetryStep;
-import dev.bulwark.internal.StepSource;
 import dev.bulwark.internal.spi.Arguments;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,7 +27,9 @@ import org.jspecify.annotations.Nullable;
  *       ({@link java.util.concurrent.CancellationException}) or the thread is interrupted (the retry stops, the
  *       interrupt status is kept, and a {@link java.util.concurrent.CancellationException} caused by an
  *       {@link InterruptedException} is thrown). An asynchronous delay holds no thread: the next attempt is
- *       scheduled on the {@link Scheduler}.</li>
+ *       scheduled on the {@link Scheduler}; cancelling the signal during it completes the returned future with a
+ *       {@link java.util.concurrent.CancellationException}, and cancelling the returned future stops further
+ *       attempts.</li>
  *   <li>In a {@link Pipeline}, each attempt runs the policies inside the retry again: {@code Pipeline.of(retry,
  *       bulkhead)} asks the bulkhead for a slot on every attempt.</li>
  * </ul>
@@ -41,14 +37,12 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safe and stateless between calls; share one instance. A call that succeeds on its first attempt
  * allocates nothing.
  */
-// StepSource and ChainStep are not exported on purpose: the contract binds Bulwark's own policies only.
+// The step type is internal on purpose: it is implementation, named here only to type the shared base.
 @SuppressWarnings("exports")
-public final class Retry implements Policy, StepSource {
-
-    private final RetryStep step;
+public final class Retry extends SingleStepPolicy<RetryStep> {
 
     private Retry(RetryStep step) {
-        this.step = step;
+        super(step);
     }
 
     /**
@@ -79,18 +73,6 @@ public final class Retry implements Policy, StepSource {
     }
 
     /**
-     * Appends this retry's step to a pipeline's chain. Part of Bulwark's internal composition contract
-     * ({@code dev.bulwark.internal.StepSource}, not exported): applications compose with
-     * {@link Pipeline#of(Policy...)} instead.
-     *
-     * @param steps the chain being assembled
-     */
-    @Override
-    public void appendStepsTo(List<ChainStep> steps) {
-        steps.add(step);
-    }
-
-    /**
      * Attaches a listener after construction (metrics bind this way). A listener attached while calls are in
      * flight sees only their later events.
      *
@@ -100,42 +82,6 @@ public final class Retry implements Policy, StepSource {
      */
     public Subscription addListener(RetryListener listener) {
         return step.addListener(listener);
-    }
-
-    /**
-     * Runs {@code operation}, retrying handled failures.
-     *
-     * @throws X the operation's last failure, untouched
-     * @throws java.util.concurrent.CancellationException when {@code signal} is cancelled before an attempt or
-     *     during a delay, or the thread is interrupted during a delay
-     * @throws NullPointerException when an argument is {@code null}
-     */
-    @Override
-    public <T extends @Nullable Object, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
-            throws X {
-        Objects.requireNonNull(operation, "operation");
-        Objects.requireNonNull(signal, "signal");
-        return step.call(Chain.EMPTY, 0, operation, signal);
-    }
-
-    /**
-     * Runs an asynchronous operation, retrying handled failures after delays that hold no thread. Cancelling the
-     * signal during a delay completes the returned future with a
-     * {@link java.util.concurrent.CancellationException}; cancelling the returned future stops further attempts.
-     *
-     * @throws NullPointerException when an argument is {@code null}
-     */
-    @Override
-    public <T extends @Nullable Object> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
-                                              CancellationSignal signal) {
-        Objects.requireNonNull(operation, "operation");
-        Objects.requireNonNull(signal, "signal");
-        return step.callAsync(Chain.EMPTY, 0, operation, signal);
-    }
-
-    @Override
-    public String toString() {
-        return "Retry[" + step + "]";
     }
 
     /**

@@ -1,17 +1,11 @@
 package dev.bulwark;
 
-import dev.bulwark.internal.Chain;
-import dev.bulwark.internal.ChainStep;
-import dev.bulwark.internal.StepSource;
 import dev.bulwark.internal.TimeoutStep;
 import dev.bulwark.internal.spi.Arguments;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -22,7 +16,9 @@ import org.jspecify.annotations.Nullable;
  * at that moment), and, if {@link Builder#interruptOnTimeout(boolean) configured}, the thread is interrupted. The
  * caller gets {@link TimeoutExceededException} no later than when the operation returns; a result (or failure)
  * that arrives after the deadline is discarded (a late failure is attached as suppressed). An interrupt this
- * policy caused is cleared before the exception is thrown.
+ * policy caused is cleared before the exception is thrown. The operation's own exception, when it failed before
+ * the deadline, passes through untouched; a signal already cancelled when the call starts gives a
+ * {@link java.util.concurrent.CancellationException}.
  *
  * <p><b>Asynchronous calls</b>: the returned future completes exceptionally with {@link TimeoutExceededException}
  * at the deadline (within timer precision), the inner signal is cancelled, and the inner stage is cancelled where
@@ -31,14 +27,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread-safe; share one instance. Each call schedules one timer task on the {@link Scheduler}.
  */
-// StepSource and ChainStep are not exported on purpose: the contract binds Bulwark's own policies only.
+// The step type is internal on purpose: it is implementation, named here only to type the shared base.
 @SuppressWarnings("exports")
-public final class Timeout implements Policy, StepSource {
-
-    private final TimeoutStep step;
+public final class Timeout extends SingleStepPolicy<TimeoutStep> {
 
     private Timeout(TimeoutStep step) {
-        this.step = step;
+        super(step);
     }
 
     /**
@@ -81,18 +75,6 @@ public final class Timeout implements Policy, StepSource {
     }
 
     /**
-     * Appends this timeout's step to a pipeline's chain. Part of Bulwark's internal composition contract
-     * ({@code dev.bulwark.internal.StepSource}, not exported): applications compose with
-     * {@link Pipeline#of(Policy...)} instead.
-     *
-     * @param steps the chain being assembled
-     */
-    @Override
-    public void appendStepsTo(List<ChainStep> steps) {
-        steps.add(step);
-    }
-
-    /**
      * Attaches a listener after construction (metrics bind this way). A listener attached while calls are in
      * flight sees only their later events.
      *
@@ -102,40 +84,6 @@ public final class Timeout implements Policy, StepSource {
      */
     public Subscription addListener(TimeoutListener listener) {
         return step.addListener(listener);
-    }
-
-    /**
-     * Runs {@code operation} on the calling thread with a deadline.
-     *
-     * @throws X the operation's own exception, untouched, when it failed before the deadline
-     * @throws TimeoutExceededException when the deadline passed before the operation returned
-     * @throws java.util.concurrent.CancellationException when {@code signal} is cancelled before the call starts
-     * @throws NullPointerException when an argument is {@code null}
-     */
-    @Override
-    public <T extends @Nullable Object, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
-            throws X {
-        Objects.requireNonNull(operation, "operation");
-        Objects.requireNonNull(signal, "signal");
-        return step.call(Chain.EMPTY, 0, operation, signal);
-    }
-
-    /**
-     * Runs an asynchronous operation with a deadline; see the class description.
-     *
-     * @throws NullPointerException when an argument is {@code null}
-     */
-    @Override
-    public <T extends @Nullable Object> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
-                                              CancellationSignal signal) {
-        Objects.requireNonNull(operation, "operation");
-        Objects.requireNonNull(signal, "signal");
-        return step.callAsync(Chain.EMPTY, 0, operation, signal);
-    }
-
-    @Override
-    public String toString() {
-        return "Timeout[" + step + "]";
     }
 
     /** Configures a {@link Timeout}. Not thread-safe. */
