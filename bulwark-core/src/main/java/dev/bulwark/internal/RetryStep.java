@@ -1,12 +1,12 @@
 package dev.bulwark.internal;
 
-import dev.bulwark.internal.spi.VarHandles;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.RetryEvent;
 import dev.bulwark.RetryListener;
 import dev.bulwark.Scheduler;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.Ticker;
+import dev.bulwark.internal.spi.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -120,22 +120,7 @@ public final class RetryStep implements ChainStep {
         if (handledTypes.isEmpty() && handledIf.isEmpty()) {
             return failure instanceof Exception;
         }
-        for (Class<? extends Throwable> type : handledTypes) {
-            if (type.isInstance(failure)) {
-                return true;
-            }
-        }
-        for (Predicate<? super Throwable> predicate : handledIf) {
-            try {
-                if (predicate.test(failure)) {
-                    return true;
-                }
-            } catch (RuntimeException predicateFailure) {
-                LOGGER.log(System.Logger.Level.WARNING, "A handleIf predicate of retry '" + name
-                        + "' threw; the failure is treated as not handled", predicateFailure);
-            }
-        }
-        return false;
+        return HandledFailures.matches(failure, handledTypes, handledIf, LOGGER, " of retry '" + name + "'");
     }
 
     /** The delay after the given failed attempt (1-based), jitter included. */

@@ -47,8 +47,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>Limit changes</b> happen under the lock and add the difference to {@code available}; raising it grants
  * waiters at once. {@link #limitChanges} is a sequence lock that lets {@link #executingCount()} read the limit
  * and the word as a consistent pair without the lock. An adaptive limit ({@link AdaptiveLimiter}) changes it the
- * same way, through {@link InProcessBulkhead#adaptLimit(int, int)}, which applies a decision only if the limit still has the value
- * the decision was based on.
+ * same way, through {@link InProcessBulkhead#adaptLimit(int, int)}, which applies a decision only if the limit
+ * still has the value the decision was based on.
  *
  * <p><b>Queue order.</b> FIFO grants from the head of the queue. LIFO grants from the tail, and a newcomer that
  * finds the queue exactly at its limit unlinks the head (the oldest waiter) under the lock, marks it EVICTED with

@@ -90,7 +90,8 @@ final class SyncWaiter extends Waiter implements Runnable {
             bulkhead.releaseUnused();
         }
         bulkhead.waiterCancelled(waiter, waited);
-        throw interrupted ? Outcomes.interruptedWhileQueued(bulkhead.name) : Outcomes.cancelledWhileQueued(bulkhead.name, signal);
+        throw interrupted ? Outcomes.interruptedWhileQueued(bulkhead.name)
+                : Outcomes.cancelledWhileQueued(bulkhead.name, signal);
     }
 
     @Override

@@ -158,7 +158,8 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
      * @throws IllegalArgumentException when it is zero or negative
      */
     public RedisBulkhead.Builder pollInterval(Duration pollInterval) {
-        this.pollInterval = Arguments.requirePositive(Objects.requireNonNull(pollInterval, "pollInterval"), "pollInterval");
+        this.pollInterval = Arguments.requirePositive(
+                Objects.requireNonNull(pollInterval, "pollInterval"), "pollInterval");
         return self();
     }
 

@@ -322,7 +322,8 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
     @Override
     public void changeMaxWait(Duration maxWait) {
         engine.configure("changeMaxWait", "maxWaitNanos",
-                Long.toString(maxWait == null ? 0L : Arguments.boundedNanos(Arguments.requirePositive(maxWait, "maxWait"))));
+                Long.toString(maxWait == null ? 0L
+                        : Arguments.boundedNanos(Arguments.requirePositive(maxWait, "maxWait"))));
     }
 
     /**
