@@ -27,8 +27,9 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
- * The engine of a cluster-wide bulkhead: the client half of the protocol whose server half is {@link LuaScripts}
- * (read its notes first).
+ * The engine behind {@link dev.bulwark.redis.RedisBulkhead}: its calls (sync, async, permits), the outcome of each
+ * decided waiter, and the instance's life cycle, on top of the protocol's client half ({@link ClusterProtocol},
+ * whose server half is {@link LuaScripts}: read their notes first). Thread-safe.
  *
  * <h2>Design notes</h2>
  *
