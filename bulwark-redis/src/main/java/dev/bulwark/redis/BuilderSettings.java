@@ -6,7 +6,7 @@ import dev.bulwark.Scheduler;
 import dev.bulwark.Ticker;
 import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.redis.internal.ClusterLimits;
-import dev.bulwark.redis.internal.Settings;
+import dev.bulwark.redis.internal.ClusterSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -234,7 +234,7 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
      * @throws IllegalArgumentException when the heartbeat interval or the command timeout is not shorter than the
      *     lease
      */
-    final Settings settings(String name) {
+    final ClusterSettings settings(String name) {
         if (heartbeatInterval.compareTo(leaseDuration) >= 0) {
             throw new IllegalArgumentException("heartbeatInterval must be shorter than leaseDuration but was "
                     + heartbeatInterval + " with a lease of " + leaseDuration);
@@ -243,7 +243,7 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
             throw new IllegalArgumentException("commandTimeout must be shorter than leaseDuration but was "
                     + commandTimeout + " with a lease of " + leaseDuration);
         }
-        return new Settings(name, new ClusterLimits(maxConcurrency, maxQueue,
+        return new ClusterSettings(name, new ClusterLimits(maxConcurrency, maxQueue,
                 maxWait == null ? 0L : Arguments.boundedNanos(maxWait)), leaseDuration, heartbeatInterval,
                 pollInterval, commandTimeout, failureMode, rejectionHandler, listeners, redisListeners, ticker,
                 scheduler, executor);

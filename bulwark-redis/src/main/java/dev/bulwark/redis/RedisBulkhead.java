@@ -11,7 +11,7 @@ import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.redis.internal.ClusterBulkhead;
 import dev.bulwark.redis.internal.ClusterConnections;
 import dev.bulwark.redis.internal.ClusterLimits;
-import dev.bulwark.redis.internal.Settings;
+import dev.bulwark.redis.internal.ClusterSettings;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.ClusterClientOptions;
@@ -392,7 +392,7 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
          * @throws RedisBulkheadException when Redis cannot be reached
          */
         public RedisBulkhead build() {
-            Settings settings = settings(name);
+            ClusterSettings settings = settings(name);
             ClusterBulkhead engine = client != null ? ClusterConnections.start(settings, client)
                     : ClusterConnections.start(settings, clusterClient);
             return new RedisBulkhead(engine, settings.failureMode(), settings.lease());

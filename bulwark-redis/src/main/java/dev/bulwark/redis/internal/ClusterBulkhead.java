@@ -46,7 +46,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
 
     private static final System.Logger LOGGER = System.getLogger("dev.bulwark.redis.RedisBulkhead");
 
-    private final Settings settings;
+    private final ClusterSettings settings;
     private final Scheduler scheduler;
     private final Executor executor;
     private final AutoCloseable connections;
@@ -65,7 +65,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
      * @param connections closes both connections
      * @throws RedisBulkheadException when the grant channel cannot be subscribed within the command timeout
      */
-    public ClusterBulkhead(Settings settings, RedisScriptingAsyncCommands<String, String> commands,
+    public ClusterBulkhead(ClusterSettings settings, RedisScriptingAsyncCommands<String, String> commands,
                            StatefulRedisPubSubConnection<String, String> pubSub, AutoCloseable connections) {
         super(settings, commands);
         this.settings = settings;
@@ -237,7 +237,8 @@ public final class ClusterBulkhead extends ClusterProtocol {
     Rejection rejection(Rejection.Reason reason, long waitedNanos) {
         ClusterLimits current = limits;
         return new Rejection(name, reason, current.maxConcurrency(), current.maxQueue(), permits.size(),
-                waiters.size(), reason == Rejection.Reason.QUEUE_FULL ? Duration.ZERO : Events.duration(waitedNanos));
+                waiters.size(),
+                reason == Rejection.Reason.QUEUE_FULL ? Duration.ZERO : ClusterEvents.duration(waitedNanos));
     }
 
     /** Reports the refusal, runs the overflow handler on the current thread, and makes the exception. */

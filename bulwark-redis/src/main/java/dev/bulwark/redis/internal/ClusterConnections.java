@@ -71,7 +71,7 @@ public final class ClusterConnections {
      * @throws IllegalArgumentException when the client's options would queue or replay commands
      * @throws RedisBulkheadException when Redis cannot be reached
      */
-    public static ClusterBulkhead start(Settings settings, RedisClient client) {
+    public static ClusterBulkhead start(ClusterSettings settings, RedisClient client) {
         checkOptions(client.getOptions());
         return start(settings, client::connect, connection -> connection.async(), client::connectPubSub);
     }
@@ -86,13 +86,13 @@ public final class ClusterConnections {
      * @throws IllegalArgumentException when the client's options would queue or replay commands
      * @throws RedisBulkheadException when Redis cannot be reached
      */
-    public static ClusterBulkhead start(Settings settings, RedisClusterClient client) {
+    public static ClusterBulkhead start(ClusterSettings settings, RedisClusterClient client) {
         checkOptions(client.getOptions());
         return start(settings, client::connect, connection -> connection.async(), client::connectPubSub);
     }
 
     private static <C extends StatefulConnection<String, String>> ClusterBulkhead start(
-            Settings settings, Supplier<C> commandConnection,
+            ClusterSettings settings, Supplier<C> commandConnection,
             Function<C, ? extends RedisScriptingAsyncCommands<String, String>> async,
             Supplier<StatefulRedisPubSubConnection<String, String>> pubSubConnection) {
         C commands = null;

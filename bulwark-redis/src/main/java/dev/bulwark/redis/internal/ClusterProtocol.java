@@ -46,7 +46,7 @@ abstract class ClusterProtocol {
 
     final String name;
     final Ticker ticker;
-    final Events events;
+    final ClusterEvents events;
     final String leaseMillis;
     final long leaseNanos;
     final BulkheadKeys keys;
@@ -56,10 +56,10 @@ abstract class ClusterProtocol {
     final Orphans orphans = new Orphans();
     volatile ClusterLimits limits;
 
-    ClusterProtocol(Settings settings, RedisScriptingAsyncCommands<String, String> commands) {
+    ClusterProtocol(ClusterSettings settings, RedisScriptingAsyncCommands<String, String> commands) {
         this.name = settings.name();
         this.ticker = settings.ticker();
-        this.events = new Events(name, settings.listeners(), settings.redisListeners());
+        this.events = new ClusterEvents(name, settings.listeners(), settings.redisListeners());
         this.leaseNanos = settings.lease().toNanos();
         this.leaseMillis = Long.toString(Math.max(1, settings.lease().toMillis()));
         this.limits = settings.initialLimits();
@@ -194,7 +194,7 @@ abstract class ClusterProtocol {
         }
         if (permit.setFlag(RemotePermit.LOST)) {
             permits.remove(permit.id, permit);
-            events.permitLost(new LostPermit(name, permit.id, Events.duration(ticker.read() - permit.acquiredAt),
+            events.permitLost(new LostPermit(name, permit.id, ClusterEvents.duration(ticker.read() - permit.acquiredAt),
                     cause));
         }
     }
