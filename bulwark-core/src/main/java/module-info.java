@@ -1,11 +1,15 @@
 /**
  * Bulwark: fault-tolerant calls whose heart is an exact bulkhead.
  *
- * <p>Only {@code dev.bulwark} is exported; everything under {@code dev.bulwark.internal} is implementation
- * and may change without notice.
+ * <p>Only {@code dev.bulwark} is exported to everyone; everything under {@code dev.bulwark.internal} is
+ * implementation and may change without notice. {@code dev.bulwark.internal.spi} holds what Bulwark's own
+ * bulkheads share (outcomes, waiter fate, async start, argument checks) and is exported to those modules alone.
  */
+// The qualified export names a module that is not built yet when this one compiles.
+@SuppressWarnings("module")
 module dev.bulwark {
     exports dev.bulwark;
+    exports dev.bulwark.internal.spi to dev.bulwark.redis;
 
     // Flight Recorder events (part of every standard JDK) let operators record rejections and waits without code.
     requires jdk.jfr;

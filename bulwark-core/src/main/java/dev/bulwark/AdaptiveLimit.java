@@ -1,6 +1,6 @@
 package dev.bulwark;
 
-import dev.bulwark.internal.Arguments;
+import dev.bulwark.internal.spi.Arguments;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

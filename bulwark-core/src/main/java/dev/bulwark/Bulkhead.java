@@ -1,7 +1,7 @@
 package dev.bulwark;
 
 import dev.bulwark.internal.InProcessBulkhead;
-import dev.bulwark.internal.Arguments;
+import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.internal.Names;
 import java.time.Duration;
 import java.util.ArrayList;

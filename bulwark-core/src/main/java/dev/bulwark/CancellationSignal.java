@@ -1,5 +1,6 @@
 package dev.bulwark;
 
+import dev.bulwark.internal.spi.VarHandles;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
@@ -44,16 +45,8 @@ public final class CancellationSignal {
     private @Nullable ListenerNode first;
     private @Nullable ListenerNode last;
 
-    private static final java.lang.invoke.VarHandle LOCK;
-
-    static {
-        try {
-            LOCK = java.lang.invoke.MethodHandles.lookup().findVarHandle(CancellationSignal.class, "lock",
-                    ReentrantLock.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final java.lang.invoke.VarHandle LOCK =
+            VarHandles.field(java.lang.invoke.MethodHandles.lookup(), "lock", ReentrantLock.class);
 
     private CancellationSignal(boolean cancellable) {
         this.cancellable = cancellable;

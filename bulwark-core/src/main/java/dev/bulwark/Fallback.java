@@ -1,5 +1,6 @@
 package dev.bulwark;
 
+import dev.bulwark.internal.HandledFailures;
 import dev.bulwark.internal.Listeners;
 import dev.bulwark.internal.Signals;
 import dev.bulwark.internal.Stages;
@@ -228,22 +229,7 @@ public final class Fallback<T extends @Nullable Object> {
         if (handledTypes.isEmpty() && handledIf.isEmpty()) {
             return failure instanceof Exception && !(failure instanceof CancellationException);
         }
-        for (Class<? extends Throwable> type : handledTypes) {
-            if (type.isInstance(failure)) {
-                return true;
-            }
-        }
-        for (Predicate<? super Throwable> predicate : handledIf) {
-            try {
-                if (predicate.test(failure)) {
-                    return true;
-                }
-            } catch (RuntimeException predicateFailure) {
-                System.getLogger("dev.bulwark.Fallback").log(System.Logger.Level.WARNING,
-                        "A handleIf predicate threw; the failure is treated as not handled", predicateFailure);
-            }
-        }
-        return false;
+        return HandledFailures.matches(failure, handledTypes, handledIf, System.getLogger("dev.bulwark.Fallback"), "");
     }
 
     @Override

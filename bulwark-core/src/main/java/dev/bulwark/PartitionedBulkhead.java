@@ -1,6 +1,6 @@
 package dev.bulwark;
 
-import dev.bulwark.internal.Arguments;
+import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.internal.Names;
 import dev.bulwark.internal.Signals;
 import dev.bulwark.internal.Stages;

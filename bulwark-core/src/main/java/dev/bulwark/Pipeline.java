@@ -2,8 +2,9 @@ package dev.bulwark;
 
 import dev.bulwark.internal.Chain;
 import dev.bulwark.internal.ChainStep;
-import dev.bulwark.internal.ForeignPolicyStep;
+import dev.bulwark.internal.StepSource;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -23,14 +24,18 @@ import org.jspecify.annotations.Nullable;
  * <p>Immutable and thread-safe. Calling through a pipeline of Bulwark's policies allocates nothing beyond what the
  * policies themselves need: a bulkhead and a retry that succeeds at once need nothing.
  */
-public final class Pipeline implements Policy {
+// StepSource and ChainStep are not exported on purpose: the contract binds Bulwark's own policies only.
+@SuppressWarnings("exports")
+public final class Pipeline implements Policy, StepSource {
 
     private final List<Policy> policies;
+    private final ChainStep[] steps;
     private final Chain chain;
     private final ChainStep first;
 
     private Pipeline(List<Policy> policies, ChainStep[] steps) {
         this.policies = policies;
+        this.steps = steps;
         this.chain = new Chain(steps);
         this.first = steps[0];
     }
@@ -53,25 +58,22 @@ public final class Pipeline implements Policy {
         for (int i = 0; i < outermostFirst.length; i++) {
             Policy policy = Objects.requireNonNull(outermostFirst[i], "policies[" + i + "]");
             policies.add(policy);
-            addSteps(policy, steps);
+            StepSource.of(policy).appendStepsTo(steps);
         }
         return new Pipeline(List.copyOf(policies), steps.toArray(new ChainStep[0]));
     }
 
-    private static void addSteps(Policy policy, List<ChainStep> steps) {
-        if (policy instanceof Pipeline) {
-            for (Policy nested : ((Pipeline) policy).policies) {
-                addSteps(nested, steps);
-            }
-        } else if (policy instanceof Retry) {
-            steps.add(((Retry) policy).step());
-        } else if (policy instanceof Timeout) {
-            steps.add(((Timeout) policy).step());
-        } else if (policy instanceof ChainStep) {
-            steps.add((ChainStep) policy);
-        } else {
-            steps.add(new ForeignPolicyStep(policy));
-        }
+    /**
+     * Appends this pipeline's steps to another pipeline's chain, so a nested pipeline runs exactly as if its
+     * policies were listed in its place. Part of Bulwark's internal composition contract
+     * ({@code dev.bulwark.internal.StepSource}, not exported): applications compose with {@link #of(Policy...)}
+     * instead.
+     *
+     * @param steps the chain being assembled
+     */
+    @Override
+    public void appendStepsTo(List<ChainStep> steps) {
+        Collections.addAll(steps, this.steps);
     }
 
     /**

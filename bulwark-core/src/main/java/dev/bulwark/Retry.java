@@ -1,18 +1,13 @@
 package dev.bulwark;
 
-import dev.bulwark.internal.Arguments;
-import dev.bulwark.internal.Chain;
-import dev.bulwark.internal.Names;
-import dev.bulwark.internal.RetryPolicy;
+import dev.bulwark.internal.RetryStep;
+import dev.bulwark.internal.spi.Arguments;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,7 +27,9 @@ import org.jspecify.annotations.Nullable;
  *       ({@link java.util.concurrent.CancellationException}) or the thread is interrupted (the retry stops, the
  *       interrupt status is kept, and a {@link java.util.concurrent.CancellationException} caused by an
  *       {@link InterruptedException} is thrown). An asynchronous delay holds no thread: the next attempt is
- *       scheduled on the {@link Scheduler}.</li>
+ *       scheduled on the {@link Scheduler}; cancelling the signal during it completes the returned future with a
+ *       {@link java.util.concurrent.CancellationException}, and cancelling the returned future stops further
+ *       attempts.</li>
  *   <li>In a {@link Pipeline}, each attempt runs the policies inside the retry again: {@code Pipeline.of(retry,
  *       bulkhead)} asks the bulkhead for a slot on every attempt.</li>
  * </ul>
@@ -40,12 +37,12 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safe and stateless between calls; share one instance. A call that succeeds on its first attempt
  * allocates nothing.
  */
-public final class Retry implements Policy {
+// The step type is internal on purpose: it is implementation, named here only to type the shared base.
+@SuppressWarnings("exports")
+public final class Retry extends SingleStepPolicy<RetryStep> {
 
-    private final RetryPolicy policy;
-
-    private Retry(RetryPolicy policy) {
-        this.policy = policy;
+    private Retry(RetryStep step) {
+        super(step);
     }
 
     /**
@@ -63,7 +60,7 @@ public final class Retry implements Policy {
      * @return the name
      */
     public String name() {
-        return policy.name();
+        return step.name();
     }
 
     /**
@@ -72,11 +69,7 @@ public final class Retry implements Policy {
      * @return at least 0
      */
     public int maxRetries() {
-        return policy.maxRetries();
-    }
-
-    RetryPolicy step() {
-        return policy;
+        return step.maxRetries();
     }
 
     /**
@@ -88,51 +81,14 @@ public final class Retry implements Policy {
      * @throws NullPointerException when {@code listener} is {@code null}
      */
     public Subscription addListener(RetryListener listener) {
-        return policy.addListener(listener);
-    }
-
-    /**
-     * Runs {@code operation}, retrying handled failures.
-     *
-     * @throws X the operation's last failure, untouched
-     * @throws java.util.concurrent.CancellationException when {@code signal} is cancelled before an attempt or
-     *     during a delay, or the thread is interrupted during a delay
-     * @throws NullPointerException when an argument is {@code null}
-     */
-    @Override
-    public <T extends @Nullable Object, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
-            throws X {
-        Objects.requireNonNull(operation, "operation");
-        Objects.requireNonNull(signal, "signal");
-        return policy.call(Chain.EMPTY, 0, operation, signal);
-    }
-
-    /**
-     * Runs an asynchronous operation, retrying handled failures after delays that hold no thread. Cancelling the
-     * signal during a delay completes the returned future with a
-     * {@link java.util.concurrent.CancellationException}; cancelling the returned future stops further attempts.
-     *
-     * @throws NullPointerException when an argument is {@code null}
-     */
-    @Override
-    public <T extends @Nullable Object> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
-                                              CancellationSignal signal) {
-        Objects.requireNonNull(operation, "operation");
-        Objects.requireNonNull(signal, "signal");
-        return policy.callAsync(Chain.EMPTY, 0, operation, signal);
-    }
-
-    @Override
-    public String toString() {
-        return "Retry[" + policy + "]";
+        return step.addListener(listener);
     }
 
     /**
      * Configures a {@link Retry}. Not thread-safe. Each setter checks its argument at once and names it in the
      * exception.
      */
-    public static final class Builder {
-        private String name = Names.next("retry");
+    public static final class Builder extends PolicyBuilder<Builder, RetryListener> {
         private final List<Class<? extends Throwable>> handledTypes = new ArrayList<>();
         private final List<Predicate<? super Throwable>> handledIf = new ArrayList<>();
         private int maxRetries = 3;
@@ -140,24 +96,9 @@ public final class Retry implements Policy {
         private @Nullable Duration backoffInitial;
         private @Nullable Duration backoffMax;
         private double jitter;
-        private final List<RetryListener> listeners = new ArrayList<>();
-        private Scheduler scheduler = Scheduler.shared();
-        private Ticker ticker = Ticker.system();
 
         private Builder() {
-        }
-
-        /**
-         * Sets the name used in events and metrics. Default: {@code retry-N}.
-         *
-         * @param name a non-blank name
-         * @return this builder
-         * @throws NullPointerException when {@code name} is {@code null}
-         * @throws IllegalArgumentException when {@code name} is blank
-         */
-        public Builder name(String name) {
-            this.name = Arguments.requireName(name);
-            return this;
+            super("retry");
         }
 
         /**
@@ -290,48 +231,12 @@ public final class Retry implements Policy {
         }
 
         /**
-         * Adds a listener; several may be added.
-         *
-         * @param listener the listener
-         * @return this builder
-         * @throws NullPointerException when {@code listener} is {@code null}
-         */
-        public Builder listener(RetryListener listener) {
-            listeners.add(Objects.requireNonNull(listener, "listener"));
-            return this;
-        }
-
-        /**
-         * Sets the scheduler for asynchronous delays. Default: {@link Scheduler#shared()}.
-         *
-         * @param scheduler the scheduler
-         * @return this builder
-         * @throws NullPointerException when {@code scheduler} is {@code null}
-         */
-        public Builder scheduler(Scheduler scheduler) {
-            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
-            return this;
-        }
-
-        /**
-         * Sets the clock for synchronous delays (for tests). Default: {@link Ticker#system()}.
-         *
-         * @param ticker the ticker
-         * @return this builder
-         * @throws NullPointerException when {@code ticker} is {@code null}
-         */
-        public Builder ticker(Ticker ticker) {
-            this.ticker = Objects.requireNonNull(ticker, "ticker");
-            return this;
-        }
-
-        /**
          * Builds the retry.
          *
          * @return a new retry
          */
         public Retry build() {
-            return new Retry(new RetryPolicy(name, List.copyOf(handledTypes), List.copyOf(handledIf), maxRetries,
+            return new Retry(new RetryStep(name, List.copyOf(handledTypes), List.copyOf(handledIf), maxRetries,
                     delay, backoffInitial, backoffMax, jitter, List.copyOf(listeners), scheduler, ticker));
         }
     }

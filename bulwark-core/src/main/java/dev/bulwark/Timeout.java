@@ -1,17 +1,11 @@
 package dev.bulwark;
 
-import dev.bulwark.internal.Arguments;
-import dev.bulwark.internal.Chain;
-import dev.bulwark.internal.Names;
-import dev.bulwark.internal.TimeoutPolicy;
+import dev.bulwark.internal.TimeoutStep;
+import dev.bulwark.internal.spi.Arguments;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -22,7 +16,9 @@ import org.jspecify.annotations.Nullable;
  * at that moment), and, if {@link Builder#interruptOnTimeout(boolean) configured}, the thread is interrupted. The
  * caller gets {@link TimeoutExceededException} no later than when the operation returns; a result (or failure)
  * that arrives after the deadline is discarded (a late failure is attached as suppressed). An interrupt this
- * policy caused is cleared before the exception is thrown.
+ * policy caused is cleared before the exception is thrown. The operation's own exception, when it failed before
+ * the deadline, passes through untouched; a signal already cancelled when the call starts gives a
+ * {@link java.util.concurrent.CancellationException}.
  *
  * <p><b>Asynchronous calls</b>: the returned future completes exceptionally with {@link TimeoutExceededException}
  * at the deadline (within timer precision), the inner signal is cancelled, and the inner stage is cancelled where
@@ -31,12 +27,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread-safe; share one instance. Each call schedules one timer task on the {@link Scheduler}.
  */
-public final class Timeout implements Policy {
+// The step type is internal on purpose: it is implementation, named here only to type the shared base.
+@SuppressWarnings("exports")
+public final class Timeout extends SingleStepPolicy<TimeoutStep> {
 
-    private final TimeoutPolicy policy;
-
-    private Timeout(TimeoutPolicy policy) {
-        this.policy = policy;
+    private Timeout(TimeoutStep step) {
+        super(step);
     }
 
     /**
@@ -66,7 +62,7 @@ public final class Timeout implements Policy {
      * @return the name
      */
     public String name() {
-        return policy.name();
+        return step.name();
     }
 
     /**
@@ -75,11 +71,7 @@ public final class Timeout implements Policy {
      * @return the timeout
      */
     public Duration timeout() {
-        return policy.timeout();
-    }
-
-    TimeoutPolicy step() {
-        return policy;
+        return step.timeout();
     }
 
     /**
@@ -91,66 +83,16 @@ public final class Timeout implements Policy {
      * @throws NullPointerException when {@code listener} is {@code null}
      */
     public Subscription addListener(TimeoutListener listener) {
-        return policy.addListener(listener);
-    }
-
-    /**
-     * Runs {@code operation} on the calling thread with a deadline.
-     *
-     * @throws X the operation's own exception, untouched, when it failed before the deadline
-     * @throws TimeoutExceededException when the deadline passed before the operation returned
-     * @throws java.util.concurrent.CancellationException when {@code signal} is cancelled before the call starts
-     * @throws NullPointerException when an argument is {@code null}
-     */
-    @Override
-    public <T extends @Nullable Object, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
-            throws X {
-        Objects.requireNonNull(operation, "operation");
-        Objects.requireNonNull(signal, "signal");
-        return policy.call(Chain.EMPTY, 0, operation, signal);
-    }
-
-    /**
-     * Runs an asynchronous operation with a deadline; see the class description.
-     *
-     * @throws NullPointerException when an argument is {@code null}
-     */
-    @Override
-    public <T extends @Nullable Object> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
-                                              CancellationSignal signal) {
-        Objects.requireNonNull(operation, "operation");
-        Objects.requireNonNull(signal, "signal");
-        return policy.callAsync(Chain.EMPTY, 0, operation, signal);
-    }
-
-    @Override
-    public String toString() {
-        return "Timeout[" + policy + "]";
+        return step.addListener(listener);
     }
 
     /** Configures a {@link Timeout}. Not thread-safe. */
-    public static final class Builder {
-        private String name = Names.next("timeout");
+    public static final class Builder extends PolicyBuilder<Builder, TimeoutListener> {
         private @Nullable Duration timeout;
         private boolean interruptOnTimeout;
-        private final List<TimeoutListener> listeners = new ArrayList<>();
-        private Scheduler scheduler = Scheduler.shared();
-        private Ticker ticker = Ticker.system();
 
         private Builder() {
-        }
-
-        /**
-         * Sets the name. Default: {@code timeout-N}.
-         *
-         * @param name a non-blank name
-         * @return this builder
-         * @throws NullPointerException when {@code name} is {@code null}
-         * @throws IllegalArgumentException when {@code name} is blank
-         */
-        public Builder name(String name) {
-            this.name = Arguments.requireName(name);
-            return this;
+            super("timeout");
         }
 
         /**
@@ -202,42 +144,6 @@ public final class Timeout implements Policy {
         }
 
         /**
-         * Adds a listener; several may be added.
-         *
-         * @param listener the listener
-         * @return this builder
-         * @throws NullPointerException when {@code listener} is {@code null}
-         */
-        public Builder listener(TimeoutListener listener) {
-            listeners.add(Objects.requireNonNull(listener, "listener"));
-            return this;
-        }
-
-        /**
-         * Sets the scheduler that fires deadlines. Default: {@link Scheduler#shared()}.
-         *
-         * @param scheduler the scheduler
-         * @return this builder
-         * @throws NullPointerException when {@code scheduler} is {@code null}
-         */
-        public Builder scheduler(Scheduler scheduler) {
-            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
-            return this;
-        }
-
-        /**
-         * Sets the clock for elapsed times reported to listeners. Default: {@link Ticker#system()}.
-         *
-         * @param ticker the ticker
-         * @return this builder
-         * @throws NullPointerException when {@code ticker} is {@code null}
-         */
-        public Builder ticker(Ticker ticker) {
-            this.ticker = Objects.requireNonNull(ticker, "ticker");
-            return this;
-        }
-
-        /**
          * Builds the timeout.
          *
          * @return a new timeout
@@ -247,7 +153,7 @@ public final class Timeout implements Policy {
             if (timeout == null) {
                 throw new IllegalStateException("timeout must be set: call timeout(Duration) before build()");
             }
-            return new Timeout(new TimeoutPolicy(name, timeout, interruptOnTimeout, List.copyOf(listeners),
+            return new Timeout(new TimeoutStep(name, timeout, interruptOnTimeout, List.copyOf(listeners),
                     scheduler, ticker));
         }
     }

@@ -347,7 +347,12 @@ class BulkheadRaceTest {
     }
 
     private static ReentrantLock bulkheadLock(Bulkhead bulkhead) throws ReflectiveOperationException {
-        java.lang.reflect.Field field = bulkhead.getClass().getDeclaredField("lock");
+        // The lock is declared by the bulkhead's slot-queue superclass.
+        Class<?> declaring = bulkhead.getClass();
+        while (java.util.Arrays.stream(declaring.getDeclaredFields()).noneMatch(f -> f.getName().equals("lock"))) {
+            declaring = declaring.getSuperclass();
+        }
+        java.lang.reflect.Field field = declaring.getDeclaredField("lock");
         field.setAccessible(true);
         return (ReentrantLock) field.get(bulkhead);
     }

@@ -13,7 +13,10 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** The module boundary: the API package is the only export, and the core depends on nothing but the JDK. */
+/**
+ * The module boundary: the API package is the only export to everyone, the shared implementation package is exported
+ * to Bulwark's own Redis module alone, and the core depends on nothing but the JDK.
+ */
 class BulwarkModuleTest {
 
     private static ModuleDescriptor descriptor() throws Exception {
@@ -27,10 +30,19 @@ class BulwarkModuleTest {
         ModuleDescriptor descriptor = descriptor();
 
         assertThat(descriptor.name()).isEqualTo("dev.bulwark");
-        assertThat(descriptor.exports()).extracting(ModuleDescriptor.Exports::source)
-                .containsExactly("dev.bulwark");
-        assertThat(descriptor.exports()).allMatch(e -> !e.isQualified());
+        assertThat(descriptor.exports()).filteredOn(e -> !e.isQualified())
+                .extracting(ModuleDescriptor.Exports::source).containsExactly("dev.bulwark");
         assertThat(descriptor.opens()).isEmpty();
+    }
+
+    @Test
+    void exportsTheSharedImplementationOnlyToBulwarksOwnModules() throws Exception {
+        ModuleDescriptor descriptor = descriptor();
+
+        assertThat(descriptor.exports()).filteredOn(ModuleDescriptor.Exports::isQualified)
+                .extracting(ModuleDescriptor.Exports::source).containsExactly("dev.bulwark.internal.spi");
+        assertThat(descriptor.exports()).filteredOn(ModuleDescriptor.Exports::isQualified)
+                .flatExtracting(ModuleDescriptor.Exports::targets).containsExactly("dev.bulwark.redis");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.bulwark.internal;
 
 import dev.bulwark.AdaptiveLimit;
+import dev.bulwark.internal.spi.Arguments;
 
 /**
  * Additive increase, multiplicative decrease, decided once per window (about one round trip): a window with a

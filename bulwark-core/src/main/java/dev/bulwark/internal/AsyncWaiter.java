@@ -2,6 +2,7 @@ package dev.bulwark.internal;
 
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Scheduler;
+import dev.bulwark.internal.spi.Outcomes;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -14,11 +15,6 @@ import java.util.concurrent.TimeUnit;
 abstract class AsyncWaiter extends Waiter {
 
     private final CompletableFuture<?> callerFuture;
-
-    // Written once by arm(); read by disarm(), which may run on another thread. Both are idempotent, and arm()
-    // re-checks the status after publishing them, so a fate decided while arming still disarms everything.
-    private volatile Scheduler.Cancellable timeoutTask;
-    private volatile CancellationSignal.Registration registration;
 
     AsyncWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt, long maxWaitNanos,
                 CompletableFuture<?> callerFuture) {
@@ -42,7 +38,7 @@ abstract class AsyncWaiter extends Waiter {
             // The caller gave up at the same instant the slot came: pass the slot on rather than run for nobody.
             bulkhead.releaseUnused();
             bulkhead.waiterCancelled(this, waited);
-            callerFuture.completeExceptionally(bulkhead.cancelledWhileQueued(signal));
+            callerFuture.completeExceptionally(Outcomes.cancelledWhileQueued(bulkhead.name, signal));
             return;
         }
         bulkhead.waiterAdmitted(this, waited);
@@ -53,8 +49,8 @@ abstract class AsyncWaiter extends Waiter {
     final void arm(Scheduler scheduler) {
         if (timed) {
             try {
-                timeoutTask = scheduler.schedule(this::timeOut, deadline - bulkhead.ticker().read(),
-                        TimeUnit.NANOSECONDS);
+                timeoutArmed(scheduler.schedule(this::timeOut, deadline - bulkhead.ticker().read(),
+                        TimeUnit.NANOSECONDS));
             } catch (RuntimeException schedulerRefused) {
                 // Without a timer the wait could outlive its bound; refuse to wait at all instead.
                 if (tryAbandon(CANCELLED)) {
@@ -66,22 +62,11 @@ abstract class AsyncWaiter extends Waiter {
             }
         }
         if (signal.canBeCancelled()) {
-            registration = signal.onCancel(this::cancelledBySignal);
+            cancellationArmed(signal.onCancel(this::cancelledBySignal));
         }
         callerFuture.whenComplete((ignoredResult, ignoredFailure) -> callerGaveUp());
-        if (status != WAITING) {
+        if (status() != WAITING) {
             disarm();
-        }
-    }
-
-    private void disarm() {
-        Scheduler.Cancellable task = timeoutTask;
-        if (task != null) {
-            task.cancel();
-        }
-        CancellationSignal.Registration current = registration;
-        if (current != null) {
-            current.close();
         }
     }
 
@@ -107,7 +92,7 @@ abstract class AsyncWaiter extends Waiter {
             bulkhead.removeAbandoned(this);
             disarm();
             bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
-            callerFuture.completeExceptionally(bulkhead.cancelledWhileQueued(signal));
+            callerFuture.completeExceptionally(Outcomes.cancelledWhileQueued(bulkhead.name, signal));
         }
     }
 

@@ -2,6 +2,7 @@ package dev.bulwark.internal;
 
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.ThrowingSupplier;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
@@ -14,8 +15,10 @@ import java.util.function.Supplier;
  *
  * <p>A step hands the rest of the chain the cancellation signal it wants the inner steps to see: its own caller's
  * signal, or (for a timeout) a signal derived from it.
+ *
+ * <p>A step is its own {@link StepSource}: in a pipeline it stands for itself.
  */
-public interface ChainStep {
+public interface ChainStep extends StepSource {
 
     /**
      * Runs the rest of the chain under this step's policy.
@@ -45,4 +48,14 @@ public interface ChainStep {
      */
     <T> CompletableFuture<T> callAsync(Chain chain, int next, Supplier<? extends CompletionStage<T>> operation,
                                        CancellationSignal signal);
+
+    /**
+     * Appends this step itself.
+     *
+     * @param steps the chain being assembled
+     */
+    @Override
+    default void appendStepsTo(List<ChainStep> steps) {
+        steps.add(this);
+    }
 }

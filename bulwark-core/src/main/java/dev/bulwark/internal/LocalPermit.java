@@ -1,6 +1,7 @@
 package dev.bulwark.internal;
 
 import dev.bulwark.Permit;
+import dev.bulwark.internal.spi.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -12,15 +13,7 @@ import java.lang.invoke.VarHandle;
  */
 final class LocalPermit implements Permit {
 
-    private static final VarHandle RELEASED;
-
-    static {
-        try {
-            RELEASED = MethodHandles.lookup().findVarHandle(LocalPermit.class, "released", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle RELEASED = VarHandles.field(MethodHandles.lookup(), "released", int.class);
 
     private final InProcessBulkhead bulkhead;
     private final long acquiredAt;

@@ -1,9 +1,15 @@
 package dev.bulwark.internal;
 
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.Rejection;
+import dev.bulwark.internal.spi.Outcomes;
 import java.util.concurrent.locks.LockSupport;
 
-/** A waiter whose owner is a thread parked on it. */
+/**
+ * A waiter whose owner is a thread parked on it. {@link #await} is the whole synchronous wait: join the queue,
+ * park until the node's fate is decided (granted, timed out, cancelled by the signal or an interrupt, evicted),
+ * then act on it. The parked thread times its own maximum wait, so a sync wait needs no timer task.
+ */
 final class SyncWaiter extends Waiter implements Runnable {
 
     final Thread thread;
@@ -11,6 +17,81 @@ final class SyncWaiter extends Waiter implements Runnable {
     SyncWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt, long maxWaitNanos) {
         super(bulkhead, signal, enqueuedAt, maxWaitNanos);
         this.thread = Thread.currentThread();
+    }
+
+    /**
+     * Waits for a slot of {@code bulkhead} on the calling thread; returns holding it, or throws.
+     *
+     * @throws dev.bulwark.BulkheadRejectedException when the queue is full, the maximum wait passed or a newer
+     *     waiter evicted this one
+     * @throws java.util.concurrent.CancellationException when the signal was cancelled or the thread interrupted
+     *     (its interrupt status is then kept)
+     */
+    static void await(InProcessBulkhead bulkhead, CancellationSignal signal) {
+        if (Thread.currentThread().isInterrupted()) {
+            throw Outcomes.interruptedWhileQueued(bulkhead.name);
+        }
+        SyncWaiter waiter = new SyncWaiter(bulkhead, signal, bulkhead.ticker().read(),
+                bulkhead.maxWaitNanos);
+        Rejection rejection = bulkhead.enqueue(waiter);
+        if (rejection != null) {
+            throw bulkhead.reject(rejection);
+        }
+        if (waiter.grantedOnArrival) {
+            bulkhead.reportAdmitted(0);
+            return;
+        }
+        GrantDispatch.runPendingBeforeBlocking();
+        CancellationSignal.Registration registration = signal.canBeCancelled() ? signal.onCancel(waiter) : null;
+        boolean interrupted = false;
+        try {
+            while (waiter.status() == Waiter.WAITING) {
+                if (waiter.timed) {
+                    long remaining = waiter.deadline - bulkhead.ticker().read();
+                    if (remaining <= 0L) {
+                        if (waiter.tryAbandon(Waiter.TIMED_OUT)) {
+                            bulkhead.removeAbandoned(waiter);
+                        }
+                        continue;
+                    }
+                    LockSupport.parkNanos(bulkhead, remaining);
+                } else {
+                    LockSupport.park(bulkhead);
+                }
+                if (Thread.interrupted()) {
+                    interrupted = true;
+                    if (waiter.tryAbandon(Waiter.CANCELLED)) {
+                        bulkhead.removeAbandoned(waiter);
+                    }
+                }
+            }
+        } finally {
+            if (registration != null) {
+                registration.close();
+            }
+        }
+        long waited = bulkhead.ticker().read() - waiter.enqueuedAt;
+        int fate = waiter.status();
+        if (fate == Waiter.GRANTED && !interrupted && !signal.isCancelled()) {
+            bulkhead.waiterAdmitted(waiter, waited);
+            return;
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (fate == Waiter.TIMED_OUT) {
+            throw bulkhead.waiterTimedOut(waiter, waited);
+        }
+        if (fate == Waiter.EVICTED) {
+            throw bulkhead.waiterEvicted(waiter, waited);
+        }
+        if (fate == Waiter.GRANTED) {
+            // Granted at the same instant the caller gave up: pass the slot on instead of running for nobody.
+            bulkhead.releaseUnused();
+        }
+        bulkhead.waiterCancelled(waiter, waited);
+        throw interrupted ? Outcomes.interruptedWhileQueued(bulkhead.name)
+                : Outcomes.cancelledWhileQueued(bulkhead.name, signal);
     }
 
     @Override

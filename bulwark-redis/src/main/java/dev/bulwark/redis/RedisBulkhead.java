@@ -5,34 +5,22 @@ import dev.bulwark.BulkheadListener;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
 import dev.bulwark.Rejection;
-import dev.bulwark.Scheduler;
 import dev.bulwark.Subscription;
 import dev.bulwark.ThrowingSupplier;
-import dev.bulwark.Ticker;
+import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.redis.internal.ClusterBulkhead;
+import dev.bulwark.redis.internal.ClusterConnections;
 import dev.bulwark.redis.internal.ClusterLimits;
-import dev.bulwark.redis.internal.Settings;
+import dev.bulwark.redis.internal.ClusterSettings;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.output.StatusOutput;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.protocol.Command;
-import io.lettuce.core.protocol.CommandType;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -125,11 +113,7 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
      * @return the options
      */
     public static ClientOptions clientOptions() {
-        return ClientOptions.builder()
-                .autoReconnect(true)
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .replayFilter(RedisBulkhead::isScript)
-                .build();
+        return ClusterConnections.clientOptions();
     }
 
     /**
@@ -140,16 +124,7 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
      * @return the options
      */
     public static ClusterClientOptions clusterClientOptions() {
-        // ClusterClientOptions.Builder does not override replayFilter; build() still makes cluster options.
-        return (ClusterClientOptions) ClusterClientOptions.builder()
-                .autoReconnect(true)
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .replayFilter(RedisBulkhead::isScript)
-                .build();
-    }
-
-    private static boolean isScript(io.lettuce.core.protocol.RedisCommand<?, ?, ?> command) {
-        return command.getType() == CommandType.EVALSHA || command.getType() == CommandType.EVAL;
+        return ClusterConnections.clusterClientOptions();
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -323,7 +298,7 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
     @Override
     public void changeMaxConcurrency(int maxConcurrency) {
         engine.configure("changeMaxConcurrency", "maxConcurrency",
-                Integer.toString(Builder.requireMaxConcurrency(maxConcurrency)));
+                Integer.toString(Arguments.requireMaxConcurrency(maxConcurrency)));
     }
 
     /**
@@ -334,7 +309,7 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
      */
     @Override
     public void changeMaxQueue(int maxQueue) {
-        engine.configure("changeMaxQueue", "maxQueue", Integer.toString(Builder.requireMaxQueue(maxQueue)));
+        engine.configure("changeMaxQueue", "maxQueue", Integer.toString(Arguments.requireMaxQueue(maxQueue)));
     }
 
     /**
@@ -347,7 +322,8 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
     @Override
     public void changeMaxWait(Duration maxWait) {
         engine.configure("changeMaxWait", "maxWaitNanos",
-                Long.toString(maxWait == null ? 0L : Builder.maxWaitNanos(maxWait)));
+                Long.toString(maxWait == null ? 0L
+                        : Arguments.boundedNanos(Arguments.requirePositive(maxWait, "maxWait"))));
     }
 
     /**
@@ -388,27 +364,11 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
      * Configures a {@link RedisBulkhead}. Not thread-safe: configure on one thread, then {@link #build()}. Each
      * setter checks its argument at once and names it in the exception.
      */
-    public static final class Builder {
-
-        private static final long UNBOUNDED_NANOS = 1L << 62;
+    public static final class Builder extends BuilderSettings {
 
         private final RedisClient client;
         private final RedisClusterClient clusterClient;
         private final String name;
-        private int maxConcurrency = 10;
-        private int maxQueue;
-        private Duration maxWait;
-        private Consumer<? super Rejection> rejectionHandler;
-        private final List<BulkheadListener> listeners = new ArrayList<>();
-        private final List<RedisBulkheadListener> redisListeners = new ArrayList<>();
-        private Duration leaseDuration = Duration.ofSeconds(10);
-        private Duration heartbeatInterval = Duration.ofSeconds(3);
-        private Duration pollInterval = Duration.ofSeconds(1);
-        private Duration commandTimeout = Duration.ofSeconds(1);
-        private FailureMode failureMode = FailureMode.FAIL_CLOSED;
-        private Ticker ticker = Ticker.system();
-        private Scheduler scheduler = Scheduler.shared();
-        private Executor executor = ForkJoinPool.commonPool();
 
         private Builder(RedisClient client, RedisClusterClient clusterClient, String name) {
             Objects.requireNonNull(name, "name");
@@ -422,195 +382,6 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
         }
 
         /**
-         * Sets the cluster-wide concurrency limit used when Redis holds none yet. Default: 10.
-         *
-         * @param maxConcurrency at least 1
-         * @return this builder
-         * @throws IllegalArgumentException when {@code maxConcurrency} is less than 1
-         */
-        public Builder maxConcurrency(int maxConcurrency) {
-            this.maxConcurrency = requireMaxConcurrency(maxConcurrency);
-            return this;
-        }
-
-        /**
-         * Sets the cluster-wide queue limit used when Redis holds none yet. Default: 0 (refuse at once when no
-         * permit is free).
-         *
-         * @param maxQueue at least 0
-         * @return this builder
-         * @throws IllegalArgumentException when {@code maxQueue} is negative
-         */
-        public Builder maxQueue(int maxQueue) {
-            this.maxQueue = requireMaxQueue(maxQueue);
-            return this;
-        }
-
-        /**
-         * Sets the cluster-wide maximum wait used when Redis holds none yet. Default: no bound.
-         *
-         * @param maxWait a positive duration
-         * @return this builder
-         * @throws NullPointerException when {@code maxWait} is {@code null}
-         * @throws IllegalArgumentException when {@code maxWait} is zero or negative
-         */
-        public Builder maxWait(Duration maxWait) {
-            this.maxWait = requirePositive(Objects.requireNonNull(maxWait, "maxWait"), "maxWait");
-            return this;
-        }
-
-        /**
-         * Sets the overflow handler, called with every {@link Rejection} before the refusal is thrown (or completes
-         * an asynchronous call's future), on the refused caller's thread or, for an asynchronous call, on the
-         * executor. Never called for cancellations.
-         *
-         * @param handler the handler
-         * @return this builder
-         * @throws NullPointerException when {@code handler} is {@code null}
-         */
-        public Builder onRejected(Consumer<? super Rejection> handler) {
-            this.rejectionHandler = Objects.requireNonNull(handler, "handler");
-            return this;
-        }
-
-        /**
-         * Adds a core listener (admitted, rejected, cancelled, released), called for this instance's calls.
-         *
-         * @param listener the listener
-         * @return this builder
-         * @throws NullPointerException when {@code listener} is {@code null}
-         */
-        public Builder listener(BulkheadListener listener) {
-            listeners.add(Objects.requireNonNull(listener, "listener"));
-            return this;
-        }
-
-        /**
-         * Adds a listener for lost permits and calls run without a permit.
-         *
-         * @param listener the listener
-         * @return this builder
-         * @throws NullPointerException when {@code listener} is {@code null}
-         */
-        public Builder redisListener(RedisBulkheadListener listener) {
-            redisListeners.add(Objects.requireNonNull(listener, "listener"));
-            return this;
-        }
-
-        /**
-         * Sets how long a permit or a waiter stays valid in Redis without a renewal: the longest a crashed
-         * instance's permits and queue places stay taken. Default: 10 seconds. Must be longer than the heartbeat
-         * interval and the command timeout; a lease of three heartbeats or more survives a missed heartbeat.
-         *
-         * @param leaseDuration a positive duration, at least one millisecond
-         * @return this builder
-         * @throws NullPointerException when {@code leaseDuration} is {@code null}
-         * @throws IllegalArgumentException when it is shorter than one millisecond
-         */
-        public Builder leaseDuration(Duration leaseDuration) {
-            Objects.requireNonNull(leaseDuration, "leaseDuration");
-            if (leaseDuration.compareTo(Duration.ofMillis(1)) < 0) {
-                throw new IllegalArgumentException("leaseDuration must be at least 1 ms but was " + leaseDuration);
-            }
-            this.leaseDuration = leaseDuration;
-            return this;
-        }
-
-        /**
-         * Sets how often this instance renews the leases of its permits and waiters (one script call for all of
-         * them). Default: 3 seconds.
-         *
-         * @param heartbeatInterval a positive duration, shorter than the lease
-         * @return this builder
-         * @throws NullPointerException when {@code heartbeatInterval} is {@code null}
-         * @throws IllegalArgumentException when it is zero or negative
-         */
-        public Builder heartbeatInterval(Duration heartbeatInterval) {
-            this.heartbeatInterval = requirePositive(
-                    Objects.requireNonNull(heartbeatInterval, "heartbeatInterval"), "heartbeatInterval");
-            return this;
-        }
-
-        /**
-         * Sets how often waiting calls ask Redis whether they were granted: the safety net behind pub/sub wake-ups,
-         * which may be lost while the connection is down. Default: 1 second.
-         *
-         * @param pollInterval a positive duration
-         * @return this builder
-         * @throws NullPointerException when {@code pollInterval} is {@code null}
-         * @throws IllegalArgumentException when it is zero or negative
-         */
-        public Builder pollInterval(Duration pollInterval) {
-            this.pollInterval = requirePositive(Objects.requireNonNull(pollInterval, "pollInterval"), "pollInterval");
-            return this;
-        }
-
-        /**
-         * Sets how long to wait for any reply from Redis before treating it as unavailable. Default: 1 second.
-         *
-         * @param commandTimeout a positive duration, shorter than the lease
-         * @return this builder
-         * @throws NullPointerException when {@code commandTimeout} is {@code null}
-         * @throws IllegalArgumentException when it is zero or negative
-         */
-        public Builder commandTimeout(Duration commandTimeout) {
-            this.commandTimeout = requirePositive(
-                    Objects.requireNonNull(commandTimeout, "commandTimeout"), "commandTimeout");
-            return this;
-        }
-
-        /**
-         * Sets what to do when Redis cannot decide. Default: {@link FailureMode#FAIL_CLOSED}.
-         *
-         * @param failureMode the failure mode
-         * @return this builder
-         * @throws NullPointerException when {@code failureMode} is {@code null}
-         */
-        public Builder failureMode(FailureMode failureMode) {
-            this.failureMode = Objects.requireNonNull(failureMode, "failureMode");
-            return this;
-        }
-
-        /**
-         * Sets the local clock used to time waits (for tests). Leases never use it: they use the server's
-         * {@code TIME}. Default: {@link Ticker#system()}.
-         *
-         * @param ticker the ticker
-         * @return this builder
-         * @throws NullPointerException when {@code ticker} is {@code null}
-         */
-        public Builder ticker(Ticker ticker) {
-            this.ticker = Objects.requireNonNull(ticker, "ticker");
-            return this;
-        }
-
-        /**
-         * Sets the scheduler for maximum waits, command timeouts, heartbeats and polls. Default:
-         * {@link Scheduler#shared()}.
-         *
-         * @param scheduler the scheduler
-         * @return this builder
-         * @throws NullPointerException when {@code scheduler} is {@code null}
-         */
-        public Builder scheduler(Scheduler scheduler) {
-            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
-            return this;
-        }
-
-        /**
-         * Sets where asynchronous operations start and asynchronous outcomes (futures, overflow handler, listeners
-         * of async calls) are delivered. Default: {@link ForkJoinPool#commonPool()}.
-         *
-         * @param executor the executor
-         * @return this builder
-         * @throws NullPointerException when {@code executor} is {@code null}
-         */
-        public Builder executor(Executor executor) {
-            this.executor = Objects.requireNonNull(executor, "executor");
-            return this;
-        }
-
-        /**
          * Connects and starts the bulkhead: opens a command connection and a pub/sub connection, subscribes to
          * grant wake-ups, loads the scripts and reads the cluster-wide limits (writing this builder's values when
          * Redis holds none).
@@ -621,121 +392,10 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
          * @throws RedisBulkheadException when Redis cannot be reached
          */
         public RedisBulkhead build() {
-            if (heartbeatInterval.compareTo(leaseDuration) >= 0) {
-                throw new IllegalArgumentException("heartbeatInterval must be shorter than leaseDuration but was "
-                        + heartbeatInterval + " with a lease of " + leaseDuration);
-            }
-            if (commandTimeout.compareTo(leaseDuration) >= 0) {
-                throw new IllegalArgumentException("commandTimeout must be shorter than leaseDuration but was "
-                        + commandTimeout + " with a lease of " + leaseDuration);
-            }
-            checkOptions(client != null ? client.getOptions() : clusterClient.getOptions());
-            Settings settings = new Settings(name, new ClusterLimits(maxConcurrency, maxQueue,
-                    maxWait == null ? 0L : maxWaitNanos(maxWait)), leaseDuration, heartbeatInterval, pollInterval,
-                    commandTimeout, failureMode, rejectionHandler, listeners, redisListeners, ticker, scheduler,
-                    executor);
-            return client != null ? connect(settings, client) : connect(settings, clusterClient);
-        }
-
-        private RedisBulkhead connect(Settings settings, RedisClient standalone) {
-            StatefulRedisConnection<String, String> commands = null;
-            StatefulRedisPubSubConnection<String, String> pubSub = null;
-            try {
-                commands = standalone.connect();
-                pubSub = standalone.connectPubSub();
-                return start(settings, commands.async(), pubSub, closer(commands, pubSub));
-            } catch (RuntimeException failure) {
-                closeQuietly(commands, pubSub);
-                throw connectFailure(failure);
-            }
-        }
-
-        private RedisBulkhead connect(Settings settings, RedisClusterClient cluster) {
-            StatefulRedisClusterConnection<String, String> commands = null;
-            StatefulRedisPubSubConnection<String, String> pubSub = null;
-            try {
-                commands = cluster.connect();
-                pubSub = cluster.connectPubSub();
-                return start(settings, commands.async(), pubSub, closer(commands, pubSub));
-            } catch (RuntimeException failure) {
-                closeQuietly(commands, pubSub);
-                throw connectFailure(failure);
-            }
-        }
-
-        private RedisBulkhead start(Settings settings,
-                                    io.lettuce.core.api.async.RedisScriptingAsyncCommands<String, String> commands,
-                                    StatefulRedisPubSubConnection<String, String> pubSub, AutoCloseable closer) {
-            return new RedisBulkhead(new ClusterBulkhead(settings, commands, pubSub, closer), failureMode,
-                    leaseDuration);
-        }
-
-        private static AutoCloseable closer(io.lettuce.core.api.StatefulConnection<?, ?> commands,
-                                            io.lettuce.core.api.StatefulConnection<?, ?> pubSub) {
-            return () -> closeQuietly(commands, pubSub);
-        }
-
-        private static void closeQuietly(io.lettuce.core.api.StatefulConnection<?, ?>... connections) {
-            for (io.lettuce.core.api.StatefulConnection<?, ?> connection : connections) {
-                if (connection != null) {
-                    try {
-                        connection.close();
-                    } catch (RuntimeException ignored) {
-                        // Closing is best effort; the connection is unusable either way.
-                    }
-                }
-            }
-        }
-
-        private RuntimeException connectFailure(RuntimeException failure) {
-            return failure instanceof RedisBulkheadException ? failure
-                    : new RedisBulkheadException(name, "connect", failure);
-        }
-
-        private static void checkOptions(ClientOptions options) {
-            if (!options.isRejectCommandsWhileDisconnected()) {
-                throw new IllegalArgumentException("client options must reject commands while disconnected "
-                        + "(disconnectedBehavior REJECT_COMMANDS) so that no acquire is queued and sent long after "
-                        + "its caller gave up; use RedisBulkhead.clientOptions() but was "
-                        + options.getDisconnectedBehavior() + " with autoReconnect " + options.isAutoReconnect());
-            }
-            if (options.isAutoReconnect() && !options.getReplayFilter().test(
-                    new Command<>(CommandType.EVALSHA, new StatusOutput<>(StringCodec.UTF8)))) {
-                throw new IllegalArgumentException("client options must not replay EVALSHA commands after a "
-                        + "reconnect (replayFilter), so that an acquire in flight when the connection dropped is "
-                        + "not executed again for nobody; use RedisBulkhead.clientOptions()");
-            }
-        }
-
-        static int requireMaxConcurrency(int maxConcurrency) {
-            if (maxConcurrency < 1) {
-                throw new IllegalArgumentException("maxConcurrency must be at least 1 but was " + maxConcurrency);
-            }
-            return maxConcurrency;
-        }
-
-        static int requireMaxQueue(int maxQueue) {
-            if (maxQueue < 0) {
-                throw new IllegalArgumentException("maxQueue must not be negative but was " + maxQueue);
-            }
-            return maxQueue;
-        }
-
-        private static Duration requirePositive(Duration value, String parameter) {
-            if (value.isZero() || value.isNegative()) {
-                throw new IllegalArgumentException(parameter + " must be positive but was " + value);
-            }
-            return value;
-        }
-
-        /** Nanoseconds of a positive maximum wait; 0 ("no bound") when it is so long it could overflow. */
-        static long maxWaitNanos(Duration maxWait) {
-            requirePositive(maxWait, "maxWait");
-            if (maxWait.getSeconds() >= UNBOUNDED_NANOS / 1_000_000_000L) {
-                return 0L;
-            }
-            long nanos = maxWait.toNanos();
-            return nanos >= UNBOUNDED_NANOS ? 0L : nanos;
+            ClusterSettings settings = settings(name);
+            ClusterBulkhead engine = client != null ? ClusterConnections.start(settings, client)
+                    : ClusterConnections.start(settings, clusterClient);
+            return new RedisBulkhead(engine, settings.failureMode(), settings.lease());
         }
     }
 }

@@ -2,7 +2,6 @@ package dev.bulwark.redis.internal;
 
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
-import dev.bulwark.Scheduler;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -15,12 +14,10 @@ import java.util.concurrent.TimeUnit;
 abstract class AsyncWaiter extends RemoteWaiter {
 
     final CompletableFuture<?> callerFuture;
-    private volatile Scheduler.Cancellable timeoutTask;
-    private volatile CancellationSignal.Registration registration;
 
-    AsyncWaiter(ClusterBulkhead bulkhead, String id, CancellationSignal signal, long startedAt,
+    AsyncWaiter(ClusterBulkhead bulkhead, String id, CancellationSignal signal, long enqueuedAt,
                 CompletableFuture<?> callerFuture) {
-        super(bulkhead, id, signal, startedAt);
+        super(bulkhead, id, signal, enqueuedAt);
         this.callerFuture = callerFuture;
     }
 
@@ -30,10 +27,10 @@ abstract class AsyncWaiter extends RemoteWaiter {
     /** Arms cancellation by signal and by the caller's future. Called once, after the acquire was sent. */
     final void armCancellation() {
         if (signal.canBeCancelled()) {
-            registration = signal.onCancel(() -> bulkhead.abandon(this, CANCELLED));
+            cancellationArmed(signal.onCancel(() -> bulkhead.abandon(this, CANCELLED)));
         }
         callerFuture.whenComplete((ignoredResult, ignoredFailure) -> bulkhead.abandon(this, CANCELLED));
-        if (status > WAITING) {
+        if (!isOpen()) {
             disarm();
         }
     }
@@ -43,16 +40,16 @@ abstract class AsyncWaiter extends RemoteWaiter {
         if (maxWaitNanos <= 0) {
             return;
         }
-        long remaining = startedAt + maxWaitNanos - bulkhead.ticker().read();
+        long remaining = enqueuedAt + maxWaitNanos - bulkhead.ticker().read();
         try {
-            timeoutTask = bulkhead.scheduler().schedule(() -> bulkhead.abandon(this, TIMED_OUT), remaining,
-                    TimeUnit.NANOSECONDS);
+            timeoutArmed(bulkhead.scheduler().schedule(() -> bulkhead.abandon(this, TIMED_OUT), remaining,
+                    TimeUnit.NANOSECONDS));
         } catch (RuntimeException schedulerRefused) {
             // Without a timer the wait could outlive its bound: give up now rather than wait forever.
             bulkhead.abandon(this, TIMED_OUT);
             return;
         }
-        if (status > WAITING) {
+        if (!isOpen()) {
             disarm();
         }
     }
@@ -62,19 +59,16 @@ abstract class AsyncWaiter extends RemoteWaiter {
         bulkhead.dispatch(this::finish);
     }
 
-    private void disarm() {
-        Scheduler.Cancellable task = timeoutTask;
-        if (task != null) {
-            task.cancel();
-        }
-        CancellationSignal.Registration current = registration;
-        if (current != null) {
-            current.close();
-        }
-    }
-
+    /** Delivers the fate; runs on the executor. A slot granted to a caller who gave up meanwhile is passed on. */
     private void finish() {
         disarm();
-        bulkhead.finishAsync(this);
+        Permit granted;
+        try {
+            granted = bulkhead.settle(this, signal.isCancelled() || callerFuture.isDone(), false);
+        } catch (RuntimeException refusedOrCancelled) {
+            callerFuture.completeExceptionally(refusedOrCancelled);
+            return;
+        }
+        begin(granted);
     }
 }

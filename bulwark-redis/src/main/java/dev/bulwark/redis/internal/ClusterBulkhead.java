@@ -7,8 +7,9 @@ import dev.bulwark.Rejection;
 import dev.bulwark.Scheduler;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.Ticker;
+import dev.bulwark.internal.spi.AsyncOperation;
+import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.redis.FailureMode;
-import dev.bulwark.redis.LostPermit;
 import dev.bulwark.redis.RedisBulkheadException;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -16,11 +17,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -29,63 +27,32 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
- * The engine of a cluster-wide bulkhead: the client half of the protocol whose server half is {@link LuaScripts}
- * (read its notes first).
+ * The engine behind {@link dev.bulwark.redis.RedisBulkhead}: its calls (sync, async, permits), the outcome of each
+ * decided waiter, and the instance's life cycle, on top of the protocol's client half ({@link ClusterProtocol},
+ * whose server half is {@link LuaScripts}: read their notes first). Thread-safe.
  *
  * <h2>Design notes</h2>
  *
- * <p><b>One round trip each way.</b> An uncontended call sends one {@code acquire} script and, when it ends, one
- * {@code release} script, which is not waited for. Nothing else is on the hot path.
- *
- * <p><b>Waiting.</b> A call the script queued is a {@link RemoteWaiter} registered under its id <em>before</em> the
- * acquire is sent, because the grant travels on the pub/sub connection and may overtake the acquire's own reply. A
- * release anywhere in the cluster hands the slot to the head of the queue inside the script and publishes the
- * id; {@link GrantSubscriber} finds the waiter and decides it {@code GRANTED}. The {@link LeaseKeeper}'s poll asks
- * Redis about every waiter at the poll interval, which catches a wake-up lost while the pub/sub connection was
- * down. A sync waiter parks its own thread; an async waiter holds no thread at all.
- *
- * <p><b>Deciding a fate.</b> Grant, cancellation, maximum wait, refusal and failure all race to decide a waiter by
- * one compare-and-set (see {@link RemoteWaiter}); the loser does nothing. A waiter that gave up after it was
- * queued sends a {@code release} for its id, which removes it from the queue or, if a grant won on the server,
- * frees the slot it was just given and hands it on: a slot is never left behind. A waiter that gave up while its
- * acquire was still in flight leaves that release to the acquire's reply handler, so the release is always
- * executed after the acquire.
- *
- * <p><b>Leases.</b> Every permit and waiter carries a lease expiry computed from the server's {@code TIME}. The
- * {@link LeaseKeeper} renews all of this instance's ids in one script per heartbeat. An id that Redis no longer
- * knows is lost: a holder is told through {@link dev.bulwark.redis.RedisBulkheadListener#permitLost}, a waiter is
- * decided {@code UNAVAILABLE}. Since ids are never reused, a lost permit's later release removes nothing.
- *
- * <p><b>Unknown outcomes.</b> A script that fails or times out may still have run. Its id joins the
- * {@link Orphans}, which the lease keeper releases until Redis confirms, so a slot taken by an acquire whose reply
- * was lost comes back within one heartbeat rather than one lease.
+ * <p>The protocol (one round trip each way, waiting, deciding a fate, leases, unknown outcomes) is
+ * {@link ClusterProtocol}'s, which this class extends with the calls' entry points and the instance's life cycle
+ * (start, limits, close). A sync call parks in {@link SyncWaiter#await}; an async call is an {@link AsyncWaiter}
+ * whose outcome is delivered on the executor; both end through {@link #settle}.
  *
  * <p><b>Threads.</b> Replies and grant messages arrive on Redis I/O threads, which only flip states, unpark
  * threads and hand work to the executor: no user code (operations, handlers, listeners of futures) runs on an I/O
  * thread, so a user may call Redis synchronously from any callback without deadlocking the client.
  */
-public final class ClusterBulkhead {
+public final class ClusterBulkhead extends ClusterProtocol {
 
     private static final System.Logger LOGGER = System.getLogger("dev.bulwark.redis.RedisBulkhead");
 
-    private final String name;
-    private final Settings settings;
-    private final Ticker ticker;
+    private final ClusterSettings settings;
     private final Scheduler scheduler;
     private final Executor executor;
-    private final Events events;
-    private final String leaseMillis;
-    private final long leaseNanos;
     private final AutoCloseable connections;
-    private final BulkheadKeys keys;
-    final ScriptRunner scripts;
     private final PermitIds ids = new PermitIds();
-    final ConcurrentHashMap<String, RemoteWaiter> waiters = new ConcurrentHashMap<>();
-    final ConcurrentHashMap<String, RemotePermit> permits = new ConcurrentHashMap<>();
-    final Orphans orphans = new Orphans();
     private final LeaseKeeper leaseKeeper;
     private final GrantSubscriber subscriber;
-    private volatile ClusterLimits limits;
     private volatile boolean closed;
 
     /**
@@ -98,20 +65,13 @@ public final class ClusterBulkhead {
      * @param connections closes both connections
      * @throws RedisBulkheadException when the grant channel cannot be subscribed within the command timeout
      */
-    public ClusterBulkhead(Settings settings, RedisScriptingAsyncCommands<String, String> commands,
+    public ClusterBulkhead(ClusterSettings settings, RedisScriptingAsyncCommands<String, String> commands,
                            StatefulRedisPubSubConnection<String, String> pubSub, AutoCloseable connections) {
+        super(settings, commands);
         this.settings = settings;
-        this.name = settings.name();
-        this.ticker = settings.ticker();
         this.scheduler = settings.scheduler();
         this.executor = settings.executor();
-        this.events = new Events(name, settings.listeners(), settings.redisListeners());
-        this.leaseNanos = settings.lease().toNanos();
-        this.leaseMillis = Long.toString(Math.max(1, settings.lease().toMillis()));
         this.connections = connections;
-        this.limits = settings.initialLimits();
-        this.keys = new BulkheadKeys(name);
-        this.scripts = new ScriptRunner(commands, keys, () -> limits, scheduler, settings.commandTimeout().toNanos());
         this.leaseKeeper = new LeaseKeeper(this, settings.heartbeatInterval().toNanos(),
                 settings.pollInterval().toNanos());
         this.subscriber = new GrantSubscriber(this, keys.channel());
@@ -166,81 +126,9 @@ public final class ClusterBulkhead {
         Objects.requireNonNull(signal, "signal");
         requireOpen();
         if (signal.isCancelled()) {
-            throw cancelledBeforeStart(signal);
+            throw Outcomes.cancelledBeforeStart(name, signal);
         }
-        SyncWaiter waiter = new SyncWaiter(this, ids.next(), signal, ticker.read());
-        join(waiter, true);
-        CancellationSignal.Registration registration = signal.canBeCancelled() ? signal.onCancel(waiter) : null;
-        // An interrupt while the acquire is in flight is held back: a call admitted at once runs (as in-process),
-        // a call that has to queue is cancelled by it.
-        boolean interruptPending = false;
-        boolean interruptedWhileQueued = false;
-        try {
-            for (;;) {
-                int status = waiter.status;
-                if (status == RemoteWaiter.JOINING) {
-                    LockSupport.park(this);
-                    interruptPending |= Thread.interrupted();
-                } else if (status == RemoteWaiter.WAITING) {
-                    if (interruptPending || Thread.interrupted()) {
-                        interruptPending = false;
-                        interruptedWhileQueued = true;
-                        abandon(waiter, RemoteWaiter.CANCELLED);
-                        continue;
-                    }
-                    long maxWait = waiter.maxWaitNanos;
-                    if (maxWait > 0) {
-                        long remaining = waiter.startedAt + maxWait - ticker.read();
-                        if (remaining <= 0) {
-                            abandon(waiter, RemoteWaiter.TIMED_OUT);
-                            continue;
-                        }
-                        LockSupport.parkNanos(this, remaining);
-                    } else {
-                        LockSupport.park(this);
-                    }
-                } else {
-                    break;
-                }
-            }
-        } finally {
-            if (registration != null) {
-                registration.close();
-            }
-            if (interruptPending || interruptedWhileQueued) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        return syncOutcome(waiter, interruptedWhileQueued);
-    }
-
-    private Permit syncOutcome(SyncWaiter waiter, boolean interrupted) {
-        long waited = ticker.read() - waiter.startedAt;
-        switch (waiter.status) {
-            case RemoteWaiter.GRANTED:
-                if (!interrupted && !waiter.signal.isCancelled()) {
-                    events.admitted(waiter.grantedOnArrival ? 0 : waited);
-                    return waiter.permit;
-                }
-                // Granted at the same instant the caller gave up: pass the slot on instead of running for nobody.
-                waiter.permit.closeUnused();
-                events.cancelled(waited);
-                throw interrupted ? interruptedWhileQueued() : cancelledWhileQueued(waiter.signal);
-            case RemoteWaiter.REFUSED:
-                throw reject(waiter.refusal, null);
-            case RemoteWaiter.TIMED_OUT:
-                throw reject(rejection(Rejection.Reason.WAIT_TIMEOUT, waited), null);
-            case RemoteWaiter.CANCELLED:
-                events.cancelled(waited);
-                throw interrupted ? interruptedWhileQueued() : cancelledWhileQueued(waiter.signal);
-            case RemoteWaiter.UNAVAILABLE:
-                if (settings.failureMode() == FailureMode.FAIL_OPEN) {
-                    return runWithoutPermit(waiter.failure);
-                }
-                throw reject(rejection(Rejection.Reason.UNAVAILABLE, waited), waiter.failure);
-            default:
-                throw new IllegalStateException("Undecided waiter " + waiter.id);
-        }
+        return SyncWaiter.await(this, ids.next(), signal);
     }
 
     /** Takes a permit only if one is free now and nobody waits anywhere in the cluster. */
@@ -284,12 +172,12 @@ public final class ClusterBulkhead {
         if (closed) {
             result.completeExceptionally(closedException());
         } else if (signal.isCancelled()) {
-            result.completeExceptionally(cancelledBeforeStart(signal));
+            result.completeExceptionally(Outcomes.cancelledBeforeStart(name, signal));
         } else {
             AsyncWaiter waiter = new AsyncWaiter(this, ids.next(), signal, ticker.read(), result) {
                 @Override
                 void begin(Permit permit) {
-                    startAsync(operation, result, permit);
+                    AsyncOperation.start(operation, result, (ignoredStart, ignoredFailure) -> permit.close(), 0L);
                 }
             };
             join(waiter, true);
@@ -305,7 +193,7 @@ public final class ClusterBulkhead {
         if (closed) {
             future.completeExceptionally(closedException());
         } else if (signal.isCancelled()) {
-            future.completeExceptionally(cancelledBeforeStart(signal));
+            future.completeExceptionally(Outcomes.cancelledBeforeStart(name, signal));
         } else {
             AsyncWaiter waiter = new AsyncWaiter(this, ids.next(), signal, ticker.read(), future) {
                 @Override
@@ -322,230 +210,8 @@ public final class ClusterBulkhead {
         return future;
     }
 
-    /** Delivers an async waiter's fate; runs on the executor once the fate is decided. */
-    void finishAsync(AsyncWaiter waiter) {
-        long waited = ticker.read() - waiter.startedAt;
-        CompletableFuture<?> future = waiter.callerFuture;
-        switch (waiter.status) {
-            case RemoteWaiter.GRANTED:
-                if (waiter.signal.isCancelled() || future.isDone()) {
-                    waiter.permit.closeUnused();
-                    events.cancelled(waited);
-                    future.completeExceptionally(cancelledWhileQueued(waiter.signal));
-                } else {
-                    events.admitted(waiter.grantedOnArrival ? 0 : waited);
-                    waiter.begin(waiter.permit);
-                }
-                break;
-            case RemoteWaiter.REFUSED:
-                future.completeExceptionally(reject(waiter.refusal, null));
-                break;
-            case RemoteWaiter.TIMED_OUT:
-                future.completeExceptionally(reject(rejection(Rejection.Reason.WAIT_TIMEOUT, waited), null));
-                break;
-            case RemoteWaiter.CANCELLED:
-                events.cancelled(waited);
-                future.completeExceptionally(cancelledWhileQueued(waiter.signal));
-                break;
-            case RemoteWaiter.UNAVAILABLE:
-                if (settings.failureMode() == FailureMode.FAIL_OPEN) {
-                    waiter.begin(runWithoutPermit(waiter.failure));
-                } else {
-                    future.completeExceptionally(
-                            reject(rejection(Rejection.Reason.UNAVAILABLE, waited), waiter.failure));
-                }
-                break;
-            default:
-                throw new IllegalStateException("Undecided waiter " + waiter.id);
-        }
-    }
-
-    /** Runs an async operation that holds {@code permit}, and closes the permit when its stage completes. */
-    private <T> void startAsync(Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result,
-                                Permit permit) {
-        CompletionStage<T> stage;
-        try {
-            stage = operation.get();
-            if (stage == null) {
-                throw new NullPointerException("operation returned null instead of a CompletionStage");
-            }
-        } catch (Throwable failure) {
-            permit.close();
-            result.completeExceptionally(failure);
-            return;
-        }
-        try {
-            stage.whenComplete((value, failure) -> {
-                permit.close();
-                if (failure == null) {
-                    result.complete(value);
-                } else {
-                    result.completeExceptionally(failure instanceof CompletionException && failure.getCause() != null
-                            ? failure.getCause() : failure);
-                }
-            });
-        } catch (Throwable brokenStage) {
-            // A foreign stage that cannot take a callback would otherwise keep the permit forever. Closing is
-            // idempotent, so if the callback did get registered and fires later, nothing is released twice.
-            permit.close();
-            result.completeExceptionally(brokenStage);
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------------------------
-    // Protocol
-
-    /** Registers the waiter, then sends its acquire; the reply decides or queues it. */
-    private void join(RemoteWaiter waiter, boolean mayQueue) {
-        waiters.put(waiter.id, waiter);
-        scripts.run(LuaScripts.ACQUIRE, waiter.id, leaseMillis, mayQueue ? "1" : "0")
-                .whenComplete((reply, failure) -> onAcquireReply(waiter, reply, failure));
-    }
-
-    private void onAcquireReply(RemoteWaiter waiter, List<Object> reply, Throwable failure) {
-        if (failure != null) {
-            // The script may have run and its reply been lost: release the id until Redis confirms.
-            orphans.add(waiter.id, ticker.read() + leaseNanos);
-            waiter.failure = failure;
-            if (waiter.decide(RemoteWaiter.UNAVAILABLE) >= 0) {
-                waiters.remove(waiter.id, waiter);
-                waiter.decided();
-            }
-            return;
-        }
-        refreshLimits(reply, 3);
-        switch (Replies.intAt(reply, 0)) {
-            case 1:
-                if (!grant(waiter, true) && waiter.status != RemoteWaiter.GRANTED) {
-                    // Abandoned while joining: the permit the script just gave is nobody's.
-                    release(waiter.id);
-                }
-                break;
-            case 2:
-                if (waiter.markWaiting(limits.maxWaitNanos())) {
-                    waiter.nowWaiting();
-                } else if (waiter.status != RemoteWaiter.GRANTED) {
-                    // Abandoned while joining (the grant may even have overtaken this reply: release handles both).
-                    release(waiter.id);
-                }
-                break;
-            default:
-                waiter.refusal = new Rejection(name, Rejection.Reason.QUEUE_FULL, Replies.intAt(reply, 3),
-                        Replies.intAt(reply, 4), Replies.intAt(reply, 1), Replies.intAt(reply, 2), Duration.ZERO);
-                if (waiter.decide(RemoteWaiter.REFUSED) >= 0) {
-                    waiters.remove(waiter.id, waiter);
-                    waiter.decided();
-                }
-                break;
-        }
-    }
-
-    /**
-     * Hands the permit that Redis granted under the waiter's id to its owner.
-     *
-     * @return whether this call decided the waiter; {@code false} when it had already been decided (a duplicate
-     *     notification, or the owner gave up first and owns the release)
-     */
-    boolean grant(RemoteWaiter waiter, boolean onArrival) {
-        RemotePermit permit = new RemotePermit(this, waiter.id, ticker.read(), waiter.leaseRenewedAt);
-        // Registered before the decision so the heartbeat never misses it; putIfAbsent keeps a duplicate grant
-        // notification from replacing the permit that an earlier one already handed out.
-        if (permits.putIfAbsent(waiter.id, permit) != null) {
-            return false;
-        }
-        waiter.permit = permit;
-        waiter.grantedOnArrival = onArrival;
-        if (waiter.decide(RemoteWaiter.GRANTED) < 0) {
-            permits.remove(waiter.id, permit);
-            return false;
-        }
-        waiters.remove(waiter.id, waiter);
-        waiter.decided();
-        return true;
-    }
-
-    /** Gives up on a waiter (cancellation, interruption, maximum wait) if its fate is still open. */
-    void abandon(RemoteWaiter waiter, int outcome) {
-        int previous = outcome == RemoteWaiter.TIMED_OUT
-                ? (waiter.decideIfWaiting(outcome) ? RemoteWaiter.WAITING : -1) : waiter.decide(outcome);
-        if (previous < 0) {
-            return;
-        }
-        waiters.remove(waiter.id, waiter);
-        if (previous == RemoteWaiter.WAITING) {
-            release(waiter.id);
-        }
-        waiter.decided();
-    }
-
-    /** A waiter's place is gone (Redis forgot it, or it could not be renewed for a whole lease). */
-    void waiterLost(RemoteWaiter waiter, Throwable cause) {
-        waiter.failure = cause;
-        if (waiter.decideIfWaiting(RemoteWaiter.UNAVAILABLE)) {
-            waiters.remove(waiter.id, waiter);
-            orphans.add(waiter.id, ticker.read() + leaseNanos);
-            waiter.decided();
-        }
-    }
-
-    /** Closes a permit: the first close sends the release (unless the permit was lost) and reports it. */
-    void closePermit(RemotePermit permit, boolean reportRelease) {
-        if (!permit.setFlag(RemotePermit.CLOSED)) {
-            return;
-        }
-        permits.remove(permit.id, permit);
-        if (reportRelease) {
-            reportReleased(permit.acquiredAt);
-        }
-        if ((permit.flags() & RemotePermit.LOST) != 0) {
-            return;
-        }
-        scripts.run(LuaScripts.RELEASE, permit.id).whenComplete((reply, failure) -> {
-            if (failure != null) {
-                orphans.add(permit.id, ticker.read() + leaseNanos);
-            } else if (Replies.longAt(reply, 0) == 0) {
-                // Redis had already dropped it: the lease ran out while the operation was running.
-                permitLost(permit, LostPermit.Cause.UNKNOWN_TO_REDIS, true);
-            }
-        });
-    }
-
-    /**
-     * Marks a permit lost and tells the listeners, once. A renewal that finds a permit unknown may have been
-     * overtaken by the permit's own release, so only the release's reply judges a permit already closed.
-     */
-    void permitLost(RemotePermit permit, LostPermit.Cause cause, boolean evenIfClosed) {
-        if (!evenIfClosed && (permit.flags() & RemotePermit.CLOSED) != 0) {
-            return;
-        }
-        if (permit.setFlag(RemotePermit.LOST)) {
-            permits.remove(permit.id, permit);
-            events.permitLost(new LostPermit(name, permit.id, Events.duration(ticker.read() - permit.acquiredAt),
-                    cause));
-        }
-    }
-
-    /** Sends a release that nobody waits for; if it fails, the id becomes an orphan. */
-    private void release(String id) {
-        scripts.run(LuaScripts.RELEASE, id).whenComplete((reply, failure) -> {
-            if (failure != null) {
-                orphans.add(id, ticker.read() + leaseNanos);
-            }
-        });
-    }
-
     void pollSoon() {
         leaseKeeper.pollSoon();
-    }
-
-    void refreshLimits(List<Object> reply, int offset) {
-        limits = ClusterLimits.parse(reply, offset);
-    }
-
-    void reportReleased(long acquiredAt) {
-        if (events.wantsTimings()) {
-            events.released(ticker.read() - acquiredAt);
-        }
     }
 
     /** Runs work that may call user code on the executor, never on a Redis I/O thread. */
@@ -558,7 +224,7 @@ public final class ClusterBulkhead {
         }
     }
 
-    private Permit runWithoutPermit(Throwable cause) {
+    Permit runWithoutPermit(Throwable cause) {
         events.ranWithoutPermit(cause);
         events.admitted(0);
         return new UnbackedPermit(this, ticker.read());
@@ -568,46 +234,54 @@ public final class ClusterBulkhead {
     // Outcomes
 
     /** A refusal decided locally: limits as last seen in Redis, counts of this instance. */
-    private Rejection rejection(Rejection.Reason reason, long waitedNanos) {
+    Rejection rejection(Rejection.Reason reason, long waitedNanos) {
         ClusterLimits current = limits;
         return new Rejection(name, reason, current.maxConcurrency(), current.maxQueue(), permits.size(),
-                waiters.size(), reason == Rejection.Reason.QUEUE_FULL ? Duration.ZERO : Events.duration(waitedNanos));
+                waiters.size(),
+                reason == Rejection.Reason.QUEUE_FULL ? Duration.ZERO : ClusterEvents.duration(waitedNanos));
     }
 
     /** Reports the refusal, runs the overflow handler on the current thread, and makes the exception. */
-    private BulkheadRejectedException reject(Rejection rejection, Throwable redisFailure) {
+    BulkheadRejectedException reject(Rejection rejection, Throwable redisFailure) {
         events.rejected(rejection);
-        BulkheadRejectedException exception = new BulkheadRejectedException(rejection, redisFailure);
-        if (settings.rejectionHandler() != null) {
-            try {
-                settings.rejectionHandler().accept(rejection);
-            } catch (Throwable failure) {
-                exception.addSuppressed(failure);
-            }
+        return Outcomes.reject(rejection, redisFailure, settings.rejectionHandler());
+    }
+
+    /**
+     * Acts on a decided waiter's fate, for sync and async callers alike: reports it, and returns the permit the call
+     * runs with or throws what the caller gets instead.
+     *
+     * @param gaveUp whether the caller gave up at the same instant (a slot granted then is passed on)
+     * @param interrupted whether it gave up by an interrupt of its waiting thread
+     */
+    @SuppressWarnings("fallthrough")
+    Permit settle(RemoteWaiter waiter, boolean gaveUp, boolean interrupted) {
+        long waited = ticker.read() - waiter.enqueuedAt;
+        switch (waiter.status()) {
+            case RemoteWaiter.GRANTED:
+                if (!gaveUp) {
+                    events.admitted(waiter.grantedOnArrival ? 0 : waited);
+                    return waiter.permit;
+                }
+                // Granted at the same instant the caller gave up: pass the slot on instead of running for nobody,
+                // and end as a cancellation.
+                waiter.permit.closeUnused();
+            case RemoteWaiter.CANCELLED:
+                events.cancelled(waited);
+                throw interrupted ? Outcomes.interruptedWhileQueued(name)
+                        : Outcomes.cancelledWhileQueued(name, waiter.signal);
+            case RemoteWaiter.REFUSED:
+                throw reject(waiter.refusal, null);
+            case RemoteWaiter.TIMED_OUT:
+                throw reject(rejection(Rejection.Reason.WAIT_TIMEOUT, waited), null);
+            case RemoteWaiter.UNAVAILABLE:
+                if (settings.failureMode() == FailureMode.FAIL_OPEN) {
+                    return runWithoutPermit(waiter.failure);
+                }
+                throw reject(rejection(Rejection.Reason.UNAVAILABLE, waited), waiter.failure);
+            default:
+                throw new IllegalStateException("Undecided waiter " + waiter.id);
         }
-        return exception;
-    }
-
-    private CancellationException cancelledBeforeStart(CancellationSignal signal) {
-        CancellationException exception =
-                new CancellationException("Bulkhead '" + name + "': the call was cancelled before it started");
-        signal.reason().ifPresent(exception::initCause);
-        return exception;
-    }
-
-    private CancellationException cancelledWhileQueued(CancellationSignal signal) {
-        CancellationException exception =
-                new CancellationException("Bulkhead '" + name + "': the call was cancelled while queued");
-        signal.reason().ifPresent(exception::initCause);
-        return exception;
-    }
-
-    private CancellationException interruptedWhileQueued() {
-        CancellationException exception =
-                new CancellationException("Bulkhead '" + name + "': the thread was interrupted while queued");
-        exception.initCause(new InterruptedException("interrupted while waiting for a slot of bulkhead '" + name
-                + "'"));
-        return exception;
     }
 
     private IllegalStateException closedException() {
@@ -623,7 +297,6 @@ public final class ClusterBulkhead {
     // ---------------------------------------------------------------------------------------------------------
     // Configuration and counts
 
-    /** The bulkhead's name. */
     /**
      * Attaches a core listener to this instance's events.
      *
@@ -634,6 +307,7 @@ public final class ClusterBulkhead {
         return events.add(java.util.Objects.requireNonNull(listener, "listener"));
     }
 
+    /** The bulkhead's name. */
     public String name() {
         return name;
     }

@@ -121,7 +121,7 @@ final class LeaseKeeper {
                 }
                 for (Map.Entry<String, RemoteWaiter> entry : bulkhead.waiters.entrySet()) {
                     // A joining waiter's acquire may not have run yet: renewing it now could wrongly report it lost.
-                    if (entry.getValue().status == RemoteWaiter.WAITING) {
+                    if (entry.getValue().status() == RemoteWaiter.WAITING) {
                         ids.add(entry.getKey());
                         owners.add(entry.getValue());
                     }
@@ -147,7 +147,7 @@ final class LeaseKeeper {
             }
         }
         for (RemoteWaiter waiter : bulkhead.waiters.values()) {
-            if (waiter.status == RemoteWaiter.WAITING && now - waiter.leaseRenewedAt > lease) {
+            if (waiter.status() == RemoteWaiter.WAITING && now - waiter.leaseRenewedAt > lease) {
                 bulkhead.waiterLost(waiter, new TimeoutException("Bulkhead '" + bulkhead.name()
                         + "': could not renew this waiter's lease for " + TimeUnit.NANOSECONDS.toMillis(lease)
                         + " ms; Redis has dropped its place in the queue"));

@@ -1,6 +1,7 @@
 package dev.bulwark.redis.internal;
 
 import dev.bulwark.Permit;
+import dev.bulwark.internal.spi.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -18,17 +19,9 @@ final class RemotePermit implements Permit {
     static final int CLOSED = 1;
     static final int LOST = 2;
 
-    private static final VarHandle FLAGS;
+    private static final VarHandle FLAGS = VarHandles.field(MethodHandles.lookup(), "flags", int.class);
 
-    static {
-        try {
-            FLAGS = MethodHandles.lookup().findVarHandle(RemotePermit.class, "flags", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    final ClusterBulkhead bulkhead;
+    final ClusterProtocol bulkhead;
     final String id;
     /** Ticker reading when the permit was granted, for the execution time and the loss report. */
     final long acquiredAt;
@@ -36,7 +29,7 @@ final class RemotePermit implements Permit {
     volatile long leaseRenewedAt;
     private volatile int flags;
 
-    RemotePermit(ClusterBulkhead bulkhead, String id, long acquiredAt, long leaseRenewedAt) {
+    RemotePermit(ClusterProtocol bulkhead, String id, long acquiredAt, long leaseRenewedAt) {
         this.bulkhead = bulkhead;
         this.id = id;
         this.acquiredAt = acquiredAt;
@@ -77,7 +70,7 @@ final class RemotePermit implements Permit {
     @Override
     public String toString() {
         int current = flags;
-        return "Permit[" + bulkhead.name() + " " + id + ((current & CLOSED) != 0 ? ", released"
+        return "Permit[" + bulkhead.name + " " + id + ((current & CLOSED) != 0 ? ", released"
                 : (current & LOST) != 0 ? ", lost" : ", held") + "]";
     }
 }

@@ -1,16 +1,73 @@
 package dev.bulwark.redis.internal;
 
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.Permit;
 import java.util.concurrent.locks.LockSupport;
 
-/** A waiter whose owner is a thread parked on it. */
+/**
+ * A waiter whose owner is a thread parked on it. {@link #await} is the whole synchronous acquire: register, send
+ * the acquire, park until the fate is decided (the parked thread times its own maximum wait once the reply said
+ * "queued"), then act on it. An interrupt while the acquire is in flight is held back: a call admitted at once
+ * runs (as in-process), a call that has to queue is cancelled by it.
+ */
 final class SyncWaiter extends RemoteWaiter implements Runnable {
 
     private final Thread thread;
 
-    SyncWaiter(ClusterBulkhead bulkhead, String id, CancellationSignal signal, long startedAt) {
-        super(bulkhead, id, signal, startedAt);
+    SyncWaiter(ClusterBulkhead bulkhead, String id, CancellationSignal signal, long enqueuedAt) {
+        super(bulkhead, id, signal, enqueuedAt);
         this.thread = Thread.currentThread();
+    }
+
+    /**
+     * Takes a permit of {@code bulkhead} for the calling thread under the new id {@code id}, waiting in the
+     * cluster-wide queue if needed; returns it, or throws.
+     */
+    static Permit await(ClusterBulkhead bulkhead, String id, CancellationSignal signal) {
+        SyncWaiter waiter = new SyncWaiter(bulkhead, id, signal, bulkhead.ticker().read());
+        bulkhead.join(waiter, true);
+        CancellationSignal.Registration registration = signal.canBeCancelled() ? signal.onCancel(waiter) : null;
+        // An interrupt while the acquire is in flight is held back: a call admitted at once runs (as in-process),
+        // a call that has to queue is cancelled by it.
+        boolean interruptPending = false;
+        boolean interruptedWhileQueued = false;
+        try {
+            for (;;) {
+                int status = waiter.status();
+                if (status == RemoteWaiter.JOINING) {
+                    LockSupport.park(bulkhead);
+                    interruptPending |= Thread.interrupted();
+                } else if (status == RemoteWaiter.WAITING) {
+                    if (interruptPending || Thread.interrupted()) {
+                        interruptPending = false;
+                        interruptedWhileQueued = true;
+                        bulkhead.abandon(waiter, RemoteWaiter.CANCELLED);
+                        continue;
+                    }
+                    long maxWait = waiter.maxWaitNanos;
+                    if (maxWait > 0) {
+                        long remaining = waiter.enqueuedAt + maxWait - bulkhead.ticker().read();
+                        if (remaining <= 0) {
+                            bulkhead.abandon(waiter, RemoteWaiter.TIMED_OUT);
+                            continue;
+                        }
+                        LockSupport.parkNanos(bulkhead, remaining);
+                    } else {
+                        LockSupport.park(bulkhead);
+                    }
+                } else {
+                    break;
+                }
+            }
+        } finally {
+            if (registration != null) {
+                registration.close();
+            }
+            if (interruptPending || interruptedWhileQueued) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return bulkhead.settle(waiter, interruptedWhileQueued || signal.isCancelled(), interruptedWhileQueued);
     }
 
     @Override

@@ -9,11 +9,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class UnbackedPermit implements Permit {
 
-    private final ClusterBulkhead bulkhead;
+    private final ClusterProtocol bulkhead;
     private final long acquiredAt;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    UnbackedPermit(ClusterBulkhead bulkhead, long acquiredAt) {
+    UnbackedPermit(ClusterProtocol bulkhead, long acquiredAt) {
         this.bulkhead = bulkhead;
         this.acquiredAt = acquiredAt;
     }
@@ -32,6 +32,6 @@ final class UnbackedPermit implements Permit {
 
     @Override
     public String toString() {
-        return "Permit[" + bulkhead.name() + " without a slot (failed open)" + (closed.get() ? ", released]" : "]");
+        return "Permit[" + bulkhead.name + " without a slot (failed open)" + (closed.get() ? ", released]" : "]");
     }
 }

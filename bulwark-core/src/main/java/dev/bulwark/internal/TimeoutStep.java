@@ -1,11 +1,13 @@
 package dev.bulwark.internal;
 
+import dev.bulwark.internal.spi.VarHandles;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Scheduler;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.Ticker;
 import dev.bulwark.TimeoutExceededException;
 import dev.bulwark.TimeoutListener;
+import dev.bulwark.internal.spi.Arguments;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -24,7 +26,7 @@ import java.util.function.Supplier;
  * (the call ended first) or FIRING (the timer fired first). Exactly one of the two outcomes is reported, and only
  * the timer's side cancels the inner signal and interrupts.
  */
-public final class TimeoutPolicy implements ChainStep {
+public final class TimeoutStep implements ChainStep {
 
     private static final int RUNNING = 0;
     private static final int FIRING = 1;
@@ -40,7 +42,7 @@ public final class TimeoutPolicy implements ChainStep {
     private final Ticker ticker;
 
     /**
-     * Creates the policy from checked configuration.
+     * Creates the step from checked configuration.
      *
      * @param name the name
      * @param timeout the positive duration
@@ -49,8 +51,8 @@ public final class TimeoutPolicy implements ChainStep {
      * @param scheduler fires the deadlines
      * @param ticker measures elapsed time for listeners
      */
-    public TimeoutPolicy(String name, Duration timeout, boolean interruptOnTimeout, List<TimeoutListener> listeners,
-                         Scheduler scheduler, Ticker ticker) {
+    public TimeoutStep(String name, Duration timeout, boolean interruptOnTimeout, List<TimeoutListener> listeners,
+                       Scheduler scheduler, Ticker ticker) {
         this.name = name;
         this.timeout = timeout;
         long nanos = Arguments.boundedNanos(timeout);
@@ -156,23 +158,15 @@ public final class TimeoutPolicy implements ChainStep {
 
     /** The deadline of one synchronous call. The timer runs it; the caller calls {@link #finish()}. */
     private static final class SyncDeadline implements Runnable {
-        private static final VarHandle STATE;
+        private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", int.class);
 
-        static {
-            try {
-                STATE = MethodHandles.lookup().findVarHandle(SyncDeadline.class, "state", int.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        private final TimeoutPolicy policy;
+        private final TimeoutStep policy;
         private final Thread caller;
         private final CancellationSignal inner;
         private volatile int state;
         private TimeoutExceededException exception; // written before state becomes FIRED
 
-        SyncDeadline(TimeoutPolicy policy, Thread caller, CancellationSignal inner) {
+        SyncDeadline(TimeoutStep policy, Thread caller, CancellationSignal inner) {
             this.policy = policy;
             this.caller = caller;
             this.inner = inner;
@@ -271,17 +265,9 @@ public final class TimeoutPolicy implements ChainStep {
 
     /** The deadline of one asynchronous call: timer task, relay of the inner stage, and caller hook. */
     private static final class AsyncDeadline<T> implements Runnable, BiConsumer<T, Throwable> {
-        private static final VarHandle STATE;
+        private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", int.class);
 
-        static {
-            try {
-                STATE = MethodHandles.lookup().findVarHandle(AsyncDeadline.class, "state", int.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        private final TimeoutPolicy policy;
+        private final TimeoutStep policy;
         private final CompletableFuture<T> result;
         private final CancellationSignal inner;
         private final CancellationSignal.Registration link;
@@ -290,7 +276,7 @@ public final class TimeoutPolicy implements ChainStep {
         volatile Scheduler.Cancellable task;
         volatile CompletionStage<T> innerStage;
 
-        AsyncDeadline(TimeoutPolicy policy, CompletableFuture<T> result, CancellationSignal inner,
+        AsyncDeadline(TimeoutStep policy, CompletableFuture<T> result, CancellationSignal inner,
                       CancellationSignal.Registration link, long startedAt) {
             this.policy = policy;
             this.result = result;

@@ -1,10 +1,10 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.spi;
 
 import java.time.Duration;
 
 /**
- * Argument checks shared by builders and run-time changes, so that every entry point words its errors alike:
- * the parameter's name, the rule, and the value that broke it.
+ * Argument checks shared by builders and run-time changes, in-process and on Redis, so that every entry point
+ * words its errors alike: the parameter's name, the rule, and the value that broke it. Stateless.
  */
 public final class Arguments {
 

@@ -18,7 +18,7 @@ import java.util.function.Consumer;
  * logged (its first failure at WARNING, later ones at DEBUG) and never disturbs the call or the other listeners.
  * Thread-safe.
  */
-final class Events {
+final class ClusterEvents {
 
     private static final System.Logger LOGGER = System.getLogger("dev.bulwark.redis.RedisBulkhead");
 
@@ -27,7 +27,7 @@ final class Events {
     private final AtomicReference<Entry[]> listeners;
     private final Entry[] redisListeners;
 
-    Events(String bulkheadName, List<BulkheadListener> listeners, List<RedisBulkheadListener> redisListeners) {
+    ClusterEvents(String bulkheadName, List<BulkheadListener> listeners, List<RedisBulkheadListener> redisListeners) {
         this.bulkheadName = bulkheadName;
         this.listeners = new AtomicReference<>(entries(listeners));
         this.redisListeners = entries(redisListeners);

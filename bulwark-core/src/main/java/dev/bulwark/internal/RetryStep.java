@@ -6,6 +6,7 @@ import dev.bulwark.RetryListener;
 import dev.bulwark.Scheduler;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.Ticker;
+import dev.bulwark.internal.spi.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -20,7 +21,7 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /** The behaviour behind {@link dev.bulwark.Retry}; see its javadoc for the rules. Immutable and thread-safe. */
-public final class RetryPolicy implements ChainStep {
+public final class RetryStep implements ChainStep {
 
     private static final System.Logger LOGGER = System.getLogger("dev.bulwark.Retry");
 
@@ -37,7 +38,7 @@ public final class RetryPolicy implements ChainStep {
     private final Ticker ticker;
 
     /**
-     * Creates the policy from checked configuration (the public builder validates every value).
+     * Creates the step from checked configuration (the public builder validates every value).
      *
      * @param name the name
      * @param handledTypes failure types to retry; with {@code handledIf} empty too, every Exception is retried
@@ -51,10 +52,10 @@ public final class RetryPolicy implements ChainStep {
      * @param scheduler for asynchronous delays
      * @param ticker for synchronous delays
      */
-    public RetryPolicy(String name, List<Class<? extends Throwable>> handledTypes,
-                       List<Predicate<? super Throwable>> handledIf, int maxRetries, Duration delay,
-                       Duration backoffInitial, Duration backoffMax, double jitter, List<RetryListener> listeners,
-                       Scheduler scheduler, Ticker ticker) {
+    public RetryStep(String name, List<Class<? extends Throwable>> handledTypes,
+                     List<Predicate<? super Throwable>> handledIf, int maxRetries, Duration delay,
+                     Duration backoffInitial, Duration backoffMax, double jitter, List<RetryListener> listeners,
+                     Scheduler scheduler, Ticker ticker) {
         this.name = name;
         this.handledTypes = handledTypes;
         this.handledIf = handledIf;
@@ -119,22 +120,7 @@ public final class RetryPolicy implements ChainStep {
         if (handledTypes.isEmpty() && handledIf.isEmpty()) {
             return failure instanceof Exception;
         }
-        for (Class<? extends Throwable> type : handledTypes) {
-            if (type.isInstance(failure)) {
-                return true;
-            }
-        }
-        for (Predicate<? super Throwable> predicate : handledIf) {
-            try {
-                if (predicate.test(failure)) {
-                    return true;
-                }
-            } catch (RuntimeException predicateFailure) {
-                LOGGER.log(System.Logger.Level.WARNING, "A handleIf predicate of retry '" + name
-                        + "' threw; the failure is treated as not handled", predicateFailure);
-            }
-        }
-        return false;
+        return HandledFailures.matches(failure, handledTypes, handledIf, LOGGER, " of retry '" + name + "'");
     }
 
     /** The delay after the given failed attempt (1-based), jitter included. */
@@ -261,20 +247,10 @@ public final class RetryPolicy implements ChainStep {
      * another thread asks for the next attempt while the loop is finishing.
      */
     private static final class AsyncExecution<T> implements BiConsumer<T, Throwable>, Runnable {
-        private static final VarHandle WIP;
-        private static final VarHandle DELAYING;
+        private static final VarHandle WIP = VarHandles.field(MethodHandles.lookup(), "wip", int.class);
+        private static final VarHandle DELAYING = VarHandles.field(MethodHandles.lookup(), "delaying", int.class);
 
-        static {
-            try {
-                MethodHandles.Lookup lookup = MethodHandles.lookup();
-                WIP = lookup.findVarHandle(AsyncExecution.class, "wip", int.class);
-                DELAYING = lookup.findVarHandle(AsyncExecution.class, "delaying", int.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        private final RetryPolicy policy;
+        private final RetryStep policy;
         private final Chain chain;
         private final int next;
         private final Supplier<? extends CompletionStage<T>> operation;
@@ -290,7 +266,7 @@ public final class RetryPolicy implements ChainStep {
         private volatile Scheduler.Cancellable pendingDelay;
         private volatile CancellationSignal.Registration cancelHook;
 
-        AsyncExecution(RetryPolicy policy, Chain chain, int next, Supplier<? extends CompletionStage<T>> operation,
+        AsyncExecution(RetryStep policy, Chain chain, int next, Supplier<? extends CompletionStage<T>> operation,
                        CancellationSignal signal, CompletableFuture<T> result) {
             this.policy = policy;
             this.chain = chain;

@@ -28,7 +28,7 @@ import java.util.function.Consumer;
  * @param scheduler the timer for maximum waits, command timeouts, heartbeats and polls
  * @param executor where asynchronous operations start and asynchronous outcomes are delivered
  */
-public record Settings(String name, ClusterLimits initialLimits, Duration lease, Duration heartbeatInterval,
+public record ClusterSettings(String name, ClusterLimits initialLimits, Duration lease, Duration heartbeatInterval,
                        Duration pollInterval, Duration commandTimeout, FailureMode failureMode,
                        Consumer<? super Rejection> rejectionHandler, List<BulkheadListener> listeners,
                        List<RedisBulkheadListener> redisListeners, Ticker ticker, Scheduler scheduler,
@@ -37,7 +37,7 @@ public record Settings(String name, ClusterLimits initialLimits, Duration lease,
     /**
      * Copies the listener lists.
      */
-    public Settings {
+    public ClusterSettings {
         listeners = List.copyOf(listeners);
         redisListeners = List.copyOf(redisListeners);
     }

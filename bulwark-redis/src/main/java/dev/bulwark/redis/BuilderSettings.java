@@ -1,0 +1,256 @@
+package dev.bulwark.redis;
+
+import dev.bulwark.BulkheadListener;
+import dev.bulwark.Rejection;
+import dev.bulwark.Scheduler;
+import dev.bulwark.Ticker;
+import dev.bulwark.internal.spi.Arguments;
+import dev.bulwark.redis.internal.ClusterLimits;
+import dev.bulwark.redis.internal.ClusterSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.function.Consumer;
+
+/**
+ * The settings a {@link RedisBulkhead.Builder} collects, and their setters: kept apart from the builder, which
+ * only knows the client and the name and connects. Each setter checks its argument at once and names it in the
+ * exception. Not thread-safe.
+ */
+abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
+
+    private int maxConcurrency = 10;
+    private int maxQueue;
+    private Duration maxWait;
+    private Consumer<? super Rejection> rejectionHandler;
+    private final List<BulkheadListener> listeners = new ArrayList<>();
+    private final List<RedisBulkheadListener> redisListeners = new ArrayList<>();
+    private Duration leaseDuration = Duration.ofSeconds(10);
+    private Duration heartbeatInterval = Duration.ofSeconds(3);
+    private Duration pollInterval = Duration.ofSeconds(1);
+    private Duration commandTimeout = Duration.ofSeconds(1);
+    private FailureMode failureMode = FailureMode.FAIL_CLOSED;
+    private Ticker ticker = Ticker.system();
+    private Scheduler scheduler = Scheduler.shared();
+    private Executor executor = ForkJoinPool.commonPool();
+
+
+    /**
+     * Sets the cluster-wide concurrency limit used when Redis holds none yet. Default: 10.
+     *
+     * @param maxConcurrency at least 1
+     * @return this builder
+     * @throws IllegalArgumentException when {@code maxConcurrency} is less than 1
+     */
+    public RedisBulkhead.Builder maxConcurrency(int maxConcurrency) {
+        this.maxConcurrency = Arguments.requireMaxConcurrency(maxConcurrency);
+        return self();
+    }
+
+    /**
+     * Sets the cluster-wide queue limit used when Redis holds none yet. Default: 0 (refuse at once when no
+     * permit is free).
+     *
+     * @param maxQueue at least 0
+     * @return this builder
+     * @throws IllegalArgumentException when {@code maxQueue} is negative
+     */
+    public RedisBulkhead.Builder maxQueue(int maxQueue) {
+        this.maxQueue = Arguments.requireMaxQueue(maxQueue);
+        return self();
+    }
+
+    /**
+     * Sets the cluster-wide maximum wait used when Redis holds none yet. Default: no bound.
+     *
+     * @param maxWait a positive duration
+     * @return this builder
+     * @throws NullPointerException when {@code maxWait} is {@code null}
+     * @throws IllegalArgumentException when {@code maxWait} is zero or negative
+     */
+    public RedisBulkhead.Builder maxWait(Duration maxWait) {
+        this.maxWait = Arguments.requirePositive(Objects.requireNonNull(maxWait, "maxWait"), "maxWait");
+        return self();
+    }
+
+    /**
+     * Sets the overflow handler, called with every {@link Rejection} before the refusal is thrown (or completes
+     * an asynchronous call's future), on the refused caller's thread or, for an asynchronous call, on the
+     * executor. Never called for cancellations.
+     *
+     * @param handler the handler
+     * @return this builder
+     * @throws NullPointerException when {@code handler} is {@code null}
+     */
+    public RedisBulkhead.Builder onRejected(Consumer<? super Rejection> handler) {
+        this.rejectionHandler = Objects.requireNonNull(handler, "handler");
+        return self();
+    }
+
+    /**
+     * Adds a core listener (admitted, rejected, cancelled, released), called for this instance's calls.
+     *
+     * @param listener the listener
+     * @return this builder
+     * @throws NullPointerException when {@code listener} is {@code null}
+     */
+    public RedisBulkhead.Builder listener(BulkheadListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+        return self();
+    }
+
+    /**
+     * Adds a listener for lost permits and calls run without a permit.
+     *
+     * @param listener the listener
+     * @return this builder
+     * @throws NullPointerException when {@code listener} is {@code null}
+     */
+    public RedisBulkhead.Builder redisListener(RedisBulkheadListener listener) {
+        redisListeners.add(Objects.requireNonNull(listener, "listener"));
+        return self();
+    }
+
+    /**
+     * Sets how long a permit or a waiter stays valid in Redis without a renewal: the longest a crashed
+     * instance's permits and queue places stay taken. Default: 10 seconds. Must be longer than the heartbeat
+     * interval and the command timeout; a lease of three heartbeats or more survives a missed heartbeat.
+     *
+     * @param leaseDuration a positive duration, at least one millisecond
+     * @return this builder
+     * @throws NullPointerException when {@code leaseDuration} is {@code null}
+     * @throws IllegalArgumentException when it is shorter than one millisecond
+     */
+    public RedisBulkhead.Builder leaseDuration(Duration leaseDuration) {
+        Objects.requireNonNull(leaseDuration, "leaseDuration");
+        if (leaseDuration.compareTo(Duration.ofMillis(1)) < 0) {
+            throw new IllegalArgumentException("leaseDuration must be at least 1 ms but was " + leaseDuration);
+        }
+        this.leaseDuration = leaseDuration;
+        return self();
+    }
+
+    /**
+     * Sets how often this instance renews the leases of its permits and waiters (one script call for all of
+     * them). Default: 3 seconds.
+     *
+     * @param heartbeatInterval a positive duration, shorter than the lease
+     * @return this builder
+     * @throws NullPointerException when {@code heartbeatInterval} is {@code null}
+     * @throws IllegalArgumentException when it is zero or negative
+     */
+    public RedisBulkhead.Builder heartbeatInterval(Duration heartbeatInterval) {
+        this.heartbeatInterval = Arguments.requirePositive(
+                Objects.requireNonNull(heartbeatInterval, "heartbeatInterval"), "heartbeatInterval");
+        return self();
+    }
+
+    /**
+     * Sets how often waiting calls ask Redis whether they were granted: the safety net behind pub/sub wake-ups,
+     * which may be lost while the connection is down. Default: 1 second.
+     *
+     * @param pollInterval a positive duration
+     * @return this builder
+     * @throws NullPointerException when {@code pollInterval} is {@code null}
+     * @throws IllegalArgumentException when it is zero or negative
+     */
+    public RedisBulkhead.Builder pollInterval(Duration pollInterval) {
+        this.pollInterval = Arguments.requirePositive(
+                Objects.requireNonNull(pollInterval, "pollInterval"), "pollInterval");
+        return self();
+    }
+
+    /**
+     * Sets how long to wait for any reply from Redis before treating it as unavailable. Default: 1 second.
+     *
+     * @param commandTimeout a positive duration, shorter than the lease
+     * @return this builder
+     * @throws NullPointerException when {@code commandTimeout} is {@code null}
+     * @throws IllegalArgumentException when it is zero or negative
+     */
+    public RedisBulkhead.Builder commandTimeout(Duration commandTimeout) {
+        this.commandTimeout = Arguments.requirePositive(
+                Objects.requireNonNull(commandTimeout, "commandTimeout"), "commandTimeout");
+        return self();
+    }
+
+    /**
+     * Sets what to do when Redis cannot decide. Default: {@link FailureMode#FAIL_CLOSED}.
+     *
+     * @param failureMode the failure mode
+     * @return this builder
+     * @throws NullPointerException when {@code failureMode} is {@code null}
+     */
+    public RedisBulkhead.Builder failureMode(FailureMode failureMode) {
+        this.failureMode = Objects.requireNonNull(failureMode, "failureMode");
+        return self();
+    }
+
+    /**
+     * Sets the local clock used to time waits (for tests). Leases never use it: they use the server's
+     * {@code TIME}. Default: {@link Ticker#system()}.
+     *
+     * @param ticker the ticker
+     * @return this builder
+     * @throws NullPointerException when {@code ticker} is {@code null}
+     */
+    public RedisBulkhead.Builder ticker(Ticker ticker) {
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
+        return self();
+    }
+
+    /**
+     * Sets the scheduler for maximum waits, command timeouts, heartbeats and polls. Default:
+     * {@link Scheduler#shared()}.
+     *
+     * @param scheduler the scheduler
+     * @return this builder
+     * @throws NullPointerException when {@code scheduler} is {@code null}
+     */
+    public RedisBulkhead.Builder scheduler(Scheduler scheduler) {
+        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+        return self();
+    }
+
+    /**
+     * Sets where asynchronous operations start and asynchronous outcomes (futures, overflow handler, listeners
+     * of async calls) are delivered. Default: {@link ForkJoinPool#commonPool()}.
+     *
+     * @param executor the executor
+     * @return this builder
+     * @throws NullPointerException when {@code executor} is {@code null}
+     */
+    public RedisBulkhead.Builder executor(Executor executor) {
+        this.executor = Objects.requireNonNull(executor, "executor");
+        return self();
+    }
+
+    /**
+     * Checks the settings against each other and freezes them.
+     *
+     * @throws IllegalArgumentException when the heartbeat interval or the command timeout is not shorter than the
+     *     lease
+     */
+    final ClusterSettings settings(String name) {
+        if (heartbeatInterval.compareTo(leaseDuration) >= 0) {
+            throw new IllegalArgumentException("heartbeatInterval must be shorter than leaseDuration but was "
+                    + heartbeatInterval + " with a lease of " + leaseDuration);
+        }
+        if (commandTimeout.compareTo(leaseDuration) >= 0) {
+            throw new IllegalArgumentException("commandTimeout must be shorter than leaseDuration but was "
+                    + commandTimeout + " with a lease of " + leaseDuration);
+        }
+        return new ClusterSettings(name, new ClusterLimits(maxConcurrency, maxQueue,
+                maxWait == null ? 0L : Arguments.boundedNanos(maxWait)), leaseDuration, heartbeatInterval,
+                pollInterval, commandTimeout, failureMode, rejectionHandler, listeners, redisListeners, ticker,
+                scheduler, executor);
+    }
+
+    private RedisBulkhead.Builder self() {
+        // Sealed: the builder is the only subclass.
+        return (RedisBulkhead.Builder) this;
+    }
+}

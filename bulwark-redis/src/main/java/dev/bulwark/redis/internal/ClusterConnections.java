@@ -1,0 +1,141 @@
+package dev.bulwark.redis.internal;
+
+import dev.bulwark.redis.RedisBulkheadException;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.Command;
+import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.RedisCommand;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The Lettuce wiring of a cluster-wide bulkhead: the client options it needs, their check, and opening the two
+ * connections (commands, and pub/sub for grant wake-ups) from a standalone or a cluster client. A bulkhead that
+ * cannot start closes whatever it opened. Stateless.
+ *
+ * <p>Why the options matter: a command queued while disconnected, or replayed after a reconnect, could run an
+ * acquire long after its caller gave up and take a slot for nobody. So a bulkhead requires clients that reject
+ * commands while disconnected and never replay scripts.
+ */
+public final class ClusterConnections {
+
+    private ClusterConnections() {
+    }
+
+    /**
+     * Client options fit for a bulkhead: reconnect, reject commands while disconnected, never replay scripts.
+     *
+     * @return new options
+     */
+    public static ClientOptions clientOptions() {
+        return ClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .replayFilter(ClusterConnections::isScript)
+                .build();
+    }
+
+    /**
+     * Cluster client options fit for a bulkhead, like {@link #clientOptions()}.
+     *
+     * @return new options
+     */
+    public static ClusterClientOptions clusterClientOptions() {
+        // ClusterClientOptions.Builder does not override replayFilter; build() still makes cluster options.
+        return (ClusterClientOptions) ClusterClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .replayFilter(ClusterConnections::isScript)
+                .build();
+    }
+
+    private static boolean isScript(RedisCommand<?, ?, ?> command) {
+        return command.getType() == CommandType.EVALSHA || command.getType() == CommandType.EVAL;
+    }
+
+    /**
+     * Checks the client's options, opens the connections from a standalone (or Sentinel-managed) client and starts
+     * the engine on them.
+     *
+     * @param settings the checked settings
+     * @param client the caller's client, which stays the caller's
+     * @return the started engine, owning both connections
+     * @throws IllegalArgumentException when the client's options would queue or replay commands
+     * @throws RedisBulkheadException when Redis cannot be reached
+     */
+    public static ClusterBulkhead start(ClusterSettings settings, RedisClient client) {
+        checkOptions(client.getOptions());
+        return start(settings, client::connect, connection -> connection.async(), client::connectPubSub);
+    }
+
+    /**
+     * Checks the client's options, opens the connections from a Redis Cluster client and starts the engine on
+     * them.
+     *
+     * @param settings the checked settings
+     * @param client the caller's cluster client, which stays the caller's
+     * @return the started engine, owning both connections
+     * @throws IllegalArgumentException when the client's options would queue or replay commands
+     * @throws RedisBulkheadException when Redis cannot be reached
+     */
+    public static ClusterBulkhead start(ClusterSettings settings, RedisClusterClient client) {
+        checkOptions(client.getOptions());
+        return start(settings, client::connect, connection -> connection.async(), client::connectPubSub);
+    }
+
+    private static <C extends StatefulConnection<String, String>> ClusterBulkhead start(
+            ClusterSettings settings, Supplier<C> commandConnection,
+            Function<C, ? extends RedisScriptingAsyncCommands<String, String>> async,
+            Supplier<StatefulRedisPubSubConnection<String, String>> pubSubConnection) {
+        C commands = null;
+        StatefulRedisPubSubConnection<String, String> pubSub = null;
+        try {
+            commands = commandConnection.get();
+            pubSub = pubSubConnection.get();
+            return new ClusterBulkhead(settings, async.apply(commands), pubSub, closer(commands, pubSub));
+        } catch (RuntimeException failure) {
+            closeQuietly(commands, pubSub);
+            throw failure instanceof RedisBulkheadException ? failure
+                    : new RedisBulkheadException(settings.name(), "connect", failure);
+        }
+    }
+
+    private static AutoCloseable closer(StatefulConnection<?, ?> commands, StatefulConnection<?, ?> pubSub) {
+        return () -> closeQuietly(commands, pubSub);
+    }
+
+    private static void closeQuietly(StatefulConnection<?, ?>... connections) {
+        for (StatefulConnection<?, ?> connection : connections) {
+            if (connection != null) {
+                try {
+                    connection.close();
+                } catch (RuntimeException ignored) {
+                    // Closing is best effort; the connection is unusable either way.
+                }
+            }
+        }
+    }
+
+    private static void checkOptions(ClientOptions options) {
+        if (!options.isRejectCommandsWhileDisconnected()) {
+            throw new IllegalArgumentException("client options must reject commands while disconnected "
+                    + "(disconnectedBehavior REJECT_COMMANDS) so that no acquire is queued and sent long after "
+                    + "its caller gave up; use RedisBulkhead.clientOptions() but was "
+                    + options.getDisconnectedBehavior() + " with autoReconnect " + options.isAutoReconnect());
+        }
+        if (options.isAutoReconnect() && !options.getReplayFilter().test(
+                new Command<>(CommandType.EVALSHA, new StatusOutput<>(StringCodec.UTF8)))) {
+            throw new IllegalArgumentException("client options must not replay EVALSHA commands after a "
+                    + "reconnect (replayFilter), so that an acquire in flight when the connection dropped is "
+                    + "not executed again for nobody; use RedisBulkhead.clientOptions()");
+        }
+    }
+}

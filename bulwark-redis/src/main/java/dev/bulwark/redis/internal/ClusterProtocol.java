@@ -1,0 +1,220 @@
+package dev.bulwark.redis.internal;
+
+import dev.bulwark.Rejection;
+import dev.bulwark.Ticker;
+import dev.bulwark.redis.LostPermit;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The client half of the cluster-wide bulkhead's protocol, whose server half is {@link LuaScripts} (read its notes
+ * first): joining the queue, grants, giving up, releases, lost permits and waiters. {@link ClusterBulkhead}
+ * extends it with the calls and the life cycle.
+ *
+ * <h2>Design notes</h2>
+ *
+ * <p><b>One round trip each way.</b> An uncontended call sends one {@code acquire} script and, when it ends, one
+ * {@code release} script, which is not waited for. Nothing else is on the hot path.
+ *
+ * <p><b>Waiting.</b> A call the script queued is a {@link RemoteWaiter} registered under its id <em>before</em> the
+ * acquire is sent, because the grant travels on the pub/sub connection and may overtake the acquire's own reply. A
+ * release anywhere in the cluster hands the slot to the head of the queue inside the script and publishes the
+ * id; {@link GrantSubscriber} finds the waiter and decides it {@code GRANTED}. The {@link LeaseKeeper}'s poll asks
+ * Redis about every waiter at the poll interval, which catches a wake-up lost while the pub/sub connection was
+ * down. A sync waiter parks its own thread; an async waiter holds no thread at all.
+ *
+ * <p><b>Deciding a fate.</b> Grant, cancellation, maximum wait, refusal and failure all race to decide a waiter by
+ * one compare-and-set (see {@link RemoteWaiter}); the loser does nothing. A waiter that gave up after it was
+ * queued sends a {@code release} for its id, which removes it from the queue or, if a grant won on the server,
+ * frees the slot it was just given and hands it on: a slot is never left behind. A waiter that gave up while its
+ * acquire was still in flight leaves that release to the acquire's reply handler, so the release is always
+ * executed after the acquire.
+ *
+ * <p><b>Leases.</b> Every permit and waiter carries a lease expiry computed from the server's {@code TIME}. The
+ * {@link LeaseKeeper} renews all of this instance's ids in one script per heartbeat. An id that Redis no longer
+ * knows is lost: a holder is told through {@link dev.bulwark.redis.RedisBulkheadListener#permitLost}, a waiter is
+ * decided {@code UNAVAILABLE}. Since ids are never reused, a lost permit's later release removes nothing.
+ *
+ * <p><b>Unknown outcomes.</b> A script that fails or times out may still have run. Its id joins the
+ * {@link Orphans}, which the lease keeper releases until Redis confirms, so a slot taken by an acquire whose reply
+ * was lost comes back within one heartbeat rather than one lease.
+ *
+ */
+abstract class ClusterProtocol {
+
+    final String name;
+    final Ticker ticker;
+    final ClusterEvents events;
+    final String leaseMillis;
+    final long leaseNanos;
+    final BulkheadKeys keys;
+    final ScriptRunner scripts;
+    final ConcurrentHashMap<String, RemoteWaiter> waiters = new ConcurrentHashMap<>();
+    final ConcurrentHashMap<String, RemotePermit> permits = new ConcurrentHashMap<>();
+    final Orphans orphans = new Orphans();
+    volatile ClusterLimits limits;
+
+    ClusterProtocol(ClusterSettings settings, RedisScriptingAsyncCommands<String, String> commands) {
+        this.name = settings.name();
+        this.ticker = settings.ticker();
+        this.events = new ClusterEvents(name, settings.listeners(), settings.redisListeners());
+        this.leaseNanos = settings.lease().toNanos();
+        this.leaseMillis = Long.toString(Math.max(1, settings.lease().toMillis()));
+        this.limits = settings.initialLimits();
+        this.keys = new BulkheadKeys(name);
+        this.scripts = new ScriptRunner(commands, keys, () -> limits, settings.scheduler(),
+                settings.commandTimeout().toNanos());
+    }
+
+    /** Registers the waiter, then sends its acquire; the reply decides or queues it. */
+    void join(RemoteWaiter waiter, boolean mayQueue) {
+        waiters.put(waiter.id, waiter);
+        scripts.run(LuaScripts.ACQUIRE, waiter.id, leaseMillis, mayQueue ? "1" : "0")
+                .whenComplete((reply, failure) -> onAcquireReply(waiter, reply, failure));
+    }
+
+    private void onAcquireReply(RemoteWaiter waiter, List<Object> reply, Throwable failure) {
+        if (failure != null) {
+            // The script may have run and its reply been lost: release the id until Redis confirms.
+            orphans.add(waiter.id, ticker.read() + leaseNanos);
+            waiter.failure = failure;
+            if (waiter.decide(RemoteWaiter.UNAVAILABLE) != RemoteWaiter.ALREADY_DECIDED) {
+                waiters.remove(waiter.id, waiter);
+                waiter.decided();
+            }
+            return;
+        }
+        refreshLimits(reply, 3);
+        switch (Replies.intAt(reply, 0)) {
+            case 1:
+                if (!grant(waiter, true) && waiter.status() != RemoteWaiter.GRANTED) {
+                    // Abandoned while joining: the permit the script just gave is nobody's.
+                    release(waiter.id);
+                }
+                break;
+            case 2:
+                if (waiter.markWaiting(limits.maxWaitNanos())) {
+                    waiter.nowWaiting();
+                } else if (waiter.status() != RemoteWaiter.GRANTED) {
+                    // Abandoned while joining (the grant may even have overtaken this reply: release handles both).
+                    release(waiter.id);
+                }
+                break;
+            default:
+                waiter.refusal = new Rejection(name, Rejection.Reason.QUEUE_FULL, Replies.intAt(reply, 3),
+                        Replies.intAt(reply, 4), Replies.intAt(reply, 1), Replies.intAt(reply, 2), Duration.ZERO);
+                if (waiter.decide(RemoteWaiter.REFUSED) != RemoteWaiter.ALREADY_DECIDED) {
+                    waiters.remove(waiter.id, waiter);
+                    waiter.decided();
+                }
+                break;
+        }
+    }
+
+    /**
+     * Hands the permit that Redis granted under the waiter's id to its owner.
+     *
+     * @return whether this call decided the waiter; {@code false} when it had already been decided (a duplicate
+     *     notification, or the owner gave up first and owns the release)
+     */
+    boolean grant(RemoteWaiter waiter, boolean onArrival) {
+        RemotePermit permit = new RemotePermit(this, waiter.id, ticker.read(), waiter.leaseRenewedAt);
+        // Registered before the decision so the heartbeat never misses it; putIfAbsent keeps a duplicate grant
+        // notification from replacing the permit that an earlier one already handed out.
+        if (permits.putIfAbsent(waiter.id, permit) != null) {
+            return false;
+        }
+        waiter.permit = permit;
+        waiter.grantedOnArrival = onArrival;
+        if (waiter.decide(RemoteWaiter.GRANTED) == RemoteWaiter.ALREADY_DECIDED) {
+            permits.remove(waiter.id, permit);
+            return false;
+        }
+        waiters.remove(waiter.id, waiter);
+        waiter.decided();
+        return true;
+    }
+
+    /** Gives up on a waiter (cancellation, interruption, maximum wait) if its fate is still open. */
+    void abandon(RemoteWaiter waiter, int outcome) {
+        int previous = outcome == RemoteWaiter.TIMED_OUT
+                ? (waiter.decideIfWaiting(outcome) ? RemoteWaiter.WAITING : RemoteWaiter.ALREADY_DECIDED)
+                : waiter.decide(outcome);
+        if (previous == RemoteWaiter.ALREADY_DECIDED) {
+            return;
+        }
+        waiters.remove(waiter.id, waiter);
+        if (previous == RemoteWaiter.WAITING) {
+            release(waiter.id);
+        }
+        waiter.decided();
+    }
+
+    /** A waiter's place is gone (Redis forgot it, or it could not be renewed for a whole lease). */
+    void waiterLost(RemoteWaiter waiter, Throwable cause) {
+        waiter.failure = cause;
+        if (waiter.decideIfWaiting(RemoteWaiter.UNAVAILABLE)) {
+            waiters.remove(waiter.id, waiter);
+            orphans.add(waiter.id, ticker.read() + leaseNanos);
+            waiter.decided();
+        }
+    }
+
+    /** Closes a permit: the first close sends the release (unless the permit was lost) and reports it. */
+    void closePermit(RemotePermit permit, boolean reportRelease) {
+        if (!permit.setFlag(RemotePermit.CLOSED)) {
+            return;
+        }
+        permits.remove(permit.id, permit);
+        if (reportRelease) {
+            reportReleased(permit.acquiredAt);
+        }
+        if ((permit.flags() & RemotePermit.LOST) != 0) {
+            return;
+        }
+        scripts.run(LuaScripts.RELEASE, permit.id).whenComplete((reply, failure) -> {
+            if (failure != null) {
+                orphans.add(permit.id, ticker.read() + leaseNanos);
+            } else if (Replies.longAt(reply, 0) == 0) {
+                // Redis had already dropped it: the lease ran out while the operation was running.
+                permitLost(permit, LostPermit.Cause.UNKNOWN_TO_REDIS, true);
+            }
+        });
+    }
+
+    /**
+     * Marks a permit lost and tells the listeners, once. A renewal that finds a permit unknown may have been
+     * overtaken by the permit's own release, so only the release's reply judges a permit already closed.
+     */
+    void permitLost(RemotePermit permit, LostPermit.Cause cause, boolean evenIfClosed) {
+        if (!evenIfClosed && (permit.flags() & RemotePermit.CLOSED) != 0) {
+            return;
+        }
+        if (permit.setFlag(RemotePermit.LOST)) {
+            permits.remove(permit.id, permit);
+            events.permitLost(new LostPermit(name, permit.id, ClusterEvents.duration(ticker.read() - permit.acquiredAt),
+                    cause));
+        }
+    }
+
+    /** Sends a release that nobody waits for; if it fails, the id becomes an orphan. */
+    private void release(String id) {
+        scripts.run(LuaScripts.RELEASE, id).whenComplete((reply, failure) -> {
+            if (failure != null) {
+                orphans.add(id, ticker.read() + leaseNanos);
+            }
+        });
+    }
+
+    void refreshLimits(List<Object> reply, int offset) {
+        limits = ClusterLimits.parse(reply, offset);
+    }
+
+    void reportReleased(long acquiredAt) {
+        if (events.wantsTimings()) {
+            events.released(ticker.read() - acquiredAt);
+        }
+    }
+}
