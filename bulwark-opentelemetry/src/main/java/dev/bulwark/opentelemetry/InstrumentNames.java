@@ -48,8 +48,10 @@ public final class InstrumentNames {
      */
     public static final String BULKHEAD_CALLS = "bulwark.bulkhead.calls";
     /**
-     * Histogram, {@code s}: how long calls waited for a slot, by {@link #BULKHEAD_OUTCOME}: {@code admitted} (zero
-     * for a call that found a free slot), {@code rejected} (with reason {@code wait_timeout}) and {@code cancelled}.
+     * Histogram, {@code s}: how long calls that queued waited for a slot, by {@link #BULKHEAD_OUTCOME}:
+     * {@code admitted}, {@code rejected} (with reason {@code wait_timeout} or {@code evicted}) and {@code cancelled}.
+     * As with ASP.NET Core's {@code time_in_queue}, a call that found a free slot at once did not queue and is not
+     * recorded (it is counted in {@value #BULKHEAD_CALLS}).
      */
     public static final String BULKHEAD_TIME_IN_QUEUE = "bulwark.bulkhead.call.time_in_queue";
     /** Histogram, {@code s}: how long admitted calls held their slot. */

@@ -24,8 +24,8 @@ import java.util.function.ToIntFunction;
 /**
  * Records one bulkhead's events. Design: the call counts are {@link LongAdder}s (striped, so concurrent callers do
  * not contend on one cache line) read by an asynchronous counter at collection; the two histograms are recorded
- * with attribute sets built once here. So a call costs one adder increment and one or two histogram records, and
- * allocates nothing. The gauges read the bulkhead through a weak reference and nothing else here refers to it, so a
+ * with attribute sets built once here. So a call that finds a free slot costs one adder increment and one histogram
+ * record (its lease), a call that queued one more record, and none allocates. The gauges read the bulkhead through a weak reference and nothing else here refers to it, so a
  * bound bulkhead its owner drops can be collected. Thread-safe.
  */
 final class BulkheadInstruments extends AttachedListener implements BulkheadListener {
@@ -129,7 +129,11 @@ final class BulkheadInstruments extends AttachedListener implements BulkheadList
 
     void onAdmitted(long waitedNanos) {
         admitted.increment();
-        timeInQueue.record(Instruments.seconds(waitedNanos), admittedAttributes);
+        // Like ASP.NET Core's time_in_queue, only calls that queued are recorded: a call that found a free slot has
+        // no time in queue (it is counted in bulwark.bulkhead.calls), and the uncontended path skips a record.
+        if (waitedNanos > 0) {
+            timeInQueue.record(Instruments.seconds(waitedNanos), admittedAttributes);
+        }
     }
 
     void onRejected(Rejection.Reason reason, long waitedNanos) {
