@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 class AllocationTest {
 
     private static final int CALLS = 200_000;
+    private static final int ROUNDS = 8;
     private static final ThrowingRunnable<RuntimeException> NOTHING = () -> { };
 
     @Test
@@ -33,8 +34,14 @@ class AllocationTest {
             Bulkhead listened = Bulkhead.builder().name("baseline").maxConcurrency(4)
                     .listener(new BulkheadListener() { }).build();
 
-            double baseline = bytesPerCall(listened);
-            double withTelemetry = bytesPerCall(bound);
+            // Rounds alternate between the two and the least of each counts: until the JIT has compiled (and
+            // escape-analysed) the path, a round allocates more, and a loaded machine delays compilation.
+            double baseline = Double.MAX_VALUE;
+            double withTelemetry = Double.MAX_VALUE;
+            for (int round = 0; round < ROUNDS; round++) {
+                baseline = Math.min(baseline, bytesPerCall(listened));
+                withTelemetry = Math.min(withTelemetry, bytesPerCall(bound));
+            }
 
             assertThat(withTelemetry - baseline)
                     .as("bytes per call added by the binding (bound %.2f, empty listener %.2f)", withTelemetry,
@@ -42,7 +49,7 @@ class AllocationTest {
                     .isLessThan(1.0);
             assertThat(Collected.from(reader).sum(InstrumentNames.BULKHEAD_CALLS,
                     Attributes.of(InstrumentNames.BULKHEAD_NAME, "hot", InstrumentNames.BULKHEAD_OUTCOME, "admitted")))
-                    .contains(2L * CALLS);
+                    .contains(2L * CALLS * ROUNDS);
         }
     }
 
