@@ -111,8 +111,10 @@ class BulkheadServerInterceptorTest {
             HoldService.Call holder = HoldService.start(running.channel(), HoldService.HOLD, "holder");
             HoldService.Held held = service.nextHeld();
             HoldService.Call queued = HoldService.start(running.channel(), HoldService.HOLD, "short-deadline",
-                    CallOptions.DEFAULT.withDeadlineAfter(300, java.util.concurrent.TimeUnit.MILLISECONDS),
+                    CallOptions.DEFAULT.withDeadlineAfter(2, java.util.concurrent.TimeUnit.SECONDS),
                     new Metadata());
+            // The deadline is the client's real clock (gRPC's own); it leaves the call ample time to be queued.
+            await().until(() -> bulkhead.queuedCount() == 1);
 
             assertThat(queued.await().status().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
             await().until(() -> bulkhead.queuedCount() == 0 && events.cancelled.get() == 1);
