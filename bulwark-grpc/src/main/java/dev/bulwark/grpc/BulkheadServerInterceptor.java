@@ -1,0 +1,295 @@
+package dev.bulwark.grpc;
+
+import dev.bulwark.Bulkhead;
+import dev.bulwark.BulkheadRejectedException;
+import dev.bulwark.PartitionedBulkhead;
+import dev.bulwark.Policy;
+import dev.bulwark.Rejection;
+import dev.bulwark.grpc.internal.DeferredServerListener;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/**
+ * Inbound load shedding for a gRPC server: every call is admitted through a bulkhead before the service sees it, and
+ * a call the bulkhead refuses is closed with {@link Status.Code#RESOURCE_EXHAUSTED} and retry pushback metadata.
+ *
+ * <pre>{@code
+ * Bulkhead bulkhead = Bulkhead.builder().name("orders-api").maxConcurrency(64).maxQueue(128)
+ *         .maxWait(Duration.ofMillis(200)).build();
+ * Server server = ServerBuilder.forPort(8443)
+ *         .addService(ServerInterceptors.intercept(ordersService, BulkheadServerInterceptor.of(bulkhead)))
+ *         .build();
+ * }</pre>
+ *
+ * <p><b>Choosing the bulkhead.</b> {@link Builder#perMethod(Function)} picks one per method (resolved once per
+ * method, on its first call; an empty answer leaves the method unlimited, health checks for example), and
+ * {@link Builder#perKey(PartitionedBulkhead, Metadata.Key, String)} picks a partition per value of a request header
+ * (per tenant, say).
+ *
+ * <p><b>Admission.</b> A call with a free slot starts at once, on the transport's thread. A call that must wait is a
+ * queue entry, not a thread: nothing blocks a transport thread, and the call is started by the thread that frees the
+ * slot (which then delivers its first listener events; gRPC's rule that listener methods never run concurrently is
+ * kept). Events the transport reports while the call waits ({@code onReady}, {@code onCancel}) are replayed in order.
+ *
+ * <p><b>Cancellation.</b> A call the client cancels (or whose deadline passes) while queued leaves the queue at once
+ * and is never started; the bulkhead reports it as cancelled and nothing is sent.
+ *
+ * <p><b>Release.</b> An admitted call holds its slot until the transport reports {@code onComplete} or
+ * {@code onCancel}; the slot is released exactly once, whichever comes, also when the service throws.
+ *
+ * <p><b>Refusal.</b> The call is closed with {@code RESOURCE_EXHAUSTED}, the description being the
+ * {@link BulkheadRejectedException#getMessage() message} of the refusal (it names the bulkhead, the
+ * {@link Rejection.Reason} and the counts), and the trailers {@value #RETRY_PUSHBACK_HEADER} (from
+ * {@link Builder#retryPushback(Function)}) and {@value #REJECTION_REASON_HEADER} (the reason in lower case, such as
+ * {@code queue_full}). A refusal after waiting ({@code wait_timeout}) is sent from the bulkhead's timer thread.
+ *
+ * <p>Immutable and thread-safe; add one instance to a server.
+ */
+public final class BulkheadServerInterceptor implements ServerInterceptor {
+
+    /** The trailer gRPC clients read as the server's retry pushback, in milliseconds (gRFC A6). */
+    public static final String RETRY_PUSHBACK_HEADER = "grpc-retry-pushback-ms";
+    /** The trailer naming why the call was refused: {@link Rejection.Reason} in lower case. */
+    public static final String REJECTION_REASON_HEADER = "bulwark-rejection-reason";
+
+    /** {@link #RETRY_PUSHBACK_HEADER} as a metadata key. */
+    public static final Metadata.Key<String> RETRY_PUSHBACK =
+            Metadata.Key.of(RETRY_PUSHBACK_HEADER, Metadata.ASCII_STRING_MARSHALLER);
+    /** {@link #REJECTION_REASON_HEADER} as a metadata key. */
+    public static final Metadata.Key<String> REJECTION_REASON =
+            Metadata.Key.of(REJECTION_REASON_HEADER, Metadata.ASCII_STRING_MARSHALLER);
+
+    private static final System.Logger LOGGER = System.getLogger(BulkheadServerInterceptor.class.getName());
+    private static final Duration DEFAULT_PUSHBACK_WITHOUT_WAIT = Duration.ofSeconds(1);
+
+    private final BiFunction<MethodDescriptor<?, ?>, Metadata, Optional<Policy>> admission;
+    private final Function<? super Rejection, Optional<Duration>> retryPushback;
+    private final String description;
+
+    private BulkheadServerInterceptor(Builder builder) {
+        this.admission = builder.admission;
+        this.retryPushback = builder.retryPushback;
+        this.description = builder.description;
+    }
+
+    /**
+     * Makes an interceptor that admits every call of the intercepted services through one bulkhead, with the default
+     * retry pushback.
+     *
+     * @param bulkhead the bulkhead every call needs a slot in
+     * @return a new interceptor
+     * @throws NullPointerException when {@code bulkhead} is {@code null}
+     */
+    public static BulkheadServerInterceptor of(Bulkhead bulkhead) {
+        Objects.requireNonNull(bulkhead, "bulkhead");
+        return builder().perMethod(method -> Optional.of(bulkhead)).build();
+    }
+
+    /**
+     * Starts configuring an interceptor. Exactly one of {@link Builder#perMethod} and {@link Builder#perKey} must be
+     * set.
+     *
+     * @return a new builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * The default retry pushback: how long the refused call waited when it waited (a wait timeout, or eviction from a
+     * LIFO queue: slots have been busy at least that long), otherwise one second.
+     *
+     * @param rejection the refusal
+     * @return the pushback, never empty
+     * @throws NullPointerException when {@code rejection} is {@code null}
+     */
+    public static Optional<Duration> defaultRetryPushback(Rejection rejection) {
+        Duration waited = Objects.requireNonNull(rejection, "rejection").waited();
+        return Optional.of(waited.isZero() ? DEFAULT_PUSHBACK_WITHOUT_WAIT : waited);
+    }
+
+    /**
+     * Admits the call through its bulkhead, or closes it when refused. Never blocks.
+     *
+     * @throws NullPointerException when an argument is {@code null}
+     */
+    @Override
+    public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(ServerCall<ReqT, RespT> call, Metadata headers,
+                                                                 ServerCallHandler<ReqT, RespT> next) {
+        Objects.requireNonNull(call, "call");
+        Objects.requireNonNull(headers, "headers");
+        Objects.requireNonNull(next, "next");
+        Optional<Policy> policy = admission.apply(call.getMethodDescriptor(), headers);
+        if (policy.isEmpty()) {
+            return next.startCall(call, headers);
+        }
+        DeferredServerListener<ReqT> listener = new DeferredServerListener<>(call);
+        policy.get().callAsync(() -> listener.start(call, headers, next), listener.signal())
+                .whenComplete((ignored, failure) -> {
+                    if (failure != null) {
+                        listener.abandon();
+                        refuse(call, unwrap(failure));
+                    }
+                });
+        return listener;
+    }
+
+    private void refuse(ServerCall<?, ?> call, Throwable failure) {
+        if (failure instanceof CancellationException) {
+            return; // the client went away while queued: there is nobody to answer
+        }
+        Metadata trailers = new Metadata();
+        Status status;
+        if (failure instanceof BulkheadRejectedException) {
+            Rejection rejection = ((BulkheadRejectedException) failure).rejection();
+            status = Status.RESOURCE_EXHAUSTED.withDescription(failure.getMessage());
+            trailers.put(REJECTION_REASON, rejection.reason().name().toLowerCase(Locale.ROOT));
+            pushbackMillis(rejection).ifPresent(millis -> trailers.put(RETRY_PUSHBACK, Long.toString(millis)));
+        } else {
+            status = Status.fromThrowable(failure);
+        }
+        try {
+            call.close(status, trailers);
+        } catch (IllegalStateException alreadyClosed) {
+            // The transport closed the call first (it was cancelled at the same instant): nothing left to do.
+        }
+    }
+
+    /** The user's pushback in whole milliseconds; a pushback function that fails must not leave the call open. */
+    private Optional<Long> pushbackMillis(Rejection rejection) {
+        try {
+            return retryPushback.apply(rejection).map(delay -> Math.max(0, delay.toMillis()));
+        } catch (RuntimeException failure) {
+            LOGGER.log(System.Logger.Level.WARNING, "The retry pushback function threw; refusing without pushback",
+                    failure);
+            return Optional.empty();
+        }
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        Throwable current = failure;
+        while (current instanceof CompletionException && current.getCause() != null) {
+            current = current.getCause();
+        }
+        return current;
+    }
+
+    @Override
+    public String toString() {
+        return "BulkheadServerInterceptor[" + description + "]";
+    }
+
+    /**
+     * Configures a {@link BulkheadServerInterceptor}. Not thread-safe: configure on one thread, then
+     * {@link #build()}. Each setter checks its argument at once and names it in the exception.
+     */
+    public static final class Builder {
+
+        private BiFunction<MethodDescriptor<?, ?>, Metadata, Optional<Policy>> admission;
+        private String description;
+        private Function<? super Rejection, Optional<Duration>> retryPushback =
+                BulkheadServerInterceptor::defaultRetryPushback;
+
+        private Builder() {
+        }
+
+        /**
+         * Admits each method's calls through the bulkhead {@code bulkheadFor} returns for it. The function is asked
+         * once per method, on its first call, and its answer kept; an empty answer leaves the method unlimited.
+         *
+         * @param bulkheadFor the bulkhead of a method, or empty for none; must not return {@code null}
+         * @return this builder
+         * @throws NullPointerException when {@code bulkheadFor} is {@code null}
+         * @throws IllegalStateException when {@link #perKey} or this was already set
+         */
+        public Builder perMethod(Function<? super MethodDescriptor<?, ?>, Optional<Bulkhead>> bulkheadFor) {
+            Objects.requireNonNull(bulkheadFor, "bulkheadFor");
+            requireUnset();
+            ConcurrentMap<String, Optional<Policy>> resolved = new ConcurrentHashMap<>();
+            admission = (method, headers) -> {
+                Optional<Policy> known = resolved.get(method.getFullMethodName());
+                if (known != null) {
+                    return known;
+                }
+                return resolved.computeIfAbsent(method.getFullMethodName(), name -> Objects.requireNonNull(
+                        bulkheadFor.apply(method), () -> "bulkheadFor returned null for " + name)
+                        .map(Policy.class::cast));
+            };
+            description = "per method";
+            return this;
+        }
+
+        /**
+         * Admits each call through the partition of {@code bulkhead} named by the value of the request header
+         * {@code key}; calls without the header share the partition {@code keyWhenAbsent}.
+         *
+         * @param bulkhead the partitioned bulkhead
+         * @param key the request header whose value picks the partition
+         * @param keyWhenAbsent the partition key of calls that do not send the header
+         * @return this builder
+         * @throws NullPointerException when an argument is {@code null}
+         * @throws IllegalStateException when {@link #perMethod} or this was already set
+         */
+        public Builder perKey(PartitionedBulkhead<String> bulkhead, Metadata.Key<String> key, String keyWhenAbsent) {
+            Objects.requireNonNull(bulkhead, "bulkhead");
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(keyWhenAbsent, "keyWhenAbsent");
+            requireUnset();
+            admission = (method, headers) -> {
+                String value = headers.get(key);
+                return Optional.of(bulkhead.forKey(value == null ? keyWhenAbsent : value));
+            };
+            description = "per '" + key.name() + "' of " + bulkhead.name();
+            return this;
+        }
+
+        /**
+         * Sets the retry pushback sent with a refusal as {@value #RETRY_PUSHBACK_HEADER} (whole milliseconds); an
+         * empty answer sends none, and the client falls back to its own backoff. Called on the refusing thread (the
+         * bulkhead's timer thread for a wait timeout), so it must be quick. Default:
+         * {@link BulkheadServerInterceptor#defaultRetryPushback(Rejection)}.
+         *
+         * @param pushback the pushback for a refusal; must not return {@code null}
+         * @return this builder
+         * @throws NullPointerException when {@code pushback} is {@code null}
+         */
+        public Builder retryPushback(Function<? super Rejection, Optional<Duration>> pushback) {
+            this.retryPushback = Objects.requireNonNull(pushback, "pushback");
+            return this;
+        }
+
+        private void requireUnset() {
+            if (admission != null) {
+                throw new IllegalStateException("the bulkhead is already chosen " + description
+                        + "; set only one of perMethod and perKey");
+            }
+        }
+
+        /**
+         * Builds the interceptor.
+         *
+         * @return a new interceptor
+         * @throws IllegalStateException when neither {@link #perMethod} nor {@link #perKey} was set
+         */
+        public BulkheadServerInterceptor build() {
+            if (admission == null) {
+                throw new IllegalStateException("no bulkhead chosen: set perMethod or perKey");
+            }
+            return new BulkheadServerInterceptor(this);
+        }
+    }
+}

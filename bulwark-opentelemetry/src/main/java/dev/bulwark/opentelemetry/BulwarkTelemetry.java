@@ -1,0 +1,140 @@
+package dev.bulwark.opentelemetry;
+
+import dev.bulwark.Bulkhead;
+import dev.bulwark.Bulkheads;
+import dev.bulwark.Retry;
+import dev.bulwark.Subscription;
+import dev.bulwark.Timeout;
+import dev.bulwark.opentelemetry.internal.Bindings;
+import dev.bulwark.opentelemetry.internal.Instruments;
+import io.opentelemetry.api.OpenTelemetry;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Reports Bulwark's bulkheads, retries, timeouts and fallbacks through the OpenTelemetry metrics API: the same facts
+ * as the Micrometer module, named by OpenTelemetry's conventions (see {@link InstrumentNames} for every instrument,
+ * unit and attribute), under the instrumentation scope {@value InstrumentNames#SCOPE}.
+ *
+ * <pre>{@code
+ * BulwarkTelemetry telemetry = BulwarkTelemetry.create(openTelemetry);
+ * Subscription all = telemetry.bind(bulkheads);           // every bulkhead of the registry, now and later
+ * telemetry.bind(retry);
+ * Fallback<Stock> fallback = Fallback.of(Stock.UNKNOWN).onFallback(telemetry.fallbackCounter("stock"));
+ * }</pre>
+ *
+ * <p><b>Cost.</b> Values that are read (calls holding a slot, waiting, the limits) are asynchronous instruments the
+ * SDK observes at collection; call counts are striped {@link java.util.concurrent.atomic.LongAdder}s reported by
+ * asynchronous counters; only durations are recorded per call, into histograms with attribute sets built at binding.
+ * A call through a bound bulkhead allocates nothing and takes no lock here.
+ *
+ * <p><b>Lifetime.</b> Binding attaches a listener to the policy and registers callbacks; the returned
+ * {@link Subscription} detaches the listener and removes the callbacks (their series stop being exported; the
+ * histograms are shared and keep the values already recorded, as OpenTelemetry histograms do). A binding refers to
+ * its policy only weakly: a policy its owner drops is collected, after which its callbacks are removed too.
+ *
+ * <p><b>One binding per name.</b> Binding a second live policy of the same kind and name through the same
+ * {@code BulwarkTelemetry}, or the same policy twice, fails with {@link IllegalStateException}; once the earlier
+ * binding is closed or its policy collected, the name can be bound again. Use one instance per
+ * {@link OpenTelemetry}. Thread-safe.
+ */
+public final class BulwarkTelemetry {
+
+    private final Bindings bindings;
+    private final ConcurrentMap<String, FallbackCounter> fallbackCounters = new ConcurrentHashMap<>();
+
+    private BulwarkTelemetry(OpenTelemetry openTelemetry) {
+        this.bindings = new Bindings(new Instruments(openTelemetry));
+    }
+
+    /**
+     * Creates the binder for an {@link OpenTelemetry} instance (its meter provider).
+     *
+     * @param openTelemetry where the instruments are created
+     * @return a new binder
+     * @throws NullPointerException when {@code openTelemetry} is {@code null}
+     */
+    public static BulwarkTelemetry create(OpenTelemetry openTelemetry) {
+        return new BulwarkTelemetry(Objects.requireNonNull(openTelemetry, "openTelemetry"));
+    }
+
+    /**
+     * Binds a bulkhead: {@value InstrumentNames#BULKHEAD_ACTIVE_LEASES}, {@value InstrumentNames#BULKHEAD_QUEUED_CALLS},
+     * {@value InstrumentNames#BULKHEAD_CONCURRENCY_LIMIT}, {@value InstrumentNames#BULKHEAD_QUEUE_LIMIT},
+     * {@value InstrumentNames#BULKHEAD_CALLS}, {@value InstrumentNames#BULKHEAD_TIME_IN_QUEUE} and
+     * {@value InstrumentNames#BULKHEAD_LEASE_DURATION}, with {@code bulwark.bulkhead.name}. Calls in flight are
+     * reported from their next event on.
+     *
+     * @param bulkhead the bulkhead (any implementation)
+     * @return the binding; closing it detaches the listener and removes the callbacks
+     * @throws NullPointerException when {@code bulkhead} is {@code null}
+     * @throws IllegalStateException when a live bulkhead of the same name is already bound through this instance
+     */
+    public Subscription bind(Bulkhead bulkhead) {
+        return bindings.bind(bulkhead);
+    }
+
+    /**
+     * Binds every bulkhead of a registry: those in it now and those added later (on the adding thread). A bulkhead
+     * already bound through this instance is skipped, with a warning through {@link System.Logger}; a bulkhead
+     * removed from the registry is unbound.
+     *
+     * @param bulkheads the registry
+     * @return the binding; closing it stops binding new bulkheads and unbinds all those it bound
+     * @throws NullPointerException when {@code bulkheads} is {@code null}
+     */
+    public Subscription bind(Bulkheads bulkheads) {
+        return bindings.bind(bulkheads);
+    }
+
+    /**
+     * Binds a retry: {@value InstrumentNames#RETRY_CALLS} and {@value InstrumentNames#RETRY_RETRIES}, with
+     * {@code bulwark.retry.name}.
+     *
+     * @param retry the retry
+     * @return the binding; closing it detaches the listener and removes the callbacks
+     * @throws NullPointerException when {@code retry} is {@code null}
+     * @throws IllegalStateException when a live retry of the same name is already bound through this instance
+     */
+    public Subscription bind(Retry retry) {
+        return bindings.bind(retry);
+    }
+
+    /**
+     * Binds a timeout: {@value InstrumentNames#TIMEOUT_CALLS} and {@value InstrumentNames#TIMEOUT_CALL_DURATION},
+     * with {@code bulwark.timeout.name}.
+     *
+     * @param timeout the timeout
+     * @return the binding; closing it detaches the listener and removes the callbacks
+     * @throws NullPointerException when {@code timeout} is {@code null}
+     * @throws IllegalStateException when a live timeout of the same name is already bound through this instance
+     */
+    public Subscription bind(Timeout timeout) {
+        return bindings.bind(timeout);
+    }
+
+    /**
+     * Returns the counter of fallbacks called {@code name}, to pass to {@link dev.bulwark.Fallback#onFallback}: it
+     * counts {@value InstrumentNames#FALLBACK_CALLS} by {@code error.type}. Asking again for the same name returns
+     * the same counter until it is closed.
+     *
+     * @param name the {@code bulwark.fallback.name} of the counter, not blank
+     * @return the counter
+     * @throws NullPointerException when {@code name} is {@code null}
+     * @throws IllegalArgumentException when {@code name} is blank
+     */
+    public FallbackCounter fallbackCounter(String name) {
+        Objects.requireNonNull(name, "name");
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("name must not be blank but was '" + name + "'");
+        }
+        return fallbackCounters.computeIfAbsent(name, key -> new FallbackCounter(bindings.instruments().meter(),
+                key, counter -> fallbackCounters.remove(key, counter)));
+    }
+
+    @Override
+    public String toString() {
+        return "BulwarkTelemetry[" + InstrumentNames.SCOPE + "]";
+    }
+}

@@ -1,0 +1,93 @@
+package dev.bulwark.opentelemetry;
+
+import io.opentelemetry.api.common.AttributeKey;
+
+/**
+ * The names, units and attributes of the instruments {@link BulwarkTelemetry} creates, for dashboards, alerts and
+ * SDK views.
+ *
+ * <p>Names follow OpenTelemetry's semantic-convention style for limiters and pools: a {@code bulwark.} namespace,
+ * lower-case dot-separated components with {@code snake_case} words, no unit in the name (the unit is {@code s} or an
+ * annotation such as <code>{call}</code>), no {@code _total} suffix, and attributes namespaced by the policy kind.
+ * They mirror ASP.NET Core's rate-limiting metrics ({@code aspnetcore.rate_limiting.active_request_leases},
+ * {@code queued_requests}, {@code request.time_in_queue}, {@code request_lease.duration}, {@code requests}) and the
+ * {@code db.client.connection.*} pool metrics ({@code .count}, {@code .max}, {@code .wait_time}): a bulkhead slot is a
+ * lease, a waiting call is queued. Values that are read (counts, limits and cumulative totals) are asynchronous
+ * instruments observed at collection; durations are histograms recorded per call.
+ */
+public final class InstrumentNames {
+
+    /** The instrumentation scope name of every instrument. */
+    public static final String SCOPE = "dev.bulwark";
+
+    /** Attribute on every bulkhead instrument: the bulkhead's name. */
+    public static final AttributeKey<String> BULKHEAD_NAME = AttributeKey.stringKey("bulwark.bulkhead.name");
+    /**
+     * Attribute on {@value #BULKHEAD_CALLS} and {@value #BULKHEAD_TIME_IN_QUEUE}: how the call ended at the bulkhead,
+     * {@code admitted}, {@code rejected} or {@code cancelled}.
+     */
+    public static final AttributeKey<String> BULKHEAD_OUTCOME = AttributeKey.stringKey("bulwark.bulkhead.outcome");
+    /**
+     * Attribute on rejected calls only: the {@link dev.bulwark.Rejection.Reason} in lower case, {@code queue_full},
+     * {@code wait_timeout}, {@code unavailable}, {@code evicted} or {@code partition_limit}.
+     */
+    public static final AttributeKey<String> BULKHEAD_REJECTION_REASON =
+            AttributeKey.stringKey("bulwark.bulkhead.rejection_reason");
+
+    /** Asynchronous up-down counter, <code>{call}</code>: calls holding a slot now. */
+    public static final String BULKHEAD_ACTIVE_LEASES = "bulwark.bulkhead.active_leases";
+    /** Asynchronous up-down counter, <code>{call}</code>: calls waiting for a slot now. */
+    public static final String BULKHEAD_QUEUED_CALLS = "bulwark.bulkhead.queued_calls";
+    /** Asynchronous up-down counter, <code>{call}</code>: the concurrency limit in force. */
+    public static final String BULKHEAD_CONCURRENCY_LIMIT = "bulwark.bulkhead.concurrency_limit";
+    /** Asynchronous up-down counter, <code>{call}</code>: the queue limit in force. */
+    public static final String BULKHEAD_QUEUE_LIMIT = "bulwark.bulkhead.queue_limit";
+    /**
+     * Asynchronous counter, <code>{call}</code>: calls that reached the bulkhead, by {@link #BULKHEAD_OUTCOME} (and
+     * {@link #BULKHEAD_REJECTION_REASON} for rejected ones).
+     */
+    public static final String BULKHEAD_CALLS = "bulwark.bulkhead.calls";
+    /**
+     * Histogram, {@code s}: how long calls that queued waited for a slot, by {@link #BULKHEAD_OUTCOME}:
+     * {@code admitted}, {@code rejected} (with reason {@code wait_timeout} or {@code evicted}) and {@code cancelled}.
+     * As with ASP.NET Core's {@code time_in_queue}, a call that found a free slot at once did not queue and is not
+     * recorded (it is counted in {@value #BULKHEAD_CALLS}).
+     */
+    public static final String BULKHEAD_TIME_IN_QUEUE = "bulwark.bulkhead.call.time_in_queue";
+    /** Histogram, {@code s}: how long admitted calls held their slot. */
+    public static final String BULKHEAD_LEASE_DURATION = "bulwark.bulkhead.lease.duration";
+
+    /** Attribute on every retry instrument: the retry's name. */
+    public static final AttributeKey<String> RETRY_NAME = AttributeKey.stringKey("bulwark.retry.name");
+    /**
+     * Attribute on {@value #RETRY_CALLS}: {@code succeeded_without_retry}, {@code succeeded_after_retry},
+     * {@code failed_retries_exhausted}, {@code failed_not_retryable} or {@code cancelled}.
+     */
+    public static final AttributeKey<String> RETRY_OUTCOME = AttributeKey.stringKey("bulwark.retry.outcome");
+    /** Asynchronous counter, <code>{call}</code>: calls through a retry, by {@link #RETRY_OUTCOME}. */
+    public static final String RETRY_CALLS = "bulwark.retry.calls";
+    /** Asynchronous counter, <code>{retry}</code>: retries scheduled (attempts after the first). */
+    public static final String RETRY_RETRIES = "bulwark.retry.retries";
+
+    /** Attribute on every timeout instrument: the timeout's name. */
+    public static final AttributeKey<String> TIMEOUT_NAME = AttributeKey.stringKey("bulwark.timeout.name");
+    /** Attribute on {@value #TIMEOUT_CALLS}: {@code in_time} or {@code timed_out}. */
+    public static final AttributeKey<String> TIMEOUT_OUTCOME = AttributeKey.stringKey("bulwark.timeout.outcome");
+    /** Asynchronous counter, <code>{call}</code>: calls through a timeout, by {@link #TIMEOUT_OUTCOME}. */
+    public static final String TIMEOUT_CALLS = "bulwark.timeout.calls";
+    /** Histogram, {@code s}: how long calls that ended before their deadline took. */
+    public static final String TIMEOUT_CALL_DURATION = "bulwark.timeout.call.duration";
+
+    /** Attribute on {@value #FALLBACK_CALLS}: the name given to {@link BulwarkTelemetry#fallbackCounter(String)}. */
+    public static final AttributeKey<String> FALLBACK_NAME = AttributeKey.stringKey("bulwark.fallback.name");
+    /**
+     * Attribute on {@value #FALLBACK_CALLS}: the fully qualified class name of the failure turned into a value (the
+     * semantic conventions' {@code error.type}).
+     */
+    public static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
+    /** Asynchronous counter, <code>{call}</code>: failures a fallback turned into a value, by {@link #ERROR_TYPE}. */
+    public static final String FALLBACK_CALLS = "bulwark.fallback.calls";
+
+    private InstrumentNames() {
+    }
+}

@@ -1,0 +1,54 @@
+package dev.bulwark.opentelemetry.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.bulwark.Bulkhead;
+import dev.bulwark.Rejection;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
+import java.lang.management.ManagementFactory;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The per-call cost goal: recording a bulkhead's events allocates nothing, in the binding or in the SDK it records
+ * into. The events are fed in nanoseconds, as the listener methods hand them over after their one conversion, so that
+ * the {@code Duration} the bulkhead itself creates for its listeners (the core's, not the binding's) is not counted.
+ * Rounds are repeated and the least counts: until the JIT has compiled the path, a round may allocate.
+ */
+class RecordingAllocationTest {
+
+    private static final int EVENTS = 200_000;
+    private static final int ROUNDS = 8;
+
+    @Test
+    void recordingAdmissionsRefusalsCancellationsAndReleasesAllocatesNothing() {
+        InMemoryMetricReader reader = InMemoryMetricReader.create();
+        try (SdkMeterProvider meterProvider = SdkMeterProvider.builder().registerMetricReader(reader).build()) {
+            Instruments instruments =
+                    new Instruments(OpenTelemetrySdk.builder().setMeterProvider(meterProvider).build());
+            Bulkhead bulkhead = Bulkhead.builder().name("hot").build();
+            BulkheadInstruments listener = BulkheadInstruments.register(instruments, bulkhead, new Observations());
+            com.sun.management.ThreadMXBean threads =
+                    (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+            double least = Double.MAX_VALUE;
+            for (int round = 0; round < ROUNDS; round++) {
+                long before = threads.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < EVENTS; i++) {
+                    listener.onAdmitted(0);                 // found a free slot
+                    listener.onReleased(1_000);
+                    listener.onAdmitted(2_000);             // queued first
+                    listener.onReleased(3_000);
+                    listener.onRejected(Rejection.Reason.QUEUE_FULL, 0);
+                    listener.onRejected(Rejection.Reason.WAIT_TIMEOUT, 5_000);
+                    listener.onCancelled(4_000);
+                }
+                least = Math.min(least, (double) (threads.getCurrentThreadAllocatedBytes() - before) / EVENTS);
+            }
+
+            assertThat(least).as("bytes allocated per round of seven events").isLessThan(1.0);
+            assertThat(Collected.sumOfCalls(reader)).isEqualTo(5L * EVENTS * ROUNDS);
+        }
+    }
+}
