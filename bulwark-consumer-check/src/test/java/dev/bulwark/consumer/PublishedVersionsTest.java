@@ -54,10 +54,18 @@ class PublishedVersionsTest {
     }
 
     @Test
+    void grpcAndOpenTelemetryAreTheTestedApis() throws Exception {
+        assertEquals(property("grpc.version"), resolvedVersion("io.grpc.ServerInterceptor", "grpc-api"));
+        assertEquals(property("opentelemetry.version"),
+                resolvedVersion("io.opentelemetry.api.metrics.Meter", "opentelemetry-api"));
+    }
+
+    @Test
     void everyPublishedModuleIsOnTheClassPathAtTheProjectVersion() throws Exception {
         for (String type : new String[] {"dev.bulwark.Bulkhead", "dev.bulwark.redis.RedisBulkhead",
                 "dev.bulwark.micrometer.BulwarkMetrics", "dev.bulwark.reactor.BulwarkOperators",
-                "dev.bulwark.spring.BulwarkAutoConfiguration"}) {
+                "dev.bulwark.spring.BulwarkAutoConfiguration", "dev.bulwark.grpc.BulkheadServerInterceptor",
+                "dev.bulwark.http.BulwarkHttpClient", "dev.bulwark.opentelemetry.BulwarkTelemetry"}) {
             assertNotNull(Class.forName(type, false, getClass().getClassLoader()), type);
         }
         assertNotNull(Class.forName("dev.bulwark.kotlin.BulkheadCoroutines", false, getClass().getClassLoader()));
