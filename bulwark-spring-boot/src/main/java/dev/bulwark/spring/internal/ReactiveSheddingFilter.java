@@ -76,7 +76,8 @@ public final class ReactiveSheddingFilter implements WebFilter, Ordered {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         ServerHttpRequest request = exchange.getRequest();
-        SheddingRoutes.Match match = routes.get().match(request.getMethod().name(), request.getPath().pathWithinApplication());
+        SheddingRoutes.Match match = routes.get().match(request.getMethod().name(),
+                request.getPath().pathWithinApplication());
         if (match == null) {
             return chain.filter(exchange);
         }

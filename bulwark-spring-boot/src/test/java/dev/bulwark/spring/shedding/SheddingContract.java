@@ -124,6 +124,31 @@ abstract class SheddingContract {
     }
 
     @Test
+    void aGlobalBulkheadCapsAllTenantsTogether() {
+        try (RunningApp app = start("bulwark.bulkheads.tenant.max-concurrency=2",
+                "bulwark.bulkheads.all.max-concurrency=1", "bulwark.shedding.routes[0].pattern=/tenants/**",
+                "bulwark.shedding.routes[0].bulkhead=tenant", "bulwark.shedding.routes[0].key.header=X-Tenant",
+                "bulwark.shedding.routes[0].key.global-bulkhead=all")) {
+            CompletableFuture<HttpResponse<String>> a = app.get("/tenants/x/hold/a", "X-Tenant", "A");
+            await().until(() -> app.gate().entered() == 1);
+            assertThat(app.bulkhead("all").executingCount()).isEqualTo(1);
+
+            HttpResponse<String> b = answer(app.get("/tenants/x/hold/b", "X-Tenant", "B"));
+            assertThat(b.statusCode()).isEqualTo(503);
+            assertThat(b.body()).as("B's own partition has room; the global limit refuses")
+                    .contains("\"bulkhead\":\"all\"", "\"reason\":\"QUEUE_FULL\"");
+
+            app.gate().release("a");
+            assertThat(answer(a).statusCode()).isEqualTo(200);
+            await().until(() -> app.bulkhead("all").executingCount() == 0);
+            CompletableFuture<HttpResponse<String>> later = app.get("/tenants/x/hold/later", "X-Tenant", "B");
+            await().until(() -> app.gate().entered() == 2);
+            app.gate().release("later");
+            assertThat(answer(later).statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
     void aPathVariableKeyAndAPrincipalKeyPartitionLikeAHeader() {
         try (RunningApp app = start("bulwark.bulkheads.tenant.max-concurrency=1",
                 "bulwark.shedding.routes[0].pattern=/tenants/{tenant}/**",

@@ -29,7 +29,8 @@ import reactor.core.publisher.Mono;
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import({SheddingTestApp.Handlers.class, SheddingTestApp.ServletPrincipal.class, SheddingTestApp.ReactivePrincipal.class})
+@Import({SheddingTestApp.Handlers.class, SheddingTestApp.ServletPrincipal.class,
+    SheddingTestApp.ReactivePrincipal.class})
 public class SheddingTestApp {
 
     /** The properties every test starts from; each test adds its routes and bulkheads. */
@@ -79,27 +80,27 @@ public class SheddingTestApp {
 
         /** Runs before the shedding filter (order 0). */
         static final class UserHeaderFilter extends OncePerRequestFilter implements Ordered {
-                @Override
-                public int getOrder() {
-                    return -200;
-                }
+            @Override
+            public int getOrder() {
+                return -200;
+            }
 
-                @Override
-                protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response,
-                                                FilterChain chain) throws ServletException, IOException {
-                    String user = request.getHeader("X-User");
-                    if (user == null) {
-                        chain.doFilter(request, response);
-                        return;
-                    }
-                    Principal principal = () -> user;
-                    chain.doFilter(new HttpServletRequestWrapper(request) {
-                        @Override
-                        public Principal getUserPrincipal() {
-                            return principal;
-                        }
-                    }, response);
+            @Override
+            protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response,
+                                            FilterChain chain) throws ServletException, IOException {
+                String user = request.getHeader("X-User");
+                if (user == null) {
+                    chain.doFilter(request, response);
+                    return;
                 }
+                Principal principal = () -> user;
+                chain.doFilter(new HttpServletRequestWrapper(request) {
+                    @Override
+                    public Principal getUserPrincipal() {
+                        return principal;
+                    }
+                }, response);
+            }
         }
     }
 
