@@ -100,7 +100,9 @@ public final class ServletSheddingFilter extends OncePerRequestFilter implements
         boolean queued = admission.state() == ServletAdmission.WAITING;
         if (queued) {
             if (request.isAsyncSupported()) {
-                AsyncContext context = request.startAsync();
+                // With this filter's request and response, as Spring MVC does, so that the dispatch that resumes
+                // the request carries the wrappers of the filters before this one.
+                AsyncContext context = request.startAsync(request, response);
                 if (asyncTimeout != null) {
                     context.setTimeout(asyncTimeout.toMillis());
                 }

@@ -175,6 +175,28 @@ abstract class SheddingContract {
     }
 
     @Test
+    void aRequestAdmittedAfterQueuingReachesTheApplicationAsTheFiltersBeforeLeftIt() {
+        try (RunningApp app = start("bulwark.bulkheads.user.max-concurrency=1", "bulwark.bulkheads.user.max-queue=1",
+                "bulwark.shedding.routes[0].pattern=/api/**", "bulwark.shedding.routes[0].bulkhead=user",
+                "bulwark.shedding.routes[0].key.principal=true")) {
+            CompletableFuture<HttpResponse<String>> first = app.get("/api/me/1", "X-User", "alice");
+            await().until(() -> app.gate().entered() == 1);
+            CompletableFuture<HttpResponse<String>> queued = app.get("/api/me/2", "X-User", "alice");
+            await().until(() -> app.bean(dev.bulwark.spring.internal.SheddingRoutes.class).routes().get(0)
+                    .limiter() instanceof dev.bulwark.spring.internal.RouteLimiter.Partitioned partitioned
+                    && partitioned.partitions().partition("alice").map(Bulkhead::queuedCount).orElse(0) == 1);
+
+            app.gate().release("1");
+            assertThat(answer(first).body()).isEqualTo("alice");
+            app.gate().release("2");
+            HttpResponse<String> resumed = answer(queued);
+            assertThat(resumed.statusCode()).isEqualTo(200);
+            assertThat(resumed.body()).as("the principal set by an earlier filter survives the wait")
+                    .isEqualTo("alice");
+        }
+    }
+
+    @Test
     void aQueuedRequestRefusedAtTheMaximumWaitGetsWaitTimeout() {
         try (RunningApp app = start("bulwark.bulkheads.api.max-concurrency=1", "bulwark.bulkheads.api.max-queue=1",
                 "bulwark.bulkheads.api.max-wait=300ms", "bulwark.shedding.routes[0].pattern=/api/**",

@@ -57,6 +57,13 @@ public class SheddingTestApp {
             return Mono.defer(() -> Mono.fromFuture(gate.arrive(id)));
         }
 
+        /** Answers with the principal's name once released. */
+        @GetMapping("/api/me/{id}")
+        Mono<String> me(@PathVariable("id") String id, Principal principal) {
+            return Mono.defer(() -> Mono.fromFuture(gate.arrive(id)))
+                    .map(ignored -> principal == null ? "nobody" : principal.getName());
+        }
+
         /** Blocks its thread: for the servlet stack only. */
         @GetMapping("/api/sync/{id}")
         String sync(@PathVariable("id") String id) throws InterruptedException {
