@@ -19,6 +19,10 @@ module dev.bulwark.spring {
     requires static micrometer.core;
     requires static dev.bulwark.reactor;
     requires static reactor.core;
+    // Inbound load shedding: the servlet filter and the WebFilter.
+    requires static jakarta.servlet;
+    requires static spring.web;
+    requires static spring.webflux;
 
     exports dev.bulwark.spring;
 

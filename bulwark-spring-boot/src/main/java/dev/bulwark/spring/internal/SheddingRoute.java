@@ -1,0 +1,147 @@
+package dev.bulwark.spring.internal;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.util.pattern.PathPattern;
+
+/**
+ * One resolved shedding route: which requests it takes, through which bulkhead, and how a refusal answers.
+ *
+ * <p>Thread-safe. The only mutable state is the most recent queue wait, a racy statistic: it is written with a
+ * plain volatile store by whichever admitted request finishes waiting (last writer wins, no sample is needed to be
+ * exact), and read only to derive {@code Retry-After}.
+ */
+public final class SheddingRoute {
+
+    private final int index;
+    private final PathPattern pattern;
+    private final Set<String> methods;
+    private final RouteLimiter limiter;
+    private final KeySource keySource;
+    private final String defaultKey;
+    private final int status;
+    private final Duration retryAfter;
+    private final String problemType;
+    /** Nanoseconds the last request that had to queue waited before it was admitted; 0 while none has. */
+    private volatile long lastQueueWaitNanos;
+
+    /**
+     * Makes a route from checked settings.
+     *
+     * @param index the route's position in {@code bulwark.shedding.routes}
+     * @param pattern the parsed pattern
+     * @param methods the upper-case methods it applies to; empty for every method
+     * @param limiter the bulkhead
+     * @param keySource where the key comes from
+     * @param defaultKey the key of requests that carry none
+     * @param status the refusal status
+     * @param retryAfter a fixed Retry-After, or {@code null} to derive it
+     * @param problemType the problem body's {@code type}
+     */
+    public SheddingRoute(int index, PathPattern pattern, Set<String> methods, RouteLimiter limiter,
+                         KeySource keySource, String defaultKey, int status, Duration retryAfter,
+                         String problemType) {
+        this.index = index;
+        this.pattern = Objects.requireNonNull(pattern, "pattern");
+        this.methods = Set.copyOf(methods);
+        this.limiter = Objects.requireNonNull(limiter, "limiter");
+        this.keySource = Objects.requireNonNull(keySource, "keySource");
+        this.defaultKey = Objects.requireNonNull(defaultKey, "defaultKey");
+        this.status = status;
+        this.retryAfter = retryAfter;
+        this.problemType = Objects.requireNonNull(problemType, "problemType");
+    }
+
+    /**
+     * Matches a request against this route.
+     *
+     * @param method the request's method
+     * @param path the path within the application
+     * @return the pattern's variables, or {@code null} when the route does not take the request
+     */
+    Map<String, String> match(String method, PathContainer path) {
+        if (!methods.isEmpty() && !methods.contains(method)) {
+            return null;
+        }
+        PathPattern.PathMatchInfo info = pattern.matchAndExtract(path);
+        return info == null ? null : info.getUriVariables();
+    }
+
+    /**
+     * Returns the key of a request from its variables and its header or principal value.
+     *
+     * @param variables the pattern's variables
+     * @param headerOrPrincipal the header value or principal name, when the key source is one of those
+     * @return the key, never {@code null}
+     */
+    String key(Map<String, String> variables, String headerOrPrincipal) {
+        String key;
+        if (keySource instanceof KeySource.PathVariable variable) {
+            key = variables.get(variable.name());
+        } else if (keySource instanceof KeySource.None) {
+            key = "";
+        } else {
+            key = headerOrPrincipal;
+        }
+        return key == null || key.isBlank() ? defaultKey : key;
+    }
+
+    /** Records how long a request that had to queue waited before it was admitted. */
+    void recordQueueWait(long nanos) {
+        lastQueueWaitNanos = Math.max(1, nanos);
+    }
+
+    /**
+     * Returns the {@code Retry-After} of a refusal, in whole seconds: the route's fixed value; else the bulkhead's
+     * maximum wait; else the most recent queue wait of an admitted request; else one second. Rounded up, at
+     * least 1.
+     *
+     * @param key the refused request's key
+     * @return seconds, at least 1
+     */
+    long retryAfterSeconds(String key) {
+        Duration basis = retryAfter;
+        if (basis == null) {
+            Optional<Duration> maxWait = limiter.maxWait(key);
+            long recent = lastQueueWaitNanos;
+            basis = maxWait.orElse(recent > 0 ? Duration.ofNanos(recent) : Duration.ofSeconds(1));
+        }
+        long seconds = basis.getSeconds() + (basis.getNano() > 0 ? 1 : 0);
+        return Math.max(1, seconds);
+    }
+
+    int index() {
+        return index;
+    }
+
+    /**
+     * Returns the route's bulkhead.
+     *
+     * @return the limiter
+     */
+    public RouteLimiter limiter() {
+        return limiter;
+    }
+
+    KeySource keySource() {
+        return keySource;
+    }
+
+    int status() {
+        return status;
+    }
+
+    String problemType() {
+        return problemType;
+    }
+
+    @Override
+    public String toString() {
+        return "SheddingRoute[" + index + ": " + pattern.getPatternString() + (methods.isEmpty() ? "" : " " + methods)
+                + " -> " + limiter.name() + ", status " + status + "]";
+    }
+}

@@ -1,0 +1,40 @@
+package dev.bulwark.spring.shedding;
+
+import dev.bulwark.BulkheadListener;
+import dev.bulwark.Rejection;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Counts a bulkhead's events, to check admissions, refusals, cancellations and releases exactly. */
+final class Counts implements BulkheadListener {
+    final AtomicInteger admitted = new AtomicInteger();
+    final AtomicInteger rejected = new AtomicInteger();
+    final AtomicInteger cancelled = new AtomicInteger();
+    final AtomicInteger released = new AtomicInteger();
+
+    @Override
+    public void admitted(Duration waited) {
+        admitted.incrementAndGet();
+    }
+
+    @Override
+    public void rejected(Rejection rejection) {
+        rejected.incrementAndGet();
+    }
+
+    @Override
+    public void cancelled(Duration waited) {
+        cancelled.incrementAndGet();
+    }
+
+    @Override
+    public void released(Duration executionTime) {
+        released.incrementAndGet();
+    }
+
+    @Override
+    public String toString() {
+        return "admitted " + admitted + ", rejected " + rejected + ", cancelled " + cancelled + ", released "
+                + released;
+    }
+}
