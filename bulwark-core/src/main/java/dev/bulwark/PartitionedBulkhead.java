@@ -104,7 +104,8 @@ public final class PartitionedBulkhead<K> {
     }
 
     /**
-     * Returns the number of partitions that exist now.
+     * Returns the number of partitions that exist now. Whenever the bulkhead is quiet this is exactly the size of
+     * {@link #partitions()}; while calls are creating partitions it may include those creations.
      *
      * @return the count
      */
