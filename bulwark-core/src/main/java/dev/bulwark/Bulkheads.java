@@ -190,8 +190,10 @@ public final class Bulkheads implements Iterable<Bulkhead> {
     }
 
     /**
-     * Calls {@code callback} with every bulkhead already in the registry, then with each one added later, on the
-     * adding thread. A callback that throws is logged and does not prevent the addition.
+     * Calls {@code callback} with every bulkhead already in the registry (on the calling thread, before this method
+     * returns), then with each one added later, on the adding thread. A callback that throws is logged and does not
+     * prevent the addition, nor its being told of the other bulkheads: a failure while it is told of the bulkheads
+     * already there does not escape this method either, so the subscription it returns is the only one made.
      *
      * @param callback told of each bulkhead
      * @return the subscription that stops later calls
@@ -215,8 +217,11 @@ public final class Bulkheads implements Iterable<Bulkhead> {
         } finally {
             lock.unlock();
         }
+        // The subscription exists before the replay: a replay failure thrown from here would leave a subscription
+        // that its caller never got and so can never close. Isolated and logged like later announcements instead.
+        Listeners<Consumer<? super Bulkhead>> replay = new Listeners<>("bulkheads", List.of(callback));
         for (Bulkhead bulkhead : existing) {
-            callback.accept(bulkhead);
+            replay.notify("added", each -> each.accept(bulkhead));
         }
         return subscription;
     }

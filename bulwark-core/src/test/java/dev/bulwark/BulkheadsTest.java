@@ -86,6 +86,31 @@ class BulkheadsTest {
         assertThat(registry).extracting(Bulkhead::name).containsExactly("a", "b", "c", "d");
     }
 
+    /**
+     * Issue 19's pattern in the registry: the subscription is made before the existing bulkheads are replayed to the
+     * callback. A replay failure that escaped left a subscription its caller never got, so it could never be
+     * closed and the failing callback was told of every later bulkhead forever.
+     */
+    @Test
+    void aCallbackFailingOnAnExistingBulkheadIsIsolatedAndItsSubscriptionStillClosesIt() {
+        Bulkheads registry = Bulkheads.create();
+        registry.bulkhead(Bulkhead.builder().name("a").config());
+        registry.bulkhead(Bulkhead.builder().name("b").config());
+        List<String> seen = new ArrayList<>();
+
+        Subscription subscription = registry.onAdded(bulkhead -> {
+            seen.add(bulkhead.name());
+            if (bulkhead.name().equals("a")) {
+                throw new IllegalStateException("cannot bind a");
+            }
+        });
+        registry.bulkhead(Bulkhead.builder().name("c").config());
+        subscription.close();
+        registry.bulkhead(Bulkhead.builder().name("d").config());
+
+        assertThat(seen).containsExactly("a", "b", "c");
+    }
+
     @Test
     void concurrentCreationOfOneNameMakesOneBulkheadAndAnnouncesItOnce() throws Exception {
         for (int round = 0; round < 100; round++) {

@@ -1,0 +1,134 @@
+package dev.bulwark.internal.partition;
+
+import dev.bulwark.Bulkhead;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One key's bulkhead and the calls using it: the unit a {@link PartitionTable} creates, hands to calls and evicts.
+ *
+ * <h2>Design notes</h2>
+ *
+ * <p><b>State word.</b> One {@code long}, {@link #state}, changed only by compare-and-set or atomic add:
+ * <ul>
+ *   <li>low 32 bits: the number of calls between {@link #tryEnter()} and {@link #leave(long)} (never near 2^31);</li>
+ *   <li>high 32 bits: a use stamp, incremented by every {@link #leave(long)} (wrapping is harmless: see below);</li>
+ *   <li>low 32 bits all ones ({@code (int) state == -1}): evicted, for good.</li>
+ * </ul>
+ * A partition is born with one user (the call that creates it), so it cannot be evicted before its creator has
+ * used it. {@link #leave(long)} writes {@link #lastUsed} <em>before</em> its atomic add, and a sweep reads the state
+ * word <em>before</em> {@link #lastUsed}; eviction is a compare-and-set from exactly the word it read, with users 0.
+ *
+ * <p><b>Invariant.</b> A partition is evicted only if, at one moment, no call was using it, its last call had left
+ * at least the idle timeout ago, and nothing entered or left between the sweep's read and its compare-and-set
+ * (either would have changed the word, the stamp catching an enter-and-leave that restored users to 0). Once
+ * evicted, {@link #tryEnter()} always fails, so no call ever runs in an evicted partition, and whoever finds it
+ * evicted removes it from the map and creates the next one: a key never has two live partitions. The stamp could
+ * fool the compare-and-set only after exactly 2^32 calls completed between two adjacent instructions of a sweep.
+ *
+ * <p><b>Padding.</b> Calls on different keys write different partitions, every call (the state word twice, the
+ * last-use time once); partitions are small and the collector copies objects that are reachable one after the
+ * other next to each other, so without padding two keys' partitions share a cache line and their calls contend as
+ * if on one bulkhead (unpadded, {@code PerKeyBenchmark} forks measured either 62 or 160 to 200 ns per call,
+ * depending on where the collector had put the two partitions). Sixty-four bytes on each side of the hot fields
+ * keep them alone on their line. The int fills the gap after the object header, which the JVM would otherwise fill
+ * with a subclass field.
+ */
+@SuppressWarnings("unused")
+public final class Partition extends PartitionLayout.HotFields {
+
+    private static final VarHandle STATE;
+    /** Low half of the word: the user count. */
+    private static final long USERS_MASK = 0xFFFF_FFFFL;
+    /** Adding this to the word removes one user and bumps the stamp, in one atomic add. */
+    private static final long LEAVE = (1L << 32) - 1;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(PartitionLayout.HotFields.class, "state", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Padding after the hot fields: see the class notes. */
+    long p11, p12, p13, p14, p15, p16, p17, p18;
+
+    /**
+     * Creates a partition already entered once, by the call creating it.
+     *
+     * @param bulkhead the key's bulkhead
+     */
+    Partition(Bulkhead bulkhead) {
+        super(bulkhead, 1L);
+    }
+
+    /**
+     * Returns the key's bulkhead.
+     *
+     * @return the bulkhead
+     */
+    public Bulkhead bulkhead() {
+        return bulkhead;
+    }
+
+    /**
+     * Returns whether the partition has been evicted (then no call will enter it again).
+     *
+     * @return {@code true} once evicted
+     */
+    public boolean isEvicted() {
+        return (int) state == -1;
+    }
+
+    /**
+     * Counts one more call using the partition, unless it is evicted. Lock-free.
+     *
+     * @return {@code false} when the partition is evicted and must be replaced
+     */
+    boolean tryEnter() {
+        for (;;) {
+            long current = state;
+            if ((int) current == -1) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, current, current + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Counts a call out of the partition, recording when it left. Only after a successful {@link #tryEnter()} (or
+     * by the creator); wait-free.
+     *
+     * @param now the ticker reading at which the call left
+     */
+    void leave(long now) {
+        lastUsed = now; // before the add: a sweep that sees this leave in the word also sees the time
+        STATE.getAndAdd(this, LEAVE);
+    }
+
+    /**
+     * Evicts the partition if no call has used it for {@code idleNanos} and its bulkhead holds and queues nothing
+     * (a caller may have used the bulkhead directly, through {@code partition(key)}). Lock-free; at most one caller
+     * ever succeeds, so the one that does owns the partition's place in the count.
+     *
+     * @param now the sweep's ticker reading
+     * @param idleNanos the idle timeout
+     * @return {@code true} if this call evicted it
+     */
+    boolean tryEvictIdle(long now, long idleNanos) {
+        long current = state; // the word first, then the time it guards (see the class notes)
+        if ((current & USERS_MASK) != 0 || now - lastUsed < idleNanos
+                || bulkhead.executingCount() != 0 || bulkhead.queuedCount() != 0) {
+            return false;
+        }
+        return STATE.compareAndSet(this, current, current | USERS_MASK);
+    }
+
+    @Override
+    public String toString() {
+        return "Partition[" + bulkhead.name() + (isEvicted() ? ", evicted" : ", users " + (int) state) + "]";
+    }
+}

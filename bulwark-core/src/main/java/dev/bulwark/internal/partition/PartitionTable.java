@@ -1,0 +1,324 @@
+package dev.bulwark.internal.partition;
+
+import dev.bulwark.Bulkhead;
+import dev.bulwark.BulkheadConfig;
+import dev.bulwark.BulkheadRejectedException;
+import dev.bulwark.Rejection;
+import dev.bulwark.Ticker;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The partitions of a partitioned bulkhead: finding or creating a key's partition for a call, counting them against
+ * {@code maxPartitions}, and evicting idle ones.
+ *
+ * <h2>Design notes</h2>
+ *
+ * <p><b>Places.</b> {@link #count} is the number of <em>places</em> taken. A place is taken by {@link #reserve()}
+ * just before a new partition is offered to the map, and given back exactly once:
+ * <ol>
+ *   <li>by the creator, when its offer loses to a partition another call put there first (or the offer throws,
+ *       from the key's {@code hashCode}/{@code equals});</li>
+ *   <li>by the one sweep whose compare-and-set evicted the partition ({@link Partition#tryEvictIdle}), right after
+ *       it, whoever then removes the evicted partition from the map (that sweep, or a caller that found it
+ *       evicted and makes way for a fresh one: {@code remove(key, partition)} is idempotent).</li>
+ * </ol>
+ * A place is never taken before work that can fail: the key's configuration ({@code configFor}) and bulkhead are
+ * built first, so a failing {@code configFor} costs nothing. Before building, a cheap check refuses at once when
+ * every place is taken even after a sweep, so a flood of new keys at the limit builds no bulkheads.
+ *
+ * <p><b>Invariant.</b> {@code count} = live partitions in the map + creations between {@link #reserve()} and the
+ * end of their offer + partitions a sweep has evicted and not yet counted out (the instant between its
+ * compare-and-set and its decrement). So whenever the bulkhead is quiet (no call inside {@link #enter}/{@link #exit}, no sweep
+ * running), {@link #partitionCount()} equals the number of live partitions, whatever failed or raced; and it never
+ * exceeds {@code maxPartitions}, because {@link #reserve()} is a compare-and-set bounded by it.
+ *
+ * <p><b>Sweeps.</b> Callers sweep, so there is no background thread and a dropped bulkhead is collected. A call
+ * leaving a partition already holds a clock reading; when it is past {@link #nextSweepAt} (every half idle timeout)
+ * it raises {@link #sweepDue}, and the next call to enter runs the sweep on its own thread before looking up its
+ * key (so an asynchronous operation's completing thread never sweeps). One periodic sweep at a time; a call that
+ * needs a place and finds none sweeps at once whether or not another sweep runs (sweeps only compare-and-set, so
+ * two may overlap harmlessly). No lock is held anywhere, in particular not around the keys' {@code hashCode} and
+ * {@code equals} or {@code configFor}, which are user code.
+ *
+ * <p><b>Known window.</b> A call that finds every place taken while another call holds a reservation for a
+ * partition not yet in the map is refused, although that creation may still lose its offer and give the place
+ * back a moment later: the count is exact when quiet, momentarily conservative while creations are in flight.
+ * (A refused call re-reads its own key first, so it joins a partition created for its key meanwhile.)
+ *
+ * @param <K> the key type
+ */
+public final class PartitionTable<K> {
+
+    /**
+     * The longest idle timeout that means what it says: 2^62 ns, about 146 years. Longer ones (up to
+     * {@code ChronoUnit.FOREVER}) are treated as this, so that clock arithmetic never overflows.
+     */
+    public static final long MAX_IDLE_NANOS = 1L << 62;
+
+    private final String name;
+    private final BulkheadConfig defaultConfig;
+    private final @Nullable Function<? super K, @Nullable BulkheadConfig> configFor;
+    private final long idleNanos;
+    private final int maxPartitions;
+    private final Ticker ticker;
+    private final @Nullable Consumer<? super Rejection> rejectionHandler;
+
+    private final ConcurrentHashMap<K, Partition> partitions = new ConcurrentHashMap<>();
+    /** Places taken; see the class notes. Bounded by {@link #maxPartitions} with a CAS loop. */
+    private final AtomicInteger count = new AtomicInteger();
+    /** Whether a periodic sweep runs now: at most one at a time. */
+    private final AtomicBoolean sweeping = new AtomicBoolean();
+    /** Read by every leaving call, written by sweeps only: stays shared in every core's cache. */
+    private volatile long nextSweepAt;
+    /** Raised by a leaving call past {@link #nextSweepAt}, lowered by the sweep it asks for. */
+    private volatile boolean sweepDue;
+
+    /**
+     * Creates an empty table.
+     *
+     * @param name the partitioned bulkhead's name; partitions are named {@code name[key]}
+     * @param defaultConfig the configuration of a key without an override
+     * @param configFor the overrides, or {@code null}
+     * @param idleTimeout how long a partition with no call is kept; positive (saturated at {@link #MAX_IDLE_NANOS})
+     * @param maxPartitions the most partitions at once, at least 1
+     * @param ticker the clock for idle times
+     * @param rejectionHandler told of partition-limit refusals, or {@code null}
+     */
+    public PartitionTable(String name, BulkheadConfig defaultConfig,
+                          @Nullable Function<? super K, @Nullable BulkheadConfig> configFor, Duration idleTimeout,
+                          int maxPartitions, Ticker ticker, @Nullable Consumer<? super Rejection> rejectionHandler) {
+        this.name = name;
+        this.defaultConfig = defaultConfig;
+        this.configFor = configFor;
+        this.idleNanos = saturatedNanos(idleTimeout);
+        this.maxPartitions = maxPartitions;
+        this.ticker = ticker;
+        this.rejectionHandler = rejectionHandler;
+        this.nextSweepAt = ticker.read() + idleNanos / 2;
+    }
+
+    /**
+     * Converts a positive idle timeout to nanoseconds, saturating at {@link #MAX_IDLE_NANOS} instead of overflowing
+     * (a long duration must never become "evict at once").
+     *
+     * @param idleTimeout a positive duration
+     * @return nanoseconds in {@code [1, MAX_IDLE_NANOS]}
+     */
+    static long saturatedNanos(Duration idleTimeout) {
+        if (idleTimeout.getSeconds() >= MAX_IDLE_NANOS / 1_000_000_000L) {
+            return MAX_IDLE_NANOS;
+        }
+        return Math.min(idleTimeout.toNanos(), MAX_IDLE_NANOS);
+    }
+
+    /**
+     * Returns the idle timeout in force, in nanoseconds.
+     *
+     * @return nanoseconds, at most {@link #MAX_IDLE_NANOS}
+     */
+    public long idleNanos() {
+        return idleNanos;
+    }
+
+    /**
+     * Returns the most partitions that may exist at once.
+     *
+     * @return the limit
+     */
+    public int maxPartitions() {
+        return maxPartitions;
+    }
+
+    /**
+     * Returns the places taken: when the bulkhead is quiet, the number of live partitions.
+     *
+     * @return the count
+     */
+    public int partitionCount() {
+        return count.get();
+    }
+
+    /**
+     * Returns a key's live partition, without creating one.
+     *
+     * @param key the key, not {@code null}
+     * @return its partition, or {@code null}
+     */
+    public @Nullable Partition find(K key) {
+        Partition partition = partitions.get(key);
+        return partition == null || partition.isEvicted() ? null : partition;
+    }
+
+    /**
+     * Returns a snapshot of the live partitions' bulkheads by key.
+     *
+     * @return an immutable map
+     */
+    public Map<K, Bulkhead> snapshot() {
+        Map<K, Bulkhead> snapshot = new LinkedHashMap<>();
+        partitions.forEach((key, partition) -> {
+            if (!partition.isEvicted()) {
+                snapshot.put(key, partition.bulkhead());
+            }
+        });
+        return Collections.unmodifiableMap(snapshot);
+    }
+
+    /**
+     * Returns the key's partition, entered by this call (created if needed); the caller must {@link #exit} it
+     * exactly once. Lock-free; never blocks.
+     *
+     * @param key the key, not {@code null}
+     * @return the entered partition
+     * @throws BulkheadRejectedException with {@link Rejection.Reason#PARTITION_LIMIT} when a new partition is
+     *     needed and every place is taken by a partition in use or not idle long enough
+     * @throws RuntimeException what {@code configFor} or the key's {@code hashCode}/{@code equals} threw; no place
+     *     is left taken
+     */
+    public Partition enter(K key) {
+        if (sweepDue) {
+            periodicSweep();
+        }
+        for (;;) {
+            Partition partition = partitions.get(key);
+            if (partition == null) {
+                partition = create(key);
+                if (partition != null) {
+                    return partition; // created already entered, by this call
+                }
+            } else if (partition.tryEnter()) {
+                return partition;
+            } else {
+                partitions.remove(key, partition); // evicted under our feet: make way for a fresh one
+            }
+        }
+    }
+
+    /**
+     * Counts a call out of its partition and notes when, asking for a sweep when one is due. Wait-free.
+     *
+     * @param partition a partition this call {@link #enter entered}
+     */
+    public void exit(Partition partition) {
+        long now = ticker.read();
+        partition.leave(now);
+        if (now - nextSweepAt >= 0 && !sweepDue) {
+            sweepDue = true;
+        }
+    }
+
+    /**
+     * Creates the key's partition, entered once, and offers it to the map.
+     *
+     * @return the partition, or {@code null} when another call's partition for the key is in the map (retry)
+     */
+    private @Nullable Partition create(K key) {
+        if (count.get() >= maxPartitions && !makeRoom(key)) {
+            return null;
+        }
+        // Built before a place is taken: a configFor that throws leaves nothing behind.
+        BulkheadConfig config = configFor == null ? null : configFor.apply(key);
+        if (config == null) {
+            config = defaultConfig;
+        }
+        Bulkhead bulkhead = Bulkhead.of(config.toBuilder().name(name + "[" + key + "]").config());
+        if (!reserve() && !(makeRoom(key) && reserve())) {
+            return null;
+        }
+        Partition created = new Partition(bulkhead);
+        boolean placed = false;
+        try {
+            placed = partitions.putIfAbsent(key, created) == null;
+        } finally {
+            if (!placed) {
+                count.decrementAndGet(); // never offered, or lost to another call's partition for the key
+            }
+        }
+        return placed ? created : null;
+    }
+
+    /**
+     * Sweeps to free a place for a new partition of {@code key}.
+     *
+     * @return {@code true} when a place looks free now; {@code false} when a partition for the key appeared
+     *     meanwhile (the caller retries the lookup)
+     * @throws BulkheadRejectedException when every place stays taken
+     */
+    private boolean makeRoom(K key) {
+        sweep(ticker.read());
+        if (count.get() < maxPartitions) {
+            return true;
+        }
+        if (partitions.get(key) != null) {
+            return false;
+        }
+        throw rejectAndNotify();
+    }
+
+    private boolean reserve() {
+        for (;;) {
+            int current = count.get();
+            if (current >= maxPartitions) {
+                return false;
+            }
+            if (count.compareAndSet(current, current + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Builds the partition-limit refusal and tells the handler, whose failure is attached to it, never thrown.
+     * Kept in one method so it can move to the shared rejection code of the other bulkheads.
+     */
+    private BulkheadRejectedException rejectAndNotify() {
+        Rejection rejection = new Rejection(name, Rejection.Reason.PARTITION_LIMIT, maxPartitions, 0, count.get(), 0,
+                Duration.ZERO);
+        BulkheadRejectedException refused = new BulkheadRejectedException(rejection);
+        if (rejectionHandler != null) {
+            try {
+                rejectionHandler.accept(rejection);
+            } catch (Throwable handlerFailure) {
+                refused.addSuppressed(handlerFailure);
+            }
+        }
+        return refused;
+    }
+
+    private void periodicSweep() {
+        if (sweeping.compareAndSet(false, true)) {
+            try {
+                sweepDue = false;
+                sweep(ticker.read());
+            } finally {
+                sweeping.set(false);
+            }
+        }
+    }
+
+    /** Evicts every partition idle for the idle timeout at {@code now}; see the class notes. */
+    private void sweep(long now) {
+        nextSweepAt = now + Math.max(1L, idleNanos / 2);
+        for (Map.Entry<K, Partition> entry : partitions.entrySet()) {
+            Partition partition = entry.getValue();
+            if (partition.tryEvictIdle(now, idleNanos)) {
+                count.decrementAndGet(); // the evicting CAS owns the place, whoever removes the entry
+                partitions.remove(entry.getKey(), partition);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return count.get() + " of " + maxPartitions + " partitions";
+    }
+}
