@@ -5,6 +5,7 @@ import dev.bulwark.BulkheadConfig;
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.Rejection;
 import dev.bulwark.Ticker;
+import dev.bulwark.internal.spi.Outcomes;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -276,22 +277,11 @@ public final class PartitionTable<K> {
         }
     }
 
-    /**
-     * Builds the partition-limit refusal and tells the handler, whose failure is attached to it, never thrown.
-     * Kept in one method so it can move to the shared rejection code of the other bulkheads.
-     */
+    /** Builds the partition-limit refusal and tells the handler through the outcome code all bulkheads share. */
     private BulkheadRejectedException rejectAndNotify() {
         Rejection rejection = new Rejection(name, Rejection.Reason.PARTITION_LIMIT, maxPartitions, 0, count.get(), 0,
                 Duration.ZERO);
-        BulkheadRejectedException refused = new BulkheadRejectedException(rejection);
-        if (rejectionHandler != null) {
-            try {
-                rejectionHandler.accept(rejection);
-            } catch (Throwable handlerFailure) {
-                refused.addSuppressed(handlerFailure);
-            }
-        }
-        return refused;
+        return Outcomes.reject(rejection, null, rejectionHandler);
     }
 
     private void periodicSweep() {
