@@ -13,13 +13,17 @@ import java.util.concurrent.TimeUnit;
  * sequence number breaks ties), so a run is a pure function of its seed. A task scheduled with a zero or negative
  * delay runs at the current time, after the tasks already due then. Single-threaded: only the event loop's thread
  * reads, schedules and advances it (the bulkhead calls {@link #schedule} from the same thread, inside the events
- * the loop runs).
+ * the loop runs). Used by the virtual-time simulation and by {@code bulwark compare}.
  */
-final class VirtualClock implements Ticker, Scheduler {
+public final class VirtualClock implements Ticker, Scheduler {
 
     private final PriorityQueue<Task> tasks = new PriorityQueue<>();
     private long now;
     private long sequence;
+
+    /** Creates a clock reading 0 with nothing scheduled. */
+    public VirtualClock() {
+    }
 
     @Override
     public long read() {
@@ -31,7 +35,7 @@ final class VirtualClock implements Ticker, Scheduler {
      *
      * @return a time, or {@link Long#MAX_VALUE} when no task is pending
      */
-    long nextTaskAt() {
+    public long nextTaskAt() {
         dropCancelledHead();
         Task first = tasks.peek();
         return first == null ? Long.MAX_VALUE : first.at;
@@ -43,7 +47,7 @@ final class VirtualClock implements Ticker, Scheduler {
      *
      * @param at the new time
      */
-    void moveTo(long at) {
+    public void moveTo(long at) {
         now = Math.max(now, at);
     }
 
@@ -53,7 +57,7 @@ final class VirtualClock implements Ticker, Scheduler {
      *
      * @param at the new time
      */
-    void runDueBy(long at) {
+    public void runDueBy(long at) {
         moveTo(at);
         for (Task task = tasks.peek(); task != null && task.at <= now; task = tasks.peek()) {
             tasks.poll();
