@@ -95,13 +95,13 @@ final class SelfTuningLimiter extends WindowedLimiter {
     }
 
     /**
-     * {mean, standard error} of the pooled latencies at limits up to three quarters of {@code limit}: where,
-     * if {@code limit} is about the capacity, calls did not slow each other down. (Pooling the limits just below
-     * would let the limit creep: each step up would be judged against the slightly slower one before it.) When
-     * fewer than 64 samples lie there, the limits below {@code limit} are added.
+     * {mean, standard error} of the pooled latencies at limits below {@code limit}: windows judged not slower
+     * (and the pinned measurements). Windows judged slower are never pooled, and most pooled samples lie at or
+     * below the capacity where the limit spends its time, so one slightly slow inconclusive window above it
+     * moves the reference little (the creep this could cause is bounded by the quadratic slowdown beyond).
      */
     private double[] reference(int limit) {
-        double[] pooled = pooledUpTo(Math.max(1, (int) (0.75 * limit)));
+        double[] pooled = pooledUpTo(Math.max(1, limit - 1));
         if (pooled[2] < 64) {
             pooled = pooledUpTo(Math.max(1, limit - 1));
         }
@@ -216,7 +216,9 @@ final class SelfTuningLimiter extends WindowedLimiter {
         if (verdict > 0) {
             return slower(w, limit);
         }
-        lastSlowMean = Double.NaN;
+        if (verdict < 0) {
+            lastSlowMean = Double.NaN; // only a clearly faster window ends a run of slower ones
+        }
         pool(w);
         if (w.maxInFlight < w.limit) {
             return limit; // not limited by the limit: no evidence that more would be fine
@@ -269,7 +271,8 @@ final class SelfTuningLimiter extends WindowedLimiter {
         double windowError = Double.isNaN(w.latencyVarianceNanos2) ? w.meanLatencyNanos
                 : Math.sqrt(w.latencyVarianceNanos2 / w.samples);
         double error = Math.sqrt(windowError * windowError + reference[1] * reference[1]);
-        return Math.abs(w.meanLatencyNanos - reference[0]) > Z * error + reference[0] / Math.max(1, resumeLimit);
+        // Only a faster probe replaces what was learnt: a slower one may itself be above a capacity that fell.
+        return reference[0] - w.meanLatencyNanos > Z * error;
     }
 
     private void pool(Window w) {

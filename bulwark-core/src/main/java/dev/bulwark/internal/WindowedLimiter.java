@@ -156,6 +156,11 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
         }
     }
 
+    /** Samples gathered and not yet taken by a closed window (for the race test's accounting). */
+    long pendingSamples() {
+        return window.get() >>> COUNT_SHIFT;
+    }
+
     /**
      * Whether a sample of a call that ended at {@code endedAt} counts. All do, unless a subclass leaves out the
      * transition after a limit change. Called on the per-call path: must be cheap and thread-safe.

@@ -27,8 +27,8 @@ public final class CompareRun {
      * @param p99Millis the 99th percentile latency of those calls
      * @param limits the limit every 100 ms, from 0
      * @param goodputBySecond answered calls in each second
-     * @param settleSeconds for each capacity step, seconds until the limit stayed within 25% of the new capacity
-     *     for the rest of the phase (NaN when it never did)
+     * @param settleSeconds for each capacity step, seconds until the limit came within 25% of the new capacity
+     *     and stayed there on average for the rest of the phase (NaN when it never did)
      */
     public record Result(double goodputPerSecond, double p99Millis, int[] limits, double[] goodputBySecond,
                   double[] settleSeconds) {
@@ -108,7 +108,11 @@ public final class CompareRun {
                 settleSeconds(limits));
     }
 
-    /** For each step: how long until the limit stays within 25% of the new capacity for the rest of its phase. */
+    /**
+     * For each step: how long until the limit first comes within 25% of the new capacity, provided its mean over
+     * the rest of the phase lies within 25% too (brief excursions, such as a re-measurement at a lower limit, do
+     * not undo settling; a limit that wanders off does). NaN when it never settles.
+     */
     private double[] settleSeconds(int[] limits) {
         List<CompareScenario.CapacityStep> steps = scenario.steps();
         double[] settle = new double[steps.size()];
@@ -117,13 +121,20 @@ public final class CompareRun {
             int to = i + 1 < steps.size() ? (int) (steps.get(i + 1).atFraction() * durationNanos / SAMPLE_NANOS)
                     : limits.length;
             int capacity = steps.get(i).capacity();
-            int lastOutside = from - 1;
+            settle[i] = Double.NaN;
             for (int s = from; s < to; s++) {
-                if (limits[s] < 0.75 * capacity || limits[s] > 1.25 * capacity) {
-                    lastOutside = s;
+                if (limits[s] >= 0.75 * capacity && limits[s] <= 1.25 * capacity) {
+                    double sum = 0;
+                    for (int r = s; r < to; r++) {
+                        sum += limits[r];
+                    }
+                    double mean = sum / (to - s);
+                    if (mean >= 0.75 * capacity && mean <= 1.25 * capacity) {
+                        settle[i] = (s - from) * SAMPLE_NANOS / 1e9;
+                    }
+                    break;
                 }
             }
-            settle[i] = lastOutside >= to - 1 ? Double.NaN : (lastOutside + 1 - from) * SAMPLE_NANOS / 1e9;
         }
         return settle;
     }
