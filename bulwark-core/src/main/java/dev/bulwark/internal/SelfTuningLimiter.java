@@ -59,6 +59,9 @@ final class SelfTuningLimiter extends WindowedLimiter {
     private final double[] poolCount = new double[TRACKED_LIMITS];
     private long poolHalvedAt;
     private int lastLimit;
+    /** {@link #reference} of {@link #cachedFor}, valid until a pool changes. */
+    private double[] cachedReference;
+    private int cachedFor = -1;
     /** The limit last found slower, and when: growth back into it waits {@link #CEILING_HOLD_NANOS}. */
     private int ceilingLimit = Integer.MAX_VALUE;
     private long ceilingAt;
@@ -101,6 +104,16 @@ final class SelfTuningLimiter extends WindowedLimiter {
      * moves the reference little (the creep this could cause is bounded by the quadratic slowdown beyond).
      */
     private double[] reference(int limit) {
+        // Windows are checked every few samples; the pools change only when one closes: compute once per limit.
+        if (limit == cachedFor) {
+            return cachedReference;
+        }
+        cachedReference = computeReference(limit);
+        cachedFor = limit;
+        return cachedReference;
+    }
+
+    private double[] computeReference(int limit) {
         double[] pooled = pooledUpTo(Math.max(1, limit - 1));
         if (pooled[2] < 64) {
             pooled = pooledUpTo(Math.max(1, limit - 1));
@@ -279,6 +292,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
         if (Double.isNaN(w.meanLatencyNanos) || w.samples == 0) {
             return;
         }
+        cachedFor = -1;
         int i = Math.min(w.limit, TRACKED_LIMITS - 1);
         double variance = Double.isNaN(w.latencyVarianceNanos2) ? 0.0 : w.latencyVarianceNanos2;
         poolSum[i] += w.meanLatencyNanos * w.samples;
@@ -287,6 +301,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
     }
 
     private void clearPools() {
+        cachedFor = -1;
         java.util.Arrays.fill(poolSum, 0.0);
         java.util.Arrays.fill(poolSquares, 0.0);
         java.util.Arrays.fill(poolCount, 0.0);
@@ -298,6 +313,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
             return;
         }
         poolHalvedAt = now;
+        cachedFor = -1;
         for (int i = 0; i < TRACKED_LIMITS; i++) {
             poolSum[i] *= 0.5;
             poolSquares[i] *= 0.5;

@@ -72,13 +72,16 @@ public record BulkheadSettings(int limit, int queue, Duration maxWait, QueueOrde
     /**
      * Names the adaptive algorithm as {@code --adaptive} spells it.
      *
-     * @return {@code aimd}, {@code gradient} or {@code vegas}, or empty for a fixed limit
+     * @return {@code self-tuning}, {@code aimd} or {@code gradient}, or empty for a fixed limit
      */
     public Optional<String> adaptiveAlgorithm() {
         return adaptiveIfAny().map(limit -> algorithmName());
     }
 
     private String algorithmName() {
+        if (adaptive instanceof dev.bulwark.SelfTuningLimit) {
+            return "self-tuning";
+        }
         return adaptive instanceof AdaptiveLimit.Aimd ? "aimd" : "gradient";
     }
 
