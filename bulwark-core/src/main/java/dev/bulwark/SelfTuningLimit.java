@@ -10,23 +10,27 @@ import java.util.function.Predicate;
  * <p>It keeps the limit where one more call in flight would start to slow every call down:
  * <ol>
  *   <li><b>Baseline.</b> It first measures the resource's latency without contention, at a pinned concurrency of
- *       {@code min(starting limit, 4)} (never below {@code minLimit}) for at least 64 calls, so that a start far
+ *       {@code min(starting limit, 4)} (never below {@code minLimit}) for at least 128 calls, so that a start far
  *       above the capacity cannot make the overloaded latency the normal one (Envoy's adaptive concurrency
- *       filter does the same). Every window later judged free of contention refines the baseline, and every
- *       30 s (±20%, jittered so that many bulkheads do not re-measure together) it measures again for a round
- *       trip at half the limit, so a resource that became faster or slower is followed (BBR's ProbeRTT).</li>
- *   <li><b>Sequential windows.</b> A window holds at least a round trip of calls, all admitted under the
- *       current limit (calls admitted before the last change are left out), and closes as soon as its mean
- *       latency is <em>statistically</em> clear (two standard errors, from the window's own variance) to be
- *       above or below the baseline plus half the slowdown one more call would cause ({@code 1 + 1 / limit}): a
- *       big change is answered within a round trip, a marginal one after as many samples as the noise of the
- *       latencies demands (heavy-tailed latencies simply take longer), and an undecidable one holds the limit.</li>
+ *       filter does the same). Afterwards the reference for a limit is the pooled latency of every window at
+ *       lower limits that was not judged slower, so it grows more precise the longer it runs; every 10 s (±20%,
+ *       jittered so that many bulkheads do not re-measure together) it measures again for a moment at three
+ *       quarters of the limit, and a clearly faster result replaces what was learnt (BBR's ProbeRTT). What was
+ *       learnt is halved in weight every 60 s.</li>
+ *   <li><b>Sequential windows.</b> A window holds at least a round trip of calls (calls ending within three
+ *       typical latencies of a limit change are left out: the transition), and closes as soon as its mean
+ *       latency is <em>statistically</em> clear (two standard errors, from the window's and the reference's
+ *       variance) to be above or below the reference plus half the slowdown one more call would cause
+ *       ({@code 1 + 1 / limit}): a big change is answered within a round trip, a marginal one after as many
+ *       samples as the noise of the latencies demands (heavy-tailed latencies simply take longer), and an
+ *       undecidable one (after 64 round trips' worth of calls, at most 4,000) holds the limit.</li>
  *   <li><b>Moves.</b> Clearly slower: the limit falls to {@code limit / sqrt(latency / baseline)} (at least by
  *       one): where the slowdown of a processor-sharing resource that thrashes says the capacity lies. Clearly
  *       not slower, with the limit in use: it grows, by half before the first back-off (slow start), then by
  *       one, doubling with every further such window (up to half the limit), so it probes gently at the
- *       capacity it found and quickly once capacity has clearly grown. A drop (by default a timeout or a refusal
- *       further down) counts as a clearly slower window.</li>
+ *       capacity it found and quickly once capacity has clearly grown; for 1.5 s after a limit was found slower
+ *       it does not grow back into it. A drop (by default a timeout or a refusal further down) counts as a
+ *       clearly slower window.</li>
  *   <li><b>Slower, not because of us.</b> When two windows in a row are slower and the cut between them did not
  *       make calls faster, the resource itself became slower: the baseline follows instead of the limit falling
  *       further.</li>

@@ -152,7 +152,8 @@ final class SelfTuningLimiter extends WindowedLimiter {
             return true; // the bulkhead starts at its configured limit: pin it at the first check
         }
         if (phase != Phase.RUNNING) {
-            return w.samples >= Math.max(BASELINE_SAMPLES, 8L * w.limit) || w.drops > 0 && w.samples >= Math.min(windowSamples, w.limit);
+            return w.samples >= Math.max(BASELINE_SAMPLES, 8L * w.limit)
+                    || w.drops > 0 && w.samples >= Math.min(windowSamples, w.limit);
         }
         if (seen < Math.max(windowSamples, w.limit)) {
             return false;

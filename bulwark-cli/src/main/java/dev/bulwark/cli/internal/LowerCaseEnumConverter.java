@@ -31,7 +31,8 @@ abstract class LowerCaseEnumConverter<E extends Enum<E>> implements ITypeConvert
     }
 
     private String choices() {
-        String[] names = Arrays.stream(type.getEnumConstants()).map(c -> c.name().replace('_', '-').toLowerCase(Locale.ROOT))
+        String[] names = Arrays.stream(type.getEnumConstants())
+                .map(c -> c.name().replace('_', '-').toLowerCase(Locale.ROOT))
                 .toArray(String[]::new);
         return Arrays.stream(names, 0, names.length - 1).collect(Collectors.joining(", ")) + " or "
                 + names[names.length - 1];

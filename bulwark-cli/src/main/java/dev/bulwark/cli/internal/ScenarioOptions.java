@@ -148,7 +148,8 @@ final class ScenarioOptions {
                 .degradation(degradation)
                 .retry(retry == null ? null : new RetrySettings(retry, retryDelay))
                 .timeout(timeout)
-                .mode(virtualTime ? ExecutionMode.VIRTUAL_TIME : threads ? ExecutionMode.THREADS : ExecutionMode.ASYNC)
+                .mode(virtualTime ? ExecutionMode.VIRTUAL_TIME
+                        : threads ? ExecutionMode.THREADS : ExecutionMode.ASYNC)
                 .drain(drain);
     }
 }

@@ -312,7 +312,8 @@ public sealed interface Distribution permits Distribution.Fixed, Distribution.Ex
 
         @Override
         public String spec() {
-            return "pareto:mean=" + Durations.format(mean) + ",shape=" + (shape == Math.rint(shape) ? String.valueOf((long) shape) : String.valueOf(shape));
+            return "pareto:mean=" + Durations.format(mean) + ",shape="
+                    + (shape == Math.rint(shape) ? String.valueOf((long) shape) : String.valueOf(shape));
         }
     }
 }
