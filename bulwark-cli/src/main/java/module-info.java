@@ -10,6 +10,7 @@ module dev.bulwark.cli {
     requires info.picocli;
     requires HdrHistogram;
     requires com.fasterxml.jackson.core;
+    requires concurrency.limits.core;
 
     exports dev.bulwark.cli;
 

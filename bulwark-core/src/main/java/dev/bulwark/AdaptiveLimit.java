@@ -20,8 +20,13 @@ import java.util.function.Predicate;
  * {@link TimeoutExceededException} or a {@link BulkheadRejectedException} from further down) is a drop; any other
  * failure is ignored. A {@link Permit} reports it through {@link Permit#close(Permit.Outcome)}.
  *
- * <p>Two algorithms:
+ * <p>Three algorithms:
  * <ul>
+ *   <li>{@link #selfTuning()}: the one to reach for; it needs no knowledge of the resource. It measures the
+ *       resource's latency without contention at a pinned low concurrency (and again now and then), then keeps
+ *       the limit where one more call in flight would start to slow every call down, deciding as soon as the
+ *       evidence is statistically clear rather than after a fixed number of samples. See
+ *       {@link SelfTuningLimit}.</li>
  *   <li>{@link #aimd()}: additive increase, multiplicative decrease. A window of fast successes grows the limit
  *       by one (only while at least half of it is in use, so an idle bulkhead does not creep upwards); a window
  *       with a drop, or whose mean latency is above the threshold, cuts it by the backoff ratio.</li>
@@ -38,12 +43,26 @@ import java.util.function.Predicate;
  * </ul>
  *
  * <p>Configurations are immutable values; each bulkhead keeps its own algorithm state. This interface is sealed:
- * its two implementations are {@link Aimd} and {@link Gradient}.
+ * its implementations are {@link SelfTuningLimit}, {@link Aimd} and {@link Gradient}. Samples are taken without a
+ * lock: the per-call cost is one atomic add (see the design notes of the internal windowed sampler).
  */
-public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.Gradient {
+public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.Gradient, SelfTuningLimit {
 
     /**
-     * Starts configuring an AIMD limit.
+     * Starts configuring the adaptive limit to reach for: one that needs no knowledge of the resource's service
+     * time, capacity or a latency threshold (see {@link SelfTuningLimit} for the algorithm and when not to use
+     * it). {@code AdaptiveLimit.selfTuning().build()} is a complete configuration.
+     *
+     * @return a new builder
+     */
+    static SelfTuningLimit.Builder selfTuning() {
+        return new SelfTuningLimit.Builder();
+    }
+
+    /**
+     * Starts configuring an AIMD limit. Without {@link Aimd.Builder#latencyThreshold(Duration)} it reacts only to
+     * drops (timeouts and refusals further down): against a resource that slows down rather than fails it then
+     * climbs to its maximum and stays there. Give it a threshold, or use {@link #selfTuning()}.
      *
      * @return a new builder
      */
@@ -99,7 +118,8 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
     }
 
     /** Settings shared by both algorithms' builders. */
-    abstract sealed class Settings<B extends Settings<B>> permits Aimd.Builder, Gradient.Builder {
+    abstract sealed class Settings<B extends Settings<B>> permits Aimd.Builder, Gradient.Builder,
+            SelfTuningLimit.Builder {
         int minLimit = 1;
         int maxLimit = 1000;
         int windowSamples = 50;
@@ -236,7 +256,8 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
         @Override
         public String toString() {
             return "AIMD[" + minLimit + ".." + maxLimit + ", window " + windowSamples + " samples, backoff " + backoffRatio
-                    + (latencyThreshold == null ? "" : ", threshold " + latencyThreshold) + "]";
+                    + (latencyThreshold == null ? ", no latency threshold: reacts to drops only"
+                    : ", threshold " + latencyThreshold) + "]";
         }
 
         /** Configures an {@link Aimd} limit. Not thread-safe. */

@@ -45,7 +45,8 @@ class BulwarkCliModuleTest {
                 .filter(name -> !name.startsWith("java."))
                 .collect(Collectors.toSet());
 
+        // concurrency.limits.core: Netflix's limiters, run side by side with ours by bulwark compare.
         assertThat(required).containsExactlyInAnyOrder("dev.bulwark", "info.picocli", "HdrHistogram",
-                "com.fasterxml.jackson.core");
+                "com.fasterxml.jackson.core", "concurrency.limits.core");
     }
 }

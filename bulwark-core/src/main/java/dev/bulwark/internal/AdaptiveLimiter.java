@@ -2,6 +2,7 @@ package dev.bulwark.internal;
 
 import dev.bulwark.AdaptiveLimit;
 import dev.bulwark.Permit;
+import dev.bulwark.SelfTuningLimit;
 import java.util.function.Predicate;
 
 /**
@@ -22,6 +23,9 @@ abstract class AdaptiveLimiter {
     }
 
     static AdaptiveLimiter of(AdaptiveLimit config, int initialLimit) {
+        if (config instanceof SelfTuningLimit) {
+            return new SelfTuningLimiter((SelfTuningLimit) config, initialLimit);
+        }
         if (config instanceof AdaptiveLimit.Aimd) {
             return new AimdLimiter((AdaptiveLimit.Aimd) config, initialLimit);
         }

@@ -15,7 +15,7 @@ final class AimdLimiter extends WindowedLimiter {
     private final double latencyThresholdNanos;
 
     AimdLimiter(AdaptiveLimit.Aimd config, int initialLimit) {
-        super(config, initialLimit);
+        super(config, initialLimit, false);
         this.backoffRatio = config.backoffRatio();
         long threshold = config.latencyThreshold().map(Arguments::boundedNanos).orElse(0L);
         this.latencyThresholdNanos = threshold == 0L ? Double.POSITIVE_INFINITY : threshold;

@@ -29,7 +29,7 @@ final class GradientLimiter extends WindowedLimiter {
     private final double smoothing;
     private final int baselineWindows;
     private final double longWeight;
-    // Guarded by the window lock (decide is called under it).
+    // Read and written by the window's closer only (see WindowedLimiter).
     private double longLatency = Double.NaN;
     private double baselineLatency = Double.NaN;
     private int shrinkingWindows;
@@ -39,7 +39,7 @@ final class GradientLimiter extends WindowedLimiter {
     private int growingWindows;
 
     GradientLimiter(AdaptiveLimit.Gradient config, int initialLimit) {
-        super(config, initialLimit);
+        super(config, initialLimit, false);
         this.tolerance = config.tolerance();
         this.smoothing = config.smoothing();
         this.baselineWindows = config.baselineWindows();

@@ -2,30 +2,64 @@ package dev.bulwark.internal;
 
 import dev.bulwark.AdaptiveLimit;
 import dev.bulwark.Permit;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.DoubleAdder;
 
 /**
- * Gathers samples into windows and lets the algorithm decide once per window.
+ * Gathers samples into windows and lets the algorithm decide once per window, without a lock on the per-call path.
  *
- * <p>A window closes after {@code max(windowSamples, limit)} samples: at full use, a limit's worth of calls
- * finishing is one round trip, so the limit moves at most once per round trip and its decisions rest on enough
- * samples for a steady mean (a single slow call among fast ones, common with high-variance latencies, decides
- * nothing). A drop closes the window as soon as it holds {@code min(windowSamples, limit)} samples, so overload is
- * answered within a round trip, once.
+ * <h2>Windows</h2>
+ * <p>For AIMD and the gradient a window closes after {@code max(windowSamples, limit)} samples: at full use, a
+ * limit's worth of calls finishing is one round trip, so the limit moves at most once per round trip and its
+ * decisions rest on enough samples for a steady mean (a single slow call among fast ones, common with
+ * high-variance latencies, decides nothing). A drop closes the window as soon as it holds
+ * {@code min(windowSamples, limit)} samples, so overload is answered within a round trip, once. Subclasses may
+ * close windows by another rule ({@link #complete}); they are then asked every {@link #checkEvery} samples.
  *
- * <p>Thread-safe: the window and the algorithm's state are guarded by a lock held for a few arithmetic operations
- * (never while blocking, never around user code); the new limit is applied after the lock is released, and only
- * if the limit still has the value the decision was based on.
+ * <h2>Concurrency: the lock-free sampler</h2>
+ * <p>Samples arrive concurrently from every releasing thread. The per-call path is wait-free: one
+ * {@code getAndAdd} on {@link #window}, which packs the window's sample count (high {@value #COUNT_SHIFT}+ bits)
+ * and its latency sum in microseconds (low {@value #COUNT_SHIFT} bits) into one long, so a sample's count and
+ * latency always land in the same window; plus, for drops, an increment of {@link #drops}; plus a read of the
+ * in-flight maximum (written only when exceeded) and, for subclasses that ask for it, a {@link DoubleAdder} of
+ * squared latencies. The sample whose add completes a window tries to become its closer by a CAS on
+ * {@link #closing}; a sample that loses simply stays in the accumulators, which the next window inherits.
+ *
+ * <p><b>Invariant:</b> the closer subtracts exactly the values it read ({@code getAndAdd(-read)}), never resets
+ * to zero, so every sample is counted in exactly one window: none is lost and none counted twice, however closes
+ * and adds interleave. (The drop count, the squared sum and the in-flight maximum are separate words: a sample
+ * racing a close may have its drop or square counted in the next window. They steer heuristics, never the
+ * sample count.) Only the closer, holding {@link #closing}, reads or writes the algorithm's state; the CAS that
+ * acquires it and the volatile write that releases it order each closer after the previous one, so that state
+ * needs no lock of its own. The new limit is applied after {@link #closing} is released, through
+ * {@link InProcessBulkhead#adaptLimit(int, int)}, and only if the limit still has the value the decision was
+ * based on. {@code WindowedLimiterRaceTest} forces the interleavings (adds racing a close, two would-be
+ * closers) and checks the invariant.
  */
 abstract class WindowedLimiter extends AdaptiveLimiter {
+
+    /** Bits of the latency sum; the sample count sits above them. */
+    static final int COUNT_SHIFT = 40;
+    static final long ONE_SAMPLE = 1L << COUNT_SHIFT;
+    static final long SUM_MASK = ONE_SAMPLE - 1;
+    /** Longest latency a sample adds (10 s, in microseconds); with at most {@link #MAX_WINDOW} samples the sum fits. */
+    static final long MAX_SAMPLE_MICROS = 10_000_000L;
+    /** Most samples a window holds: {@code MAX_WINDOW * MAX_SAMPLE_MICROS} stays below {@code 2^40}. */
+    static final int MAX_WINDOW = 100_000;
 
     /** What one window saw. */
     static final class Window {
         int limit;
         long samples;
         double meanLatencyNanos;
+        /** Variance of the successes' latencies, in nanoseconds squared; NaN unless squares are gathered. */
+        double latencyVarianceNanos2 = Double.NaN;
         long drops;
         int maxInFlight;
+        /** Ticker reading when the window closed (the closing sample's end). */
+        long closedAt;
 
         boolean used() {
             return maxInFlight * 2 >= limit;
@@ -33,63 +67,146 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
     }
 
     private final int windowSamples;
-    private final ReentrantLock lock = new ReentrantLock();
-    // Guarded by lock.
-    private final Window window = new Window();
-    private double latencySum;
-    /** The algorithm's view of the limit, kept fractional between windows. */
+    /** Packed: sample count (successes and drops) above {@link #COUNT_SHIFT}, latency sum of successes below. */
+    private final AtomicLong window = new AtomicLong();
+    private final AtomicLong drops = new AtomicLong();
+    private final AtomicInteger maxInFlight = new AtomicInteger();
+    private final DoubleAdder squares;
+    private final AtomicBoolean closing = new AtomicBoolean();
+    // Written and read only by the closer (see the class comment).
+    private final Window closed = new Window();
+    /** The algorithm's view of the limit, kept fractional between windows. Closer only. */
     double estimatedLimit;
 
-    WindowedLimiter(AdaptiveLimit config, int initialLimit) {
+    WindowedLimiter(AdaptiveLimit config, int initialLimit, boolean gatherSquares) {
         super(config);
         this.windowSamples = config.windowSamples();
         this.estimatedLimit = initialLimit;
+        this.squares = gatherSquares ? new DoubleAdder() : null;
     }
 
     @Override
     final void sample(InProcessBulkhead bulkhead, long startedAt, long latencyNanos, int inFlight,
                       Permit.Outcome outcome) {
-        if (outcome == Permit.Outcome.IGNORED) {
+        if (outcome == Permit.Outcome.IGNORED || !accepts(startedAt + latencyNanos)) {
             return;
         }
-        int current;
-        int next;
-        lock.lock();
-        try {
-            window.maxInFlight = Math.max(window.maxInFlight, inFlight);
-            if (outcome == Permit.Outcome.DROPPED) {
-                window.drops++;
-            } else {
-                latencySum += Math.max(1L, latencyNanos);
-                window.samples++;
+        if (inFlight > maxInFlight.get()) {
+            maxInFlight.accumulateAndGet(inFlight, Math::max);
+        }
+        long add;
+        long dropped;
+        if (outcome == Permit.Outcome.DROPPED) {
+            dropped = drops.incrementAndGet();
+            add = ONE_SAMPLE;
+        } else {
+            long micros = Math.min(MAX_SAMPLE_MICROS, Math.max(1L, latencyNanos / 1_000L));
+            if (squares != null) {
+                squares.add((double) micros * micros);
             }
-            current = bulkhead.maxConcurrency();
-            long seen = window.samples + window.drops;
-            if (seen < Math.max(windowSamples, current)
-                    && !(window.drops > 0 && seen >= Math.min(windowSamples, current))) {
+            dropped = 0L;
+            add = ONE_SAMPLE | micros;
+        }
+        long seen = (window.getAndAdd(add) + add) >>> COUNT_SHIFT;
+        int current = bulkhead.maxConcurrency();
+        if (!mayComplete(seen, dropped, current)) {
+            return;
+        }
+        if (!closing.compareAndSet(false, true)) {
+            return; // another sample is closing this window; ours stays for the next one
+        }
+        int next;
+        try {
+            long packed = window.get();
+            long dropCount = drops.get();
+            long count = packed >>> COUNT_SHIFT;
+            long successes = Math.max(0L, count - dropCount);
+            long sumMicros = packed & SUM_MASK;
+            double sumSquares = squares == null ? Double.NaN : squares.sum();
+            Window w = closed;
+            w.limit = current;
+            w.samples = successes;
+            w.drops = dropCount;
+            w.maxInFlight = maxInFlight.get();
+            w.closedAt = startedAt + latencyNanos;
+            w.meanLatencyNanos = successes == 0 ? Double.NaN : sumMicros * 1_000.0 / successes;
+            w.latencyVarianceNanos2 = successes < 2 || squares == null ? Double.NaN
+                    : Math.max(0.0, (sumSquares - (double) sumMicros * sumMicros / successes) / (successes - 1))
+                            * 1e6;
+            if (!complete(w, count) && count < MAX_WINDOW) {
                 return;
+            }
+            // Take out exactly what this window holds (the invariant): samples added since stay for the next.
+            window.getAndAdd(-packed);
+            drops.getAndAdd(-dropCount);
+            maxInFlight.set(0);
+            if (squares != null) {
+                squares.add(-sumSquares);
             }
             if (Math.abs(current - estimatedLimit) >= 1.0) {
                 estimatedLimit = current; // someone changed the limit by hand: continue from there
             }
-            window.limit = current;
-            window.meanLatencyNanos = window.samples == 0 ? Double.NaN : latencySum / window.samples;
-            estimatedLimit = Math.max(minLimit, Math.min(maxLimit, decide(window)));
+            estimatedLimit = Math.max(minLimit, Math.min(maxLimit, decide(w)));
             next = clamp(estimatedLimit);
-            window.samples = 0;
-            window.drops = 0;
-            window.maxInFlight = 0;
-            latencySum = 0.0;
         } finally {
-            lock.unlock();
+            closing.set(false);
         }
         if (next != current) {
             bulkhead.adaptLimit(current, next);
         }
     }
 
+    /** Samples gathered and not yet taken by a closed window (for the race test's accounting). */
+    long pendingSamples() {
+        return window.get() >>> COUNT_SHIFT;
+    }
+
     /**
-     * Decides the next limit from a closed window. Called under the lock.
+     * Whether a sample of a call that ended at {@code endedAt} counts. All do, unless a subclass leaves out the
+     * transition after a limit change. Called on the per-call path: must be cheap and thread-safe.
+     *
+     * @param endedAt ticker reading when the call ended
+     * @return whether to count it
+     */
+    boolean accepts(long endedAt) {
+        return true;
+    }
+
+    /** Cheap pre-check on the per-call path: could the window be complete with this many samples? */
+    private boolean mayComplete(long seen, long dropped, int limit) {
+        int every = checkEvery(limit);
+        if (every > 0) {
+            return seen % every == 0 || dropped > 0 || seen >= MAX_WINDOW;
+        }
+        return seen >= Math.max(windowSamples, limit)
+                || (dropped > 0 && seen >= Math.min(windowSamples, limit))
+                || (drops.get() > 0 && seen >= Math.min(windowSamples, limit));
+    }
+
+    /**
+     * For subclasses with their own closing rule: ask {@link #complete} every this many samples (and on every
+     * drop). Zero (the default) means the count rule of the class comment, with {@link #complete} not consulted.
+     *
+     * @param limit the current limit
+     * @return a sample interval, or 0
+     */
+    int checkEvery(int limit) {
+        return 0;
+    }
+
+    /**
+     * Whether the window is complete. The default is the count rule; called by the closer only.
+     *
+     * @param w the window so far
+     * @param seen its samples, successes and drops
+     * @return whether to decide now
+     */
+    boolean complete(Window w, long seen) {
+        return seen >= Math.max(windowSamples, w.limit) || (w.drops > 0 && seen >= Math.min(windowSamples, w.limit));
+    }
+
+    /**
+     * Decides the next limit from a closed window. Called by the closer only.
      *
      * @param closed the window (its mean latency is NaN when it held only drops)
      * @return the new estimated limit, before clamping to the range

@@ -23,7 +23,7 @@ abstract class LowerCaseEnumConverter<E extends Enum<E>> implements ITypeConvert
     @Override
     public E convert(String value) {
         for (E constant : type.getEnumConstants()) {
-            if (constant.name().equalsIgnoreCase(value.trim())) {
+            if (constant.name().replace('_', '-').equalsIgnoreCase(value.trim())) {
                 return constant;
             }
         }
@@ -31,7 +31,8 @@ abstract class LowerCaseEnumConverter<E extends Enum<E>> implements ITypeConvert
     }
 
     private String choices() {
-        String[] names = Arrays.stream(type.getEnumConstants()).map(c -> c.name().toLowerCase(Locale.ROOT))
+        String[] names = Arrays.stream(type.getEnumConstants())
+                .map(c -> c.name().replace('_', '-').toLowerCase(Locale.ROOT))
                 .toArray(String[]::new);
         return Arrays.stream(names, 0, names.length - 1).collect(Collectors.joining(", ")) + " or "
                 + names[names.length - 1];

@@ -94,6 +94,13 @@ final class ScenarioOptions {
                     + "behind (the report says by how much).")
     boolean threads;
 
+    @Option(names = "--virtual-time", order = 71,
+            description = "Run in virtual time: a discrete-event loop moves a simulated clock from event to event "
+                    + "and drives the real bulkhead (callAsync) through its Ticker and Scheduler, so the run takes "
+                    + "only the time to compute it, has no machine lateness, and the same seed gives the same "
+                    + "report byte for byte. Cannot be combined with --threads, which needs real threads.")
+    boolean virtualTime;
+
     @Option(names = "--drain", order = 80, paramLabel = "DURATION", defaultValue = "1s",
             converter = Converters.NonNegativeDuration.class,
             description = "After the arrivals stop, how long calls still queued or in flight may take to finish "
@@ -123,6 +130,10 @@ final class ScenarioOptions {
             throw new ParameterException(spec.commandLine(),
                     "--think-time applies only with --clients (closed-loop arrivals)");
         }
+        if (virtualTime && threads) {
+            throw new ParameterException(spec.commandLine(), "--virtual-time cannot be combined with --threads: "
+                    + "blocking calls need real threads and real time");
+        }
         if (retry == null && retryDelay != null) {
             throw new ParameterException(spec.commandLine(), "--retry-delay applies only with --retry N");
         }
@@ -137,7 +148,8 @@ final class ScenarioOptions {
                 .degradation(degradation)
                 .retry(retry == null ? null : new RetrySettings(retry, retryDelay))
                 .timeout(timeout)
-                .mode(threads ? ExecutionMode.THREADS : ExecutionMode.ASYNC)
+                .mode(virtualTime ? ExecutionMode.VIRTUAL_TIME
+                        : threads ? ExecutionMode.THREADS : ExecutionMode.ASYNC)
                 .drain(drain);
     }
 }

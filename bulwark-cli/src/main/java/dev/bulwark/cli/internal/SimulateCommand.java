@@ -79,8 +79,9 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--adaptive", order = 55, paramLabel = "ALGORITHM",
             converter = LowerCaseEnumConverter.Adaptive.class,
-            description = "Let the limit adapt to the downstream: aimd or gradient. --limit is then the starting "
-                    + "limit; the report draws the limit over time.")
+            description = "Let the limit adapt to the downstream: self-tuning (needs no tuning; the one to reach "
+                    + "for), aimd or gradient. --limit is then the starting limit; the report draws the limit over "
+                    + "time.")
     AdaptiveAlgorithm adaptive;
 
     @Option(names = "--min-limit", order = 56, paramLabel = "N", defaultValue = "1",
@@ -135,7 +136,7 @@ final class SimulateCommand implements Callable<Integer> {
 
     SimulationSettings settings() {
         SimulationSettings.Builder builder = scenario.settings(spec, duration);
-        if (adaptive == null || adaptive == AdaptiveAlgorithm.GRADIENT) {
+        if (adaptive != AdaptiveAlgorithm.AIMD) {
             String needs = adaptive == null ? "--adaptive" : "--adaptive aimd";
             for (String option : adaptive == null ? new String[] {"--min-limit", "--max-limit", "--latency-threshold"}
                     : new String[] {"--latency-threshold"}) {
@@ -177,6 +178,9 @@ final class SimulateCommand implements Callable<Integer> {
             Duration threshold = latencyThreshold != null ? latencyThreshold
                     : Duration.ofNanos(Math.max(1L, Math.round(1.25 * scenario.serviceTime.meanNanos())));
             return aimd.latencyThreshold(threshold).build();
+        }
+        if (adaptive == AdaptiveAlgorithm.SELF_TUNING) {
+            return dev.bulwark.AdaptiveLimit.selfTuning().minLimit(minLimit).maxLimit(maxLimit).build();
         }
         return dev.bulwark.AdaptiveLimit.gradient().minLimit(minLimit).maxLimit(maxLimit).build();
     }

@@ -45,7 +45,7 @@ public final class HtmlReport {
     /** Rates over time are averaged over this window, to show the trend rather than Poisson noise. */
     private static final double RATE_WINDOW_SECONDS = 0.5;
 
-    private static final String STYLE = String.join("\n",
+    static final String STYLE = String.join("\n",
             "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',Arial,sans-serif;",
             "  margin:0;background:#f8fafc;color:#0f172a;line-height:1.45}",
             "main{max-width:980px;margin:0 auto;padding:24px}",
@@ -134,7 +134,7 @@ public final class HtmlReport {
         TextReport.describePolicies(settings).ifPresent(policies -> row(html, "around it", policies + " ("
                 + Numbers.count(result.retries()) + " retries, " + Numbers.count(result.timedOutAttempts())
                 + " attempts timed out)"));
-        row(html, "machine", TextReport.describeLag(result.schedulingLag()));
+        row(html, "machine", TextReport.describeLag(result));
         row(html, "run", "took " + Durations.humanMillis(result.elapsed().toNanos() / 1e6) + " (arrivals, then up to "
                 + Durations.format(settings.drain()) + " of drain)");
         html.append("</table>\n");
@@ -311,10 +311,13 @@ public final class HtmlReport {
             addBuckets(chart, "end to end", END_TO_END, endToEnd);
         }
         // Calls admitted without waiting have a wait of 0 (the first bucket); drawing them would flatten the rest.
+        // The table's queue-wait row counts every admitted call, so the legend says which part is drawn.
         List<LatencyBucket> waited = withoutSparseStart(result.queueWaitDistribution().stream()
                 .filter(b -> b.fromMillis() >= 0.01).collect(Collectors.toList()));
         if (!waited.isEmpty()) {
-            addBuckets(chart, "queue wait (calls that waited)", QUEUE_WAIT, waited);
+            long drawn = waited.stream().mapToLong(LatencyBucket::count).sum();
+            addBuckets(chart, String.format(Locale.ROOT, "queue wait (the %,d of %,d admitted calls that waited)",
+                    drawn, result.queueWait().count()), QUEUE_WAIT, waited);
         }
         LatencySummary summary = result.endToEnd();
         if (summary.count() > 0) {

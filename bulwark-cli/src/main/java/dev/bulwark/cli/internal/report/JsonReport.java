@@ -165,6 +165,19 @@ public final class JsonReport {
             } else {
                 json.writeNumberField("maxWaitMs", bulkhead.maxWait().toNanos() / 1e6);
             }
+            json.writeStringField("queueOrder", bulkhead.queueOrder().name().toLowerCase(java.util.Locale.ROOT));
+            if (bulkhead.adaptiveIfAny().isPresent()) {
+                dev.bulwark.AdaptiveLimit adaptive = bulkhead.adaptiveIfAny().get();
+                json.writeObjectFieldStart("adaptive");
+                json.writeStringField("algorithm", bulkhead.adaptiveAlgorithm().orElseThrow());
+                json.writeNumberField("initialLimit", bulkhead.limit());
+                json.writeNumberField("minLimit", adaptive.minLimit());
+                json.writeNumberField("maxLimit", adaptive.maxLimit());
+                json.writeStringField("description", adaptive.toString());
+                json.writeEndObject();
+            } else {
+                json.writeNullField("adaptive");
+            }
             json.writeEndObject();
         } else {
             json.writeNullField("bulkhead");
@@ -187,6 +200,8 @@ public final class JsonReport {
             json.writeNullField("timeoutMs");
         }
         json.writeStringField("calls", result.callStyle());
+        json.writeStringField("time", settings.mode() == dev.bulwark.cli.internal.sim.ExecutionMode.VIRTUAL_TIME
+                ? "virtual" : "real");
         json.writeNumberField("drainMs", settings.drain().toNanos() / 1e6);
         json.writeEndObject();
     }

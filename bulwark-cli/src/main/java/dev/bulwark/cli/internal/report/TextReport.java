@@ -8,6 +8,7 @@ import dev.bulwark.cli.internal.sim.LatencySummary;
 import dev.bulwark.cli.internal.sim.LimitTrace;
 import dev.bulwark.cli.internal.sim.LittlesLaw;
 import dev.bulwark.cli.internal.sim.OutcomeCounts;
+import dev.bulwark.cli.internal.sim.ExecutionMode;
 import dev.bulwark.cli.internal.sim.SchedulingLag;
 import dev.bulwark.cli.internal.sim.SimulationResult;
 import dev.bulwark.cli.internal.sim.SimulationSettings;
@@ -93,7 +94,7 @@ public final class TextReport {
                 Numbers.significant(law.meanInFlight()), Numbers.whole(law.throughputPerSecond()),
                 Durations.humanMillis(law.meanTimeInDownstreamMillis()), Numbers.significant(law.product()),
                 law.holds() ? "holds, a steady state" : "does not hold, calls piled up faster than they finished");
-        out.printf(Locale.ROOT, "%-14s %s%n", "Machine", describeLag(result.schedulingLag()));
+        out.printf(Locale.ROOT, "%-14s %s%n", "Machine", describeLag(result));
         result.unexpectedFailure().ifPresent(failure -> out.println("Unexpected failure: " + failure));
         out.println();
         out.println(Verdict.of(result));
@@ -123,10 +124,14 @@ public final class TextReport {
     /**
      * Describes how punctual the simulator was.
      *
-     * @param lag the run's scheduling lag
+     * @param result the run
      * @return one line
      */
-    static String describeLag(SchedulingLag lag) {
+    static String describeLag(SimulationResult result) {
+        if (result.settings().mode() == ExecutionMode.VIRTUAL_TIME) {
+            return "virtual time: every event happened exactly when due, no machine lateness";
+        }
+        SchedulingLag lag = result.schedulingLag();
         String arrivals = Double.isNaN(lag.arrivalMax()) ? ""
                 : "arrivals up to " + Durations.humanMillis(lag.arrivalMax()) + " late (p99 "
                         + Durations.humanMillis(lag.arrivalP99()) + "), ";

@@ -14,7 +14,7 @@ final class AsyncCallLauncher implements CallLauncher {
 
     private final Policy policy;
     private final Bulkhead bulkhead;
-    private final SimulatedDownstream downstream;
+    private final Downstream downstream;
     private final CancellationSignal endOfRun;
     private final RunMeasurements measurements;
 
@@ -23,7 +23,7 @@ final class AsyncCallLauncher implements CallLauncher {
      * @param bulkhead the bulkhead among them, whose queue is watched, or {@code null}
      * @param endOfRun cancelled when the run ends, to take every queued call out of the queue
      */
-    AsyncCallLauncher(Policy policy, Bulkhead bulkhead, SimulatedDownstream downstream, CancellationSignal endOfRun,
+    AsyncCallLauncher(Policy policy, Bulkhead bulkhead, Downstream downstream, CancellationSignal endOfRun,
                       RunMeasurements measurements) {
         this.policy = policy;
         this.bulkhead = bulkhead;

@@ -70,14 +70,31 @@ public record BulkheadSettings(int limit, int queue, Duration maxWait, QueueOrde
     }
 
     /**
+     * Names the adaptive algorithm as {@code --adaptive} spells it.
+     *
+     * @return {@code self-tuning}, {@code aimd} or {@code gradient}, or empty for a fixed limit
+     */
+    public Optional<String> adaptiveAlgorithm() {
+        return adaptiveIfAny().map(limit -> algorithmName());
+    }
+
+    private String algorithmName() {
+        if (adaptive instanceof dev.bulwark.SelfTuningLimit) {
+            return "self-tuning";
+        }
+        return adaptive instanceof AdaptiveLimit.Aimd ? "aimd" : "gradient";
+    }
+
+    /**
      * Describes the settings for reports.
      *
-     * @return for example {@code limit 32, queue 64, max wait 100ms}
+     * @return for example {@code limit 32, queue 64, max wait 100ms}; with no queue there is no wait, so no
+     *     maximum wait is named ({@code limit 32, queue 0})
      */
     public String describe() {
-        return (adaptive == null ? "limit " + limit : "adaptive limit (" + (adaptive instanceof AdaptiveLimit.Aimd
-                ? "aimd" : "gradient") + ", " + adaptive.minLimit() + ".." + adaptive.maxLimit() + ", starting at "
-                + limit + ")") + ", queue " + queue + (queueOrder == QueueOrder.LIFO ? " (LIFO)" : "")
-                + ", max wait " + (maxWait == null ? "unbounded" : Durations.format(maxWait));
+        return (adaptive == null ? "limit " + limit : "adaptive limit (" + algorithmName() + ", "
+                + adaptive.minLimit() + ".." + adaptive.maxLimit() + ", starting at " + limit + ")") + ", queue " + queue
+                + (queueOrder == QueueOrder.LIFO ? " (LIFO)" : "")
+                + (queue == 0 ? "" : ", max wait " + (maxWait == null ? "unbounded" : Durations.format(maxWait)));
     }
 }

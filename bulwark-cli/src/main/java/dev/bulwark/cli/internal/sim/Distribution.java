@@ -16,10 +16,11 @@ import java.util.random.RandomGenerator;
  *       shape of real service times (most calls quick, a long tail).</li>
  * </ul>
  */
-public sealed interface Distribution permits Distribution.Fixed, Distribution.Exponential, Distribution.LogNormal {
+public sealed interface Distribution permits Distribution.Fixed, Distribution.Exponential, Distribution.LogNormal,
+        Distribution.Pareto {
 
     /** The accepted forms, quoted in error messages. */
-    String FORM = "fixed:20ms, exp:20ms or lognormal:median=20ms,p99=200ms";
+    String FORM = "fixed:20ms, exp:20ms, lognormal:median=20ms,p99=200ms or pareto:mean=20ms,shape=2.5";
 
     /** The longest sample: an hour, so that a wild tail cannot overflow time arithmetic. */
     long MAX_SAMPLE_NANOS = 3_600_000_000_000L;
@@ -75,6 +76,8 @@ public sealed interface Distribution permits Distribution.Fixed, Distribution.Ex
                 return new Exponential(mean);
             case "lognormal":
                 return parseLogNormal(arguments, text);
+            case "pareto":
+                return parsePareto(arguments, text);
             default:
                 throw invalid(text, "unknown shape '" + kind + "'");
         }
@@ -105,6 +108,37 @@ public sealed interface Distribution permits Distribution.Fixed, Distribution.Ex
             throw invalid(text, "lognormal needs 0 < median < p99");
         }
         return new LogNormal(median, p99);
+    }
+
+    private static Distribution parsePareto(String arguments, String text) {
+        Duration mean = null;
+        Double shape = null;
+        for (String part : arguments.split(",")) {
+            int equals = part.indexOf('=');
+            if (equals < 0) {
+                throw invalid(text, "pareto takes mean=D,shape=A");
+            }
+            String key = part.substring(0, equals).trim().toLowerCase(Locale.ROOT);
+            String value = part.substring(equals + 1).trim();
+            if (key.equals("mean") && mean == null) {
+                mean = duration(value, text);
+            } else if (key.equals("shape") && shape == null) {
+                try {
+                    shape = Double.parseDouble(value);
+                } catch (NumberFormatException e) {
+                    throw invalid(text, "shape '" + value + "' is not a number");
+                }
+            } else {
+                throw invalid(text, "pareto takes mean=D,shape=A");
+            }
+        }
+        if (mean == null || shape == null) {
+            throw invalid(text, "pareto takes mean=D,shape=A");
+        }
+        if (mean.isZero() || !(shape > 1.0) || shape.isInfinite()) {
+            throw invalid(text, "pareto needs a positive mean and a finite shape above 1");
+        }
+        return new Pareto(mean, shape);
     }
 
     private static Duration duration(String value, String text) {
@@ -239,6 +273,47 @@ public sealed interface Distribution permits Distribution.Fixed, Distribution.Ex
         @Override
         public String spec() {
             return "lognormal:median=" + Durations.format(median) + ",p99=" + Durations.format(p99);
+        }
+    }
+
+    /**
+     * Pareto-distributed durations (a heavy tail: a few calls take many times the mean), given by their mean and
+     * shape {@code a > 1}: {@code scale / U^(1/a)} with {@code scale = mean (a - 1) / a}. At {@code a <= 2} the
+     * variance is infinite.
+     *
+     * @param mean the mean, positive
+     * @param shape the tail index, finite and above 1
+     */
+    record Pareto(Duration mean, double shape) implements Distribution {
+
+        /**
+         * Checks the parameters.
+         *
+         * @throws IllegalArgumentException unless the mean is positive and {@code 1 < shape < infinity}
+         * @throws NullPointerException when {@code mean} is {@code null}
+         */
+        public Pareto {
+            if (mean.isNegative() || mean.isZero() || !(shape > 1.0) || Double.isInfinite(shape)) {
+                throw new IllegalArgumentException("need a positive mean and a finite shape above 1 but mean was "
+                        + mean + " and shape " + shape);
+            }
+        }
+
+        @Override
+        public long sampleNanos(RandomGenerator random) {
+            double scale = mean.toNanos() * (shape - 1) / shape;
+            return clamp(scale / Math.pow(1.0 - random.nextDouble(), 1.0 / shape));
+        }
+
+        @Override
+        public double meanNanos() {
+            return mean.toNanos();
+        }
+
+        @Override
+        public String spec() {
+            return "pareto:mean=" + Durations.format(mean) + ",shape="
+                    + (shape == Math.rint(shape) ? String.valueOf((long) shape) : String.valueOf(shape));
         }
     }
 }

@@ -43,7 +43,7 @@ public final class ProcessorSharingModel<P> {
      */
     private static final long FINISH_TOLERANCE_NANOS = 20_000L;
 
-    private final int capacity;
+    private int capacity;
     private final double degradation;
     private final PriorityQueue<Job<P>> jobs = new PriorityQueue<>();
 
@@ -162,6 +162,22 @@ public final class ProcessorSharingModel<P> {
             virtualTime += speed(inFlight) * elapsed;
         }
         now = at;
+    }
+
+    /**
+     * Changes the capacity from {@code at} on (a resource that lost or gained cores, replicas or connections):
+     * work done so far is kept, and calls in flight continue at the speed the new capacity gives.
+     *
+     * @param at the current time
+     * @param newCapacity at least 1
+     * @throws IllegalArgumentException when {@code newCapacity} is less than 1
+     */
+    public void changeCapacity(long at, int newCapacity) {
+        if (newCapacity < 1) {
+            throw new IllegalArgumentException("capacity must be at least 1 but was " + newCapacity);
+        }
+        advanceTo(at);
+        capacity = newCapacity;
     }
 
     /**

@@ -19,7 +19,7 @@ import org.HdrHistogram.Recorder;
  * (a bulkhead starts the next queued call on the thread that completes the previous one). Futures are always
  * completed outside the lock.
  */
-public final class SimulatedDownstream implements AutoCloseable {
+public final class SimulatedDownstream implements Downstream {
 
     private final Ticker ticker;
     private final ReentrantLock lock = new ReentrantLock();

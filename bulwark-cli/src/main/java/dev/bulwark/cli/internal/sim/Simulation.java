@@ -5,6 +5,7 @@ import dev.bulwark.CancellationSignal;
 import dev.bulwark.Pipeline;
 import dev.bulwark.Policy;
 import dev.bulwark.Retry;
+import dev.bulwark.Scheduler;
 import dev.bulwark.Ticker;
 import dev.bulwark.Timeout;
 import java.time.Duration;
@@ -67,6 +68,9 @@ public final class Simulation {
      * @throws CancellationException when the calling thread was interrupted (the run is abandoned)
      */
     public SimulationResult run(ProgressListener progress) {
+        if (settings.mode() == ExecutionMode.VIRTUAL_TIME) {
+            return new VirtualTimeSimulation(settings).run();
+        }
         warmUpOnce();
         return measure(progress);
     }
@@ -87,9 +91,10 @@ public final class Simulation {
         RunMeasurements measurements = new RunMeasurements(ticker);
         BulkheadEventCollector collector = settings.bulkhead().isPresent() ? new BulkheadEventCollector(measurements)
                 : null;
-        Bulkhead bulkhead = settings.bulkhead().map(limits -> buildBulkhead(limits, collector)).orElse(null);
+        Bulkhead bulkhead = settings.bulkhead().map(limits -> buildBulkhead(limits, collector, ticker,
+                Scheduler.shared())).orElse(null);
         PolicyEventCollector policyEvents = new PolicyEventCollector();
-        Policy policy = policy(bulkhead, policyEvents);
+        Policy policy = policy(settings, bulkhead, policyEvents, ticker, Scheduler.shared());
         CancellationSignal endOfRun = CancellationSignal.create();
         ScheduledExecutorService sampling = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "bulwark-sim-sampler");
@@ -135,33 +140,38 @@ public final class Simulation {
                 Thread.currentThread().interrupt();
                 throw new CancellationException("the simulation was interrupted");
             }
-            return result(start, end, launcher, measurements, collector, policyEvents, sampler,
-                    downstreamStatistics);
+            return result(settings, start, end, launcher.describe(), measurements, collector, policyEvents,
+                    sampler, downstreamStatistics, schedulingLag(measurements, downstreamStatistics));
         } finally {
             sampling.shutdownNow();
         }
     }
 
-    private static Bulkhead buildBulkhead(BulkheadSettings limits, BulkheadEventCollector collector) {
+    /** The bulkhead under test, on the given clock and scheduler (the real ones, or virtual time's). */
+    static Bulkhead buildBulkhead(BulkheadSettings limits, BulkheadEventCollector collector, Ticker ticker,
+                                  Scheduler scheduler) {
         Bulkhead.Builder builder = Bulkhead.builder().name("simulated").maxConcurrency(limits.limit())
-                .maxQueue(limits.queue()).queueOrder(limits.queueOrder()).listener(collector);
+                .maxQueue(limits.queue()).queueOrder(limits.queueOrder()).listener(collector).ticker(ticker)
+                .scheduler(scheduler);
         limits.maxWaitIfBounded().ifPresent(builder::maxWait);
         limits.adaptiveIfAny().ifPresent(builder::adaptive);
         return builder.build();
     }
 
     /** The policies each call goes through, outermost first, or {@code null} to call the downstream directly. */
-    private Policy policy(Bulkhead bulkhead, PolicyEventCollector events) {
+    static Policy policy(SimulationSettings settings, Bulkhead bulkhead, PolicyEventCollector events, Ticker ticker,
+                         Scheduler scheduler) {
         List<Policy> policies = new ArrayList<>();
         settings.retry().ifPresent(retry -> {
-            Retry.Builder builder = Retry.builder().name("simulated").maxRetries(retry.maxRetries()).listener(events);
+            Retry.Builder builder = Retry.builder().name("simulated").maxRetries(retry.maxRetries()).listener(events)
+                    .ticker(ticker).scheduler(scheduler);
             if (retry.delay() != null) {
                 builder.delay(retry.delay());
             }
             policies.add(builder.build());
         });
         settings.timeout().ifPresent(timeout -> policies.add(Timeout.builder().name("simulated").timeout(timeout)
-                .listener(events).build()));
+                .listener(events).ticker(ticker).scheduler(scheduler).build()));
         if (bulkhead != null) {
             policies.add(bulkhead);
         }
@@ -198,9 +208,11 @@ public final class Simulation {
         }
     }
 
-    private SimulationResult result(long start, long end, CallLauncher launcher, RunMeasurements measurements,
-                                    BulkheadEventCollector collector, PolicyEventCollector policyEvents,
-                                    TimelineSampler sampler, DownstreamStatistics downstream) {
+    /** Assembles a run's result; shared by real and virtual time. */
+    static SimulationResult result(SimulationSettings settings, long start, long end, String callStyle,
+                                   RunMeasurements measurements, BulkheadEventCollector collector,
+                                   PolicyEventCollector policyEvents, TimelineSampler sampler,
+                                   DownstreamStatistics downstream, SchedulingLag lag) {
         long elapsedNanos = Math.max(1L, end - start);
         Histogram endToEnd = sampler.endToEndMicros();
         Histogram queueWait = sampler.queueWaitMicros();
@@ -210,7 +222,7 @@ public final class Simulation {
                 downstream.completed() / (elapsedNanos / 1e9), meanTimeInDownstreamMillis);
         SimulationResult.Builder result = SimulationResult.builder()
                 .settings(settings)
-                .callStyle(launcher.describe())
+                .callStyle(callStyle)
                 .elapsed(Duration.ofNanos(elapsedNanos))
                 .counts(measurements.counts())
                 .endToEnd(LatencySummary.ofMicros(endToEnd), LatencyBucket.ofMicros(endToEnd))
@@ -218,7 +230,7 @@ public final class Simulation {
                 .peaks(downstream.peakInFlight(), measurements.peakQueued())
                 .littlesLaw(littlesLaw)
                 .policyEvents(policyEvents.retries(), policyEvents.timedOutAttempts())
-                .schedulingLag(schedulingLag(measurements, downstream))
+                .schedulingLag(lag)
                 .timeline(sampler.samples());
         if (collector != null) {
             result.bulkheadEvents(collector.counts());

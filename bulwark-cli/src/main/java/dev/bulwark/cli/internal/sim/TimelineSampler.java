@@ -22,7 +22,7 @@ final class TimelineSampler {
     private final Ticker ticker;
     private final Duration duration;
     private final RunMeasurements measurements;
-    private final SimulatedDownstream downstream;
+    private final Downstream downstream;
     private final Bulkhead bulkhead;
     private final ProgressListener listener;
 
@@ -34,7 +34,7 @@ final class TimelineSampler {
     private volatile Progress.Phase phase = Progress.Phase.RUNNING;
 
     TimelineSampler(long startNanos, Ticker ticker, Duration duration, RunMeasurements measurements,
-                    SimulatedDownstream downstream, Bulkhead bulkhead, ProgressListener listener) {
+                    Downstream downstream, Bulkhead bulkhead, ProgressListener listener) {
         this.startNanos = startNanos;
         this.ticker = ticker;
         this.duration = duration;

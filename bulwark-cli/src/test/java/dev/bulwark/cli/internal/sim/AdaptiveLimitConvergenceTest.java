@@ -81,6 +81,27 @@ class AdaptiveLimitConvergenceTest {
         assertThat(aimd.goodputPerSecond()).isGreaterThanOrEqualTo(0.9 * bestFixed);
     }
 
+    /**
+     * The self-tuning limit, with no setting at all, from any start: here behind a queue of 64 with a maximum
+     * wait of 100 ms (the queue absorbs bursts; the limit still settles at the capacity).
+     */
+    @ParameterizedTest(name = "starting at {0}")
+    @ValueSource(ints = {5, 20, 60})
+    void selfTuningSettlesNearCapacityFromAnyStartWithoutSettings(int initialLimit) {
+        double bestFixed = bestFixedGoodput();
+
+        Run selfTuning = run(Bulkhead.builder().maxConcurrency(initialLimit)
+                .adaptive(AdaptiveLimit.selfTuning().build()), SEED);
+
+        System.out.printf("selfTuning from %d: goodput %.0f/s (best fixed %.0f/s), limit after 30 s %d..%d, mean "
+                        + "%.1f%n", initialLimit, selfTuning.goodputPerSecond(), bestFixed,
+                selfTuning.minLimitAfterSettling(), selfTuning.maxLimitAfterSettling(), selfTuning.meanLimit());
+        // Re-measuring the baseline pins the limit at three quarters for a moment every 10 s or so.
+        assertThat(selfTuning.minLimitAfterSettling()).isGreaterThanOrEqualTo(12);
+        assertThat(selfTuning.maxLimitAfterSettling()).isLessThanOrEqualTo(30);
+        assertThat(selfTuning.goodputPerSecond()).isGreaterThanOrEqualTo(0.9 * bestFixed);
+    }
+
     /** The best goodput over a sweep of fixed limits, as {@code bulwark sweep} would find it. */
     private static double bestFixedGoodput() {
         double best = 0;

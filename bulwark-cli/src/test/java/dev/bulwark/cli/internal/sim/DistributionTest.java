@@ -26,7 +26,8 @@ class DistributionTest {
 
     @Test
     void writesWhatItParses() {
-        for (String spec : new String[] {"fixed:20ms", "exp:1.5s", "lognormal:median=20ms,p99=200ms"}) {
+        for (String spec : new String[] {"fixed:20ms", "exp:1.5s", "lognormal:median=20ms,p99=200ms",
+            "pareto:mean=20ms,shape=2.5", "pareto:mean=20ms,shape=3"}) {
             assertThat(Distribution.parse(spec).spec()).isEqualTo(spec);
         }
     }
@@ -34,10 +35,12 @@ class DistributionTest {
     @ParameterizedTest
     @ValueSource(strings = {"exp", "exp:", "exp:0ms", "gauss:20ms", "lognormal:median=20ms",
         "lognormal:median=20ms,p99=10ms", "lognormal:median=20ms,p99=200ms,p50=1ms", "lognormal:20ms,200ms",
-        "fixed:fast", "20"})
+        "fixed:fast", "20", "pareto:mean=20ms", "pareto:mean=20ms,shape=1", "pareto:mean=0ms,shape=2",
+        "pareto:mean=20ms,shape=x"})
     void rejectsAnythingElseNamingTheForms(String text) {
         assertThatThrownBy(() -> Distribution.parse(text)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("fixed:20ms, exp:20ms or lognormal:median=20ms,p99=200ms")
+                .hasMessageContaining("fixed:20ms, exp:20ms, lognormal:median=20ms,p99=200ms or "
+                        + "pareto:mean=20ms,shape=2.5")
                 .hasMessageContaining("'" + text + "'");
     }
 
@@ -68,6 +71,18 @@ class DistributionTest {
         assertThat(percentile(samples, 0.99) / 1e6).isCloseTo(200.0, within(8.0));
         assertThat(Arrays.stream(samples).average().orElseThrow()).isCloseTo(logNormal.meanNanos(),
                 within(logNormal.meanNanos() * 0.02));
+    }
+
+    @Test
+    void paretoHasItsMeanAndItsScaleAsTheShortestSample() {
+        Distribution pareto = Distribution.parse("pareto:mean=20ms,shape=3");
+        long[] samples = draw(pareto, 400_000);
+
+        // Shape 3: finite variance (mean^2 / 3), so the sample mean is within a few tenths of a millisecond.
+        assertThat(Arrays.stream(samples).average().orElseThrow() / 1e6).isCloseTo(20.0, within(0.4));
+        // No sample below the scale, mean (a - 1) / a = 13.33 ms; the median is scale * 2^(1/a) = 16.8 ms.
+        assertThat(Arrays.stream(samples).min().orElseThrow() / 1e6).isGreaterThanOrEqualTo(13.33);
+        assertThat(percentile(samples, 0.50) / 1e6).isCloseTo(16.80, within(0.3));
     }
 
     @Test

@@ -1,0 +1,132 @@
+package dev.bulwark.cli.internal;
+
+import dev.bulwark.cli.internal.compare.CompareScenario;
+import dev.bulwark.cli.internal.compare.Comparison;
+import dev.bulwark.cli.internal.compare.Contender;
+import dev.bulwark.cli.internal.report.CompareReport;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code bulwark compare}: adaptive limiters side by side on the same seeded calls, in virtual time. */
+@Command(name = "compare", mixinStandardHelpOptions = true, versionProvider = BulwarkVersion.class,
+        sortOptions = false, usageHelpAutoWidth = true,
+        description = {
+            "Runs several limiters on the same seeded calls, side by side, in virtual time: Bulwark's adaptive "
+                    + "algorithms (real bulkheads with no queue), Netflix concurrency-limits' Gradient2, Vegas and "
+                    + "AIMD (their SimpleLimiter on the virtual clock), and the oracle: the best fixed limit a "
+                    + "sweep finds. Reports each one's goodput as a share of the oracle's on the same seed (mean "
+                    + "and worst seed), its p99 latency against the oracle's, and how fast it settles after a "
+                    + "capacity step.",
+            "",
+            "The downstream is the simulator's (processor sharing, degradation 1); arrivals are Poisson; a call "
+                    + "not answered within 1s is given up and counts as a drop.",
+            ""},
+        footer = {"", "Scenarios: c20-start5, c20-start60, c20-start20, c20-steps, c20-underload, c20-lognormal, "
+                + "c20-pareto, c20-noise, c40, c6 (default: all).", "",
+            "Examples:",
+            "  bulwark compare",
+            "  bulwark compare --scenario c20-steps,c6 --seeds 3 --report compare.html",
+            "  bulwark compare --format json > compare.json"})
+final class CompareCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--scenario", order = 10, paramLabel = "NAME", split = ",",
+            description = "The scenarios to run (see below). Default: all.")
+    List<String> scenarioNames;
+
+    @Option(names = "--seeds", order = 20, paramLabel = "N", defaultValue = "5",
+            converter = Converters.PositiveInteger.class,
+            description = "Seeds per scenario (1, 2, ... N): each is a separate run of every limiter on the same "
+                    + "calls. Default: ${DEFAULT-VALUE}.")
+    int seeds;
+
+    @Option(names = "--duration", order = 30, paramLabel = "DURATION", defaultValue = "60s",
+            converter = Converters.PositiveDuration.class,
+            description = "Virtual length of each run; capacity steps happen at a third and two thirds of it. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    Duration duration;
+
+    @Option(names = "--format", order = 40, paramLabel = "FORMAT", defaultValue = "text",
+            converter = LowerCaseEnumConverter.Format.class,
+            description = "Report format on standard output: text or json. Default: ${DEFAULT-VALUE}.")
+    ReportFormat format;
+
+    @Option(names = "--report", order = 50, paramLabel = "FILE.html",
+            description = "Also write a self-contained HTML page with each limiter's limit and goodput over time "
+                    + "(first seed) for every scenario.")
+    Path report;
+
+    @Option(names = "--progress", order = 60, paramLabel = "MODE", defaultValue = "auto",
+            converter = LowerCaseEnumConverter.Progress.class,
+            description = "Progress on standard error: plain (a line per scenario and limiter), off, or auto "
+                    + "(plain). Default: ${DEFAULT-VALUE}.")
+    ProgressMode progress;
+
+    @Override
+    public Integer call() throws IOException {
+        List<CompareScenario> scenarios = new ArrayList<>();
+        try {
+            if (scenarioNames == null) {
+                scenarios.addAll(CompareScenario.all());
+            } else {
+                for (String name : scenarioNames) {
+                    scenarios.add(CompareScenario.named(name));
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--scenario: " + e.getMessage());
+        }
+        if (format == ReportFormat.CSV) {
+            throw new ParameterException(spec.commandLine(), "--format: compare writes text or json, not csv");
+        }
+        if (report != null) {
+            Path parent = report.toAbsolutePath().getParent();
+            if (parent == null || !Files.isDirectory(parent) || Files.isDirectory(report)) {
+                throw new ParameterException(spec.commandLine(), "--report: '" + report
+                        + "' is not a file path in an existing directory; expected a path such as compare.html");
+            }
+        }
+        List<Long> seedList = new ArrayList<>();
+        for (long seed = 1; seed <= seeds; seed++) {
+            seedList.add(seed);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        List<Comparison.ScenarioResult> results = new ArrayList<>();
+        for (CompareScenario scenario : scenarios) {
+            Comparison comparison = new Comparison(List.of(scenario), Contender.adaptive(
+                    scenario.serviceTime().meanNanos()), seedList, duration.toNanos());
+            results.addAll(comparison.run(line -> {
+                if (progress != ProgressMode.OFF) {
+                    err.println(line);
+                    err.flush();
+                }
+            }));
+        }
+        if (format == ReportFormat.JSON) {
+            CompareReport.writeJson(results, seedList, duration, out);
+        } else {
+            CompareReport.writeText(results, seedList, duration, out);
+        }
+        out.flush();
+        if (report != null) {
+            CompareReport.writeHtml(results, seedList, duration, report);
+            err.println("Report written to " + report.toAbsolutePath().normalize());
+            err.flush();
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,119 @@
+package dev.bulwark;
+
+import java.util.function.Predicate;
+
+/**
+ * The adaptive limit that needs no tuning: made by {@link AdaptiveLimit#selfTuning()}, it needs to know neither
+ * the resource's service time, nor its capacity, nor a latency threshold. Immutable.
+ *
+ * <h2>The algorithm</h2>
+ * <p>It keeps the limit where one more call in flight would start to slow every call down:
+ * <ol>
+ *   <li><b>Baseline.</b> It first measures the resource's latency without contention, at a pinned concurrency of
+ *       {@code min(starting limit, 4)} (never below {@code minLimit}) for at least 128 calls, so that a start far
+ *       above the capacity cannot make the overloaded latency the normal one (Envoy's adaptive concurrency
+ *       filter does the same). Afterwards the reference for a limit is the pooled latency of every window at
+ *       lower limits that was not judged slower, so it grows more precise the longer it runs; every 10 s (±20%,
+ *       jittered so that many bulkheads do not re-measure together) it measures again for a moment at three
+ *       quarters of the limit, and a clearly faster result replaces what was learnt (BBR's ProbeRTT). What was
+ *       learnt is halved in weight every 60 s.</li>
+ *   <li><b>Sequential windows.</b> A window holds at least a round trip of calls (calls ending within three
+ *       typical latencies of a limit change are left out: the transition), and closes as soon as its mean
+ *       latency is <em>statistically</em> clear (two standard errors, from the window's and the reference's
+ *       variance) to be above or below the reference plus half the slowdown one more call would cause
+ *       ({@code 1 + 1 / limit}): a big change is answered within a round trip, a marginal one after as many
+ *       samples as the noise of the latencies demands (heavy-tailed latencies simply take longer), and an
+ *       undecidable one (after 64 round trips' worth of calls, at most 4,000) holds the limit.</li>
+ *   <li><b>Moves.</b> Clearly slower: the limit falls to {@code limit / sqrt(latency / baseline)} (at least by
+ *       one): where the slowdown of a processor-sharing resource that thrashes says the capacity lies. Clearly
+ *       not slower, with the limit in use: it grows, by half before the first back-off (slow start), then by
+ *       one, doubling with every further such window (up to half the limit), so it probes gently at the
+ *       capacity it found and quickly once capacity has clearly grown; for 1.5 s after a limit was found slower
+ *       it does not grow back into it. A drop (by default a timeout or a refusal further down) counts as a
+ *       clearly slower window.</li>
+ *   <li><b>Slower, not because of us.</b> When two windows in a row are slower and the cut between them did not
+ *       make calls faster, the resource itself became slower: the baseline follows instead of the limit falling
+ *       further.</li>
+ * </ol>
+ *
+ * <h2>When not to use it</h2>
+ * <p>When calls' latency does not grow with the number in flight (a resource that fails fast rather than slows
+ * down), latency says nothing and only drops move the limit: use {@link AdaptiveLimit#aimd()} with drops, or a
+ * fixed limit. When the bulkhead sees fewer than a few dozen calls per round trip of the resource, decisions are
+ * slow. And when the capacity is known and stable, a fixed limit is cheaper and exact.
+ *
+ * <p>Thread-safe value; each bulkhead keeps its own algorithm state, updated without a lock.
+ */
+public final class SelfTuningLimit implements AdaptiveLimit {
+
+    private final int minLimit;
+    private final int maxLimit;
+    private final int windowSamples;
+    private final Predicate<? super Throwable> dropWhen;
+
+    private SelfTuningLimit(Builder builder) {
+        this.minLimit = builder.minLimit;
+        this.maxLimit = builder.maxLimit;
+        this.windowSamples = builder.windowSamples;
+        this.dropWhen = builder.dropWhen;
+    }
+
+    @Override
+    public int minLimit() {
+        return minLimit;
+    }
+
+    @Override
+    public int maxLimit() {
+        return maxLimit;
+    }
+
+    /**
+     * Returns the fewest samples a window holds (it also holds at least a round trip's worth, and as many more
+     * as it takes for the latency to be statistically clear).
+     *
+     * @return at least 1
+     */
+    @Override
+    public int windowSamples() {
+        return windowSamples;
+    }
+
+    @Override
+    public Predicate<? super Throwable> dropWhen() {
+        return dropWhen;
+    }
+
+    @Override
+    public String toString() {
+        return "SelfTuning[" + minLimit + ".." + maxLimit + ", window at least " + windowSamples + " samples]";
+    }
+
+    /**
+     * Configures a {@link SelfTuningLimit}. Every setting has a default that needs no knowledge of the resource:
+     * {@code minLimit} 1, {@code maxLimit} 1000, {@code windowSamples} 20, drops on timeouts and refusals. Not
+     * thread-safe.
+     */
+    public static final class Builder extends AdaptiveLimit.Settings<Builder> {
+
+        Builder() {
+            windowSamples = 20;
+        }
+
+        @Override
+        Builder self() {
+            return this;
+        }
+
+        /**
+         * Builds the configuration.
+         *
+         * @return a new self-tuning configuration
+         * @throws IllegalArgumentException when {@code maxLimit} is less than {@code minLimit}
+         */
+        public SelfTuningLimit build() {
+            checkRange();
+            return new SelfTuningLimit(this);
+        }
+    }
+}

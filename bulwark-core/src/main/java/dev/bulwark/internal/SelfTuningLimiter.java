@@ -1,0 +1,324 @@
+package dev.bulwark.internal;
+
+import dev.bulwark.SelfTuningLimit;
+import java.util.SplittableRandom;
+
+/**
+ * The state of a {@link SelfTuningLimit}; its Javadoc states the algorithm for users, this comment the details.
+ *
+ * <p><b>Why the threshold is {@code 1 + 1/limit}.</b> On a processor-sharing resource of capacity {@code c} that
+ * thrashes with degradation 1 (the simulator's model, and a fair picture of a database or a thread pool), each
+ * call's latency is its work times {@code (n/c)^2} once {@code n > c} calls are in flight, and exactly its work
+ * below. One call above capacity therefore slows calls by about {@code 1 + 2/c}; half of that separates "at
+ * capacity" from "one above", whatever {@code c} is, which the limit itself approximates. The cut
+ * {@code limit / sqrt(latency / baseline)} inverts the same law, so one window takes a limit of 60 against a
+ * capacity of 20 straight back to 20.
+ *
+ * <p><b>Why sequential windows.</b> Telling {@code c} from {@code c + 1} apart takes about
+ * {@code (2 c cv)^2} samples, {@code cv} being the latencies' coefficient of variation: 1,600 at {@code c = 20}
+ * for exponential service times, four times that for lognormal ones with sigma 1. A fixed window is either too
+ * short for noisy latencies (the limit drifts on noise) or too long for clear ones (a capacity drop is answered
+ * late). The window therefore stops as soon as a two-standard-error test says where its mean lies, and at
+ * {@link #MAX_SAMPLES} holds the limit when it cannot tell.
+ *
+ * <p><b>Phases.</b> {@code MEASURING} pins the limit low for the first baseline; {@code PROBING} pins it at half
+ * for a round trip every 30 s or so; {@code RUNNING} is the rest. Only the window's closer runs this code (see
+ * {@link WindowedLimiter}), so its fields need no synchronization beyond the closer's flag; {@link #countFrom}
+ * is read on the per-call path and is therefore volatile.
+ */
+final class SelfTuningLimiter extends WindowedLimiter {
+
+    private static final double Z = 2.0;
+    private static final int BASELINE_SAMPLES = 128;
+    private static final int PINNED_LIMIT = 4;
+    private static final int MAX_SAMPLES = 4_000;
+    private static final long CEILING_HOLD_NANOS = 1_500_000_000L;
+    private static final long PROBE_INTERVAL_NANOS = 10_000_000_000L;
+    /** The pools forget by halving this often. */
+    private static final long POOL_HALF_LIFE_NANOS = 60_000_000_000L;
+    private static final int TRACKED_LIMITS = 1024;
+
+    private enum Phase { MEASURING, PROBING, RUNNING }
+
+    private final int windowSamples;
+    private final SplittableRandom jitter = new SplittableRandom(0x5EED_AD47L);
+    /**
+     * Calls that end before this ticker reading are left out: the transition after a limit change. Counting
+     * only calls admitted after the change would be worse: the first of them to end are the short ones, so such
+     * a window is biased fast. Calls ending from three baselines after the change on are a stationary sample of
+     * the new limit's latencies (all but a few of the calls admitted before it have ended).
+     */
+    private volatile long countFrom = Long.MIN_VALUE;
+
+    // Closer only.
+    private Phase phase = Phase.MEASURING;
+    private double resumeLimit;
+    /** Per limit (index, capped at {@link #TRACKED_LIMITS} - 1): pooled latency sums, squares and counts. */
+    private final double[] poolSum = new double[TRACKED_LIMITS];
+    private final double[] poolSquares = new double[TRACKED_LIMITS];
+    private final double[] poolCount = new double[TRACKED_LIMITS];
+    private long poolHalvedAt;
+    private int lastLimit;
+    /** {@link #reference} of {@link #cachedFor}, valid until a pool changes. */
+    private double[] cachedReference;
+    private int cachedFor = -1;
+    /** The limit last found slower, and when: growth back into it waits {@link #CEILING_HOLD_NANOS}. */
+    private int ceilingLimit = Integer.MAX_VALUE;
+    private long ceilingAt;
+    private boolean slowStart = true;
+    private double growthStep = 1.0;
+    private double lastSlowMean = Double.NaN;
+    private int lastSlowLimit;
+    private long nextProbeAt;
+
+    SelfTuningLimiter(SelfTuningLimit config, int initialLimit) {
+        super(config, initialLimit, true);
+        this.windowSamples = config.windowSamples();
+        this.resumeLimit = initialLimit;
+    }
+
+    private int pinned(double limit) {
+        return (int) Math.max(minLimit, Math.min(Math.min(limit, PINNED_LIMIT), maxLimit));
+    }
+
+    @Override
+    boolean accepts(long endedAt) {
+        long from = countFrom;
+        return from == Long.MIN_VALUE || endedAt - from >= 0;
+    }
+
+    @Override
+    int checkEvery(int limit) {
+        return Math.max(8, limit / 4);
+    }
+
+    /** The pooled latency of windows at limits below {@code limit} that were not slower: the reference. */
+    private double baseline() {
+        return reference(lastLimit)[0];
+    }
+
+    /**
+     * {mean, standard error} of the pooled latencies at limits below {@code limit}: windows judged not slower
+     * (and the pinned measurements). Windows judged slower are never pooled, and most pooled samples lie at or
+     * below the capacity where the limit spends its time, so one slightly slow inconclusive window above it
+     * moves the reference little (the creep this could cause is bounded by the quadratic slowdown beyond).
+     */
+    private double[] reference(int limit) {
+        // Windows are checked every few samples; the pools change only when one closes: compute once per limit.
+        if (limit == cachedFor) {
+            return cachedReference;
+        }
+        cachedReference = computeReference(limit);
+        cachedFor = limit;
+        return cachedReference;
+    }
+
+    private double[] computeReference(int limit) {
+        double[] pooled = pooledUpTo(Math.max(1, limit - 1));
+        if (pooled[2] < 64) {
+            pooled = pooledUpTo(Math.max(1, limit - 1));
+        }
+        if (pooled[2] < 16) {
+            pooled = pooledUpTo(limit);
+        }
+        return pooled;
+    }
+
+    /** {mean, standard error, count} of the pools at limits 1 to {@code highest}. */
+    private double[] pooledUpTo(int highest) {
+        int last = Math.min(highest, TRACKED_LIMITS - 1);
+        double sum = 0;
+        double squares = 0;
+        double count = 0;
+        for (int i = 0; i <= last; i++) {
+            sum += poolSum[i];
+            squares += poolSquares[i];
+            count += poolCount[i];
+        }
+        if (count == 0) {
+            return new double[] {Double.NaN, Double.NaN, 0};
+        }
+        double mean = sum / count;
+        double variance = Math.max(0.0, squares / count - mean * mean);
+        return new double[] {mean, Math.sqrt(variance / count), count};
+    }
+
+    @Override
+    boolean complete(Window w, long seen) {
+        if (seen >= Math.min(MAX_SAMPLES, Math.max(400, 64L * w.limit))) {
+            return true;
+        }
+        if (phase == Phase.MEASURING && w.limit != pinned(resumeLimit)) {
+            return true; // the bulkhead starts at its configured limit: pin it at the first check
+        }
+        if (phase != Phase.RUNNING) {
+            return w.samples >= Math.max(BASELINE_SAMPLES, 8L * w.limit)
+                    || w.drops > 0 && w.samples >= Math.min(windowSamples, w.limit);
+        }
+        if (seen < Math.max(windowSamples, w.limit)) {
+            return false;
+        }
+        if (w.drops > 0 || Double.isNaN(w.meanLatencyNanos)) {
+            return true;
+        }
+        int verdict = verdict(w);
+        return slowStart ? verdict > 0 || seen >= 2L * Math.max(windowSamples, w.limit) : verdict != 0;
+    }
+
+    /** +1 clearly slower than the baseline allows, -1 clearly not, 0 cannot tell yet. */
+    private int verdict(Window w) {
+        double[] reference = reference(w.limit);
+        double factor = 1.0 + 1.0 / Math.max(1, w.limit);
+        double threshold = reference[0] * factor;
+        double windowError = Double.isNaN(w.latencyVarianceNanos2) ? w.meanLatencyNanos
+                : Math.sqrt(w.latencyVarianceNanos2 / w.samples);
+        double standardError = Math.sqrt(windowError * windowError + reference[1] * factor * reference[1] * factor);
+        if (w.meanLatencyNanos - Z * standardError > threshold) {
+            return 1;
+        }
+        if (w.meanLatencyNanos + Z * standardError < threshold) {
+            return -1;
+        }
+        return 0;
+    }
+
+    @Override
+    double decide(Window w) {
+        double next = decideInPhase(w);
+        if (clamp(next) != w.limit) {
+            // The calls in flight now have latencies like this window's: wait three of those (or of the
+            // baseline, if longer) for them to end.
+            double base = baseline();
+            double typical = Math.max(Double.isNaN(base) ? 0.0 : base,
+                    Double.isNaN(w.meanLatencyNanos) ? 0.0 : w.meanLatencyNanos);
+            double transition = 3.0 * typical;
+            countFrom = w.closedAt + (long) Math.min(transition, 1e10);
+        }
+        return next;
+    }
+
+    private double decideInPhase(Window w) {
+        double limit = estimatedLimit;
+        lastLimit = w.limit;
+        forgetSlowly(w.closedAt);
+        if (phase == Phase.MEASURING && w.limit != pinned(resumeLimit)) {
+            return pinned(resumeLimit);
+        }
+        if (phase == Phase.MEASURING || phase == Phase.PROBING) {
+            if (w.maxInFlight > w.limit) {
+                return limit; // calls admitted under the earlier, higher limit were still running: measure again
+            }
+            if (!Double.isNaN(w.meanLatencyNanos)) {
+                if (phase == Phase.PROBING && differs(w)) {
+                    clearPools(); // the resource changed: what was learnt at other limits no longer holds
+                }
+                pool(w);
+            }
+            if (Double.isNaN(reference(w.limit + 1)[0])) {
+                return limit; // only drops so far: keep measuring
+            }
+            phase = Phase.RUNNING;
+            nextProbeAt = w.closedAt + (long) (PROBE_INTERVAL_NANOS * (0.8 + 0.4 * jitter.nextDouble()));
+            return resumeLimit;
+        }
+        if (w.closedAt - nextProbeAt >= 0 && !slowStart) {
+            phase = Phase.PROBING;
+            resumeLimit = limit;
+            return Math.max(minLimit, Math.floor(limit * 0.75));
+        }
+        int verdict = w.drops > 0 || Double.isNaN(w.meanLatencyNanos) ? 1 : verdict(w);
+        if (verdict > 0) {
+            return slower(w, limit);
+        }
+        if (verdict < 0) {
+            lastSlowMean = Double.NaN; // only a clearly faster window ends a run of slower ones
+        }
+        pool(w);
+        if (w.maxInFlight < w.limit) {
+            return limit; // not limited by the limit: no evidence that more would be fine
+        }
+        if (slowStart) {
+            return Math.max(limit + 1, limit * 1.5);
+        }
+        if (w.limit + 1 >= ceilingLimit && w.closedAt - ceilingAt < CEILING_HOLD_NANOS) {
+            return limit; // one above was slower a moment ago: stay at the capacity found
+        }
+        if (verdict == 0) {
+            growthStep = 1.0;
+            return limit; // cannot tell: at about the capacity, where it should stay
+        }
+        double step = growthStep;
+        growthStep = Math.min(growthStep * 2, Math.max(1.0, limit / 2));
+        return limit + step;
+    }
+
+    private double slower(Window w, double limit) {
+        slowStart = false;
+        growthStep = 1.0;
+        double mean = w.meanLatencyNanos;
+        if (Double.isNaN(mean)) {
+            lastSlowMean = Double.NaN;
+            return limit * 0.8; // only drops: the resource said so
+        }
+        if (!Double.isNaN(lastSlowMean) && w.limit < lastSlowLimit && mean >= 0.97 * lastSlowMean
+                && w.drops == 0 && w.maxInFlight <= w.limit) {
+            // Cut, and calls did not get faster: the resource itself became slower. Follow it.
+            clearPools();
+            pool(w);
+            lastSlowMean = Double.NaN;
+            return limit;
+        }
+        lastSlowMean = mean;
+        lastSlowLimit = w.limit;
+        ceilingLimit = w.limit;
+        ceilingAt = w.closedAt;
+        double ratio = mean / reference(w.limit)[0];
+        return Math.min(limit - 1, limit / Math.sqrt(Math.max(1.0, ratio)));
+    }
+
+    /** Whether a pinned window's mean is clearly not the pooled reference (beyond two standard errors). */
+    private boolean differs(Window w) {
+        double[] reference = reference(w.limit + 1);
+        if (Double.isNaN(reference[0])) {
+            return false;
+        }
+        double windowError = Double.isNaN(w.latencyVarianceNanos2) ? w.meanLatencyNanos
+                : Math.sqrt(w.latencyVarianceNanos2 / w.samples);
+        double error = Math.sqrt(windowError * windowError + reference[1] * reference[1]);
+        // Only a faster probe replaces what was learnt: a slower one may itself be above a capacity that fell.
+        return reference[0] - w.meanLatencyNanos > Z * error;
+    }
+
+    private void pool(Window w) {
+        if (Double.isNaN(w.meanLatencyNanos) || w.samples == 0) {
+            return;
+        }
+        cachedFor = -1;
+        int i = Math.min(w.limit, TRACKED_LIMITS - 1);
+        double variance = Double.isNaN(w.latencyVarianceNanos2) ? 0.0 : w.latencyVarianceNanos2;
+        poolSum[i] += w.meanLatencyNanos * w.samples;
+        poolSquares[i] += variance * (w.samples - 1) + w.meanLatencyNanos * w.meanLatencyNanos * w.samples;
+        poolCount[i] += w.samples;
+    }
+
+    private void clearPools() {
+        cachedFor = -1;
+        java.util.Arrays.fill(poolSum, 0.0);
+        java.util.Arrays.fill(poolSquares, 0.0);
+        java.util.Arrays.fill(poolCount, 0.0);
+    }
+
+    /** Halves every pool once per half-life, so that what was learnt long ago weighs less. */
+    private void forgetSlowly(long now) {
+        if (now - poolHalvedAt < POOL_HALF_LIFE_NANOS) {
+            return;
+        }
+        poolHalvedAt = now;
+        cachedFor = -1;
+        for (int i = 0; i < TRACKED_LIMITS; i++) {
+            poolSum[i] *= 0.5;
+            poolSquares[i] *= 0.5;
+            poolCount[i] *= 0.5;
+        }
+    }
+}
