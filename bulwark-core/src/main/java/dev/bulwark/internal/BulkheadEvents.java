@@ -83,7 +83,7 @@ final class BulkheadEvents {
     }
 
     void admitted(long waitedNanos) {
-        Duration waited = duration(waitedNanos);
+        long waited = Math.max(0L, waitedNanos);
         for (int i = 0; i < entries.length; i++) {
             try {
                 entries[i].listener.admitted(waited);
@@ -104,7 +104,7 @@ final class BulkheadEvents {
     }
 
     void cancelled(long waitedNanos) {
-        Duration waited = duration(waitedNanos);
+        long waited = Math.max(0L, waitedNanos);
         for (int i = 0; i < entries.length; i++) {
             try {
                 entries[i].listener.cancelled(waited);
@@ -115,7 +115,7 @@ final class BulkheadEvents {
     }
 
     void released(long executionNanos) {
-        Duration executionTime = duration(executionNanos);
+        long executionTime = Math.max(0L, executionNanos);
         for (int i = 0; i < entries.length; i++) {
             try {
                 entries[i].listener.released(executionTime);

@@ -105,7 +105,7 @@ final class BulwarkSubject implements Subject {
     /** A listener that overrides every event and does nothing with it: the cost is the bulkhead's alone. */
     private static final class IgnoringListener implements BulkheadListener {
         @Override
-        public void admitted(Duration waited) {
+        public void admitted(long waitedNanos) {
         }
 
         @Override
@@ -113,11 +113,11 @@ final class BulwarkSubject implements Subject {
         }
 
         @Override
-        public void cancelled(Duration waited) {
+        public void cancelled(long waitedNanos) {
         }
 
         @Override
-        public void released(Duration executionTime) {
+        public void released(long executionNanos) {
         }
     }
 }

@@ -17,8 +17,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
-import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Records one bulkhead's events in its meters. The gauges read the bulkhead through a weak reference (Micrometer's
@@ -88,9 +88,9 @@ final class BulkheadMeters extends AttachedListener implements BulkheadListener 
     }
 
     @Override
-    public void admitted(Duration waited) {
+    public void admitted(long waitedNanos) {
         admitted.increment();
-        waitAdmitted.record(waited);
+        waitAdmitted.record(waitedNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -102,14 +102,14 @@ final class BulkheadMeters extends AttachedListener implements BulkheadListener 
     }
 
     @Override
-    public void cancelled(Duration waited) {
+    public void cancelled(long waitedNanos) {
         cancelled.increment();
-        waitCancelled.record(waited);
+        waitCancelled.record(waitedNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
-    public void released(Duration executionTime) {
-        execution.record(executionTime);
+    public void released(long executionNanos) {
+        execution.record(executionNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
