@@ -6,6 +6,8 @@
  */
 module dev.bulwark {
     exports dev.bulwark;
+    // The bulkhead's own statistics (striped counters, sampled timers), read by the Micrometer binding at scrape.
+    exports dev.bulwark.internal.stats to dev.bulwark.micrometer;
 
     // Flight Recorder events (part of every standard JDK) let operators record rejections and waits without code.
     requires jdk.jfr;
