@@ -12,6 +12,7 @@ import dev.bulwark.Scheduler;
 import dev.bulwark.Subscription;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.Ticker;
+import dev.bulwark.internal.stats.SampledListener;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -243,9 +244,11 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
             return;
         }
         try {
-            long executionNanos = ticker.read() - startedAt;
+            boolean untimed = startedAt == SampledListener.UNTIMED;
+            long endedAt = untimed ? startedAt : ticker.read();
+            long executionNanos = untimed ? startedAt : endedAt - startedAt;
             if (listeners != null) {
-                listeners.released(executionNanos);
+                listeners.released(executionNanos, endedAt);
             }
             if (adaptive != null) {
                 adaptive.sample(this, startedAt, executionNanos, executingCount(), outcome);
@@ -255,9 +258,18 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
         }
     }
 
-    /** Whether finished calls must be timed (for listeners or the adaptive limit). One volatile read. */
+    /** Whether finished calls must be reported (to listeners or the adaptive limit). One volatile read. */
     private boolean observed() {
         return events != null || limiter != null;
+    }
+
+    /**
+     * The start of an observed call: a clock reading, or {@link SampledListener#UNTIMED} when only sampled listeners
+     * listen and their sampler skips this call (see {@link BulkheadEvents#startTime}).
+     */
+    private long startTime() {
+        BulkheadEvents listeners = events;
+        return limiter != null || listeners == null ? ticker.read() : listeners.startTime(ticker);
     }
 
     /** How a failed call counts for the adaptive limit. */
@@ -456,7 +468,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
 
     /** Runs an admitted operation, timing it and classifying its outcome for listeners and the adaptive limit. */
     private <T, X extends Throwable> T runObserved(ThrowingSupplier<? extends T, X> operation) throws X {
-        long startedAt = ticker.read();
+        long startedAt = startTime();
         T result;
         try {
             result = operation.get();
@@ -490,7 +502,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
     }
 
     Permit newPermit() {
-        return new LocalPermit(this, observed() ? ticker.read() : 0L);
+        return new LocalPermit(this, observed() ? startTime() : 0L);
     }
 
     /** Takes a slot for the calling thread, waiting if needed; throws if it cannot. */
@@ -632,7 +644,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep {
 
     /** Runs an async operation that holds a slot, and releases the slot when its stage completes. */
     <T> void startAsync(Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result) {
-        long startedAt = observed() ? ticker.read() : 0L;
+        long startedAt = observed() ? startTime() : 0L;
         CompletionStage<T> stage;
         try {
             stage = operation.get();
