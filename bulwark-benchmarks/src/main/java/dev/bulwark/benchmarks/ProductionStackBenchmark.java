@@ -37,8 +37,12 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 public class ProductionStackBenchmark {
 
-    /** What the scenario relies on (checked on the library's bare bulkhead); a subject that fails is not measured. */
-    public static final Check[] GATES = {Check.SYNC_LIMIT};
+    /**
+     * What the scenario relies on: a bulkhead that enforces its limit (checked through the async path). No call here
+     * is refused, so Failsafe's sync refusal defect (see {@code FailsafeSubject}), which turns it away from the other
+     * sync rows, does not apply, and its rows are measured as in issue 20's table.
+     */
+    public static final Check[] GATES = {Check.ASYNC_LIMIT};
 
     /** The library. */
     @Param({Subjects.BULWARK, Subjects.RESILIENCE4J, Subjects.FAILSAFE})
