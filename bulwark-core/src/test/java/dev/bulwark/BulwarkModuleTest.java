@@ -27,9 +27,13 @@ class BulwarkModuleTest {
         ModuleDescriptor descriptor = descriptor();
 
         assertThat(descriptor.name()).isEqualTo("dev.bulwark");
-        assertThat(descriptor.exports()).extracting(ModuleDescriptor.Exports::source)
-                .containsExactly("dev.bulwark");
-        assertThat(descriptor.exports()).allMatch(e -> !e.isQualified());
+        // The API package is the only export to everyone; internals may be exported to Bulwark's own modules only.
+        assertThat(descriptor.exports()).filteredOn(e -> !e.isQualified())
+                .extracting(ModuleDescriptor.Exports::source).containsExactly("dev.bulwark");
+        assertThat(descriptor.exports()).filteredOn(ModuleDescriptor.Exports::isQualified).allSatisfy(e -> {
+            assertThat(e.source()).startsWith("dev.bulwark.internal");
+            assertThat(e.targets()).allMatch(target -> target.startsWith("dev.bulwark."));
+        });
         assertThat(descriptor.opens()).isEmpty();
     }
 
