@@ -70,8 +70,8 @@ public final class TimerWheel implements Scheduler {
     private volatile Timer cancelled;
     /** Worker only: the next tick to process. */
     private long currentTick;
-    /** Worker only: timers filed in buckets. */
-    private long filed;
+    /** Timers filed in buckets; written by the worker only, volatile so that tests and diagnostics can read it. */
+    private volatile long filed;
     private volatile boolean idle;
     private volatile boolean shutdown;
     private volatile Thread worker;
