@@ -3,16 +3,10 @@ package dev.bulwark.internal.stats;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * One timer of a bulkhead's statistics: an exact count of events, and the durations of those that were timed. Read
- * when meters are scraped, never on the call path. An event that was counted but not timed means one of two things,
- * fixed at construction:
- * <ul>
- *   <li>{@link #sampled()}: it was left out of a sample (see {@link TimingSampler}). The total time is then the
- *       sampled mean times the exact count; max and percentiles are those of the sample.</li>
- *   <li>{@link #zeroWhenUntimed()}: it took no time (a call that found a free slot waited 0, and the bulkhead read no
- *       clock to learn it). Then count, total, mean and max are exact.</li>
- * </ul>
- * Percentiles come from a {@link LogLinearHistogram}: within 1.6 % of the exact ones of the timed events.
+ * One timer of a bulkhead's statistics: an exact count of events, and the durations of those that were timed (all of
+ * them, or a sample chosen by a {@link TimingSampler}). Read when meters are scraped, never on the call path. The
+ * total time is the sampled mean times the exact count (exact when every event was timed); max and percentiles are
+ * those of the timed events, percentiles from a {@link LogLinearHistogram} (within 1.6 % of the exact ones).
  *
  * <p>Thread-safe and lock-free: striped counters ({@link LongAdder}) and the histogram's atomics. A reader may see
  * an event counted and not yet timed (or the reverse); the estimates shift by at most that one event.
@@ -23,10 +17,8 @@ public final class TimerStatistics {
     private final LongAdder timedCount = new LongAdder();
     private final LongAdder timedTotalNanos = new LongAdder();
     private final LogLinearHistogram histogram = new LogLinearHistogram();
-    private final boolean untimedAreZeros;
 
-    private TimerStatistics(boolean untimedAreZeros) {
-        this.untimedAreZeros = untimedAreZeros;
+    private TimerStatistics() {
     }
 
     /**
@@ -35,16 +27,7 @@ public final class TimerStatistics {
      * @return new statistics
      */
     public static TimerStatistics sampled() {
-        return new TimerStatistics(false);
-    }
-
-    /**
-     * Returns empty statistics whose untimed events took no time.
-     *
-     * @return new statistics
-     */
-    public static TimerStatistics zeroWhenUntimed() {
-        return new TimerStatistics(true);
+        return new TimerStatistics();
     }
 
     /**
@@ -60,7 +43,7 @@ public final class TimerStatistics {
         count.increment();
     }
 
-    /** Counts an event that was not timed: left out of the sample, or known to have taken no time. */
+    /** Counts an event that was not timed (left out of the sample). */
     public void recordUntimed() {
         count.increment();
     }
@@ -96,7 +79,7 @@ public final class TimerStatistics {
         if (timed == 0) {
             return 0.0;
         }
-        if (untimedAreZeros || timed >= all) {
+        if (timed >= all) {
             return total;
         }
         return (double) total / timed * all;
@@ -117,7 +100,7 @@ public final class TimerStatistics {
      * @return the mean of the timed events, 0 when none
      */
     public double meanNanos() {
-        long timed = untimedAreZeros ? count.sum() : timedCount.sum();
+        long timed = timedCount.sum();
         return timed == 0 ? 0.0 : (double) timedTotalNanos.sum() / timed;
     }
 
@@ -134,11 +117,10 @@ public final class TimerStatistics {
      * Returns a percentile of the timed durations.
      *
      * @param phi the percentile as a fraction, 0 to 1
-     * @return the value in nanoseconds (within 1.6 % of the exact percentile of the timed events, zeros included)
+     * @return the value in nanoseconds (within 1.6 % of the exact percentile of the timed events)
      * @throws IllegalArgumentException when {@code phi} is outside 0..1
      */
     public long percentileNanos(double phi) {
-        long zeros = untimedAreZeros ? count.sum() - timedCount.sum() : 0L;
-        return histogram.valueAtPercentile(phi, zeros);
+        return histogram.valueAtPercentile(phi, 0L);
     }
 }
