@@ -1,7 +1,5 @@
 package dev.bulwark;
 
-import java.time.Duration;
-
 /**
  * Observes one bulkhead: every call it admits, refuses, loses to cancellation and releases. Register
  * listeners with {@link Bulkhead.Builder#listener(BulkheadListener)}; metrics and tracing plug in here.
@@ -15,15 +13,20 @@ import java.time.Duration;
  * <p>For every call exactly one of {@link #admitted}, {@link #rejected} or {@link #cancelled} is reported
  * (a call cancelled before it reached the bulkhead reports nothing), and every admitted call later reports
  * exactly one {@link #released}.
+ *
+ * <p><b>Times are nanoseconds.</b> Durations are handed over as {@code long} nanoseconds read from the bulkhead's
+ * {@link Ticker} (never negative), so that reporting an event allocates nothing; convert with
+ * {@link java.time.Duration#ofNanos(long)} when a {@code Duration} is needed. (Earlier snapshots of 0.1 took
+ * {@code Duration}s.) A bulkhead reads its clock for these times only while at least one listener is registered.
  */
 public interface BulkheadListener {
 
     /**
      * A call got a slot.
      *
-     * @param waited how long it waited in the queue; {@link Duration#ZERO} when a slot was free at once
+     * @param waitedNanos how long it waited in the queue, in nanoseconds; {@code 0} when a slot was free at once
      */
-    default void admitted(Duration waited) {
+    default void admitted(long waitedNanos) {
     }
 
     /**
@@ -37,17 +40,17 @@ public interface BulkheadListener {
     /**
      * A queued call left the queue because its signal or its future was cancelled, or its thread interrupted.
      *
-     * @param waited how long it waited before leaving
+     * @param waitedNanos how long it waited before leaving, in nanoseconds
      */
-    default void cancelled(Duration waited) {
+    default void cancelled(long waitedNanos) {
     }
 
     /**
      * An admitted call is giving its slot back. Reported just before the slot is released, so that events are in
      * causal order: a waiter that gets this slot reports {@link #admitted} after this.
      *
-     * @param executionTime how long it held the slot
+     * @param executionNanos how long it held the slot, in nanoseconds
      */
-    default void released(Duration executionTime) {
+    default void released(long executionNanos) {
     }
 }

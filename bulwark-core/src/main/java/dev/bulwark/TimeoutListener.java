@@ -1,7 +1,5 @@
 package dev.bulwark;
 
-import java.time.Duration;
-
 /**
  * Observes one timeout policy. Every method has an empty default. Called on the thread where the event happens
  * (the timer thread when a deadline passes), concurrently for concurrent calls: implementations must be thread-safe
@@ -9,6 +7,9 @@ import java.time.Duration;
  * {@link System.Logger}.
  *
  * <p>Each call through the policy reports exactly one of {@link #timedOut} or {@link #finishedInTime}.
+ *
+ * <p>Elapsed times are {@code long} nanoseconds (never negative) so that reporting allocates nothing; convert with
+ * {@link java.time.Duration#ofNanos(long)} when needed. (Earlier snapshots of 0.1 passed a {@code Duration}.)
  */
 public interface TimeoutListener {
 
@@ -23,8 +24,8 @@ public interface TimeoutListener {
     /**
      * A call ended (successfully or not) before its deadline.
      *
-     * @param elapsed how long it took
+     * @param elapsedNanos how long it took, in nanoseconds
      */
-    default void finishedInTime(Duration elapsed) {
+    default void finishedInTime(long elapsedNanos) {
     }
 }

@@ -38,7 +38,8 @@ class AccountingAndRetentionTest {
         final List<Duration> durations = new CopyOnWriteArrayList<>();
 
         @Override
-        public void admitted(Duration waited) {
+        public void admitted(long waitedNanos) {
+            java.time.Duration waited = java.time.Duration.ofNanos(waitedNanos);
             events.add("admitted");
             durations.add(waited);
         }
@@ -50,13 +51,15 @@ class AccountingAndRetentionTest {
         }
 
         @Override
-        public void cancelled(Duration waited) {
+        public void cancelled(long waitedNanos) {
+            java.time.Duration waited = java.time.Duration.ofNanos(waitedNanos);
             events.add("cancelled");
             durations.add(waited);
         }
 
         @Override
-        public void released(Duration executionTime) {
+        public void released(long executionNanos) {
+            java.time.Duration executionTime = java.time.Duration.ofNanos(executionNanos);
             events.add("released");
             durations.add(executionTime);
         }

@@ -22,7 +22,8 @@ class BulkheadListenerTest {
         final List<String> events = new CopyOnWriteArrayList<>();
 
         @Override
-        public void admitted(Duration waited) {
+        public void admitted(long waitedNanos) {
+            java.time.Duration waited = java.time.Duration.ofNanos(waitedNanos);
             events.add("admitted " + waited.toMillis());
         }
 
@@ -32,12 +33,14 @@ class BulkheadListenerTest {
         }
 
         @Override
-        public void cancelled(Duration waited) {
+        public void cancelled(long waitedNanos) {
+            java.time.Duration waited = java.time.Duration.ofNanos(waitedNanos);
             events.add("cancelled " + waited.toMillis());
         }
 
         @Override
-        public void released(Duration executionTime) {
+        public void released(long executionNanos) {
+            java.time.Duration executionTime = java.time.Duration.ofNanos(executionNanos);
             events.add("released " + executionTime.toMillis());
         }
     }
@@ -147,7 +150,8 @@ class BulkheadListenerTest {
             }
 
             @Override
-            public void finishedInTime(Duration elapsed) {
+            public void finishedInTime(long elapsedNanos) {
+                java.time.Duration elapsed = java.time.Duration.ofNanos(elapsedNanos);
                 events.add("in time " + elapsed.toMillis());
             }
         });

@@ -216,7 +216,7 @@ class BulkheadRaceTest {
         AtomicReference<CompletableFuture<Permit>> toCancel = new AtomicReference<>();
         Bulkhead bulkhead = builder().maxConcurrency(1).maxQueue(2).listener(new BulkheadListener() {
             @Override
-            public void admitted(Duration waited) {
+            public void admitted(long waitedNanos) {
                 admitted.incrementAndGet();
                 // Runs on the releasing thread after it checked the caller still wants the slot, before the permit
                 // is handed over: the caller gives up exactly here.
@@ -227,7 +227,7 @@ class BulkheadRaceTest {
             }
 
             @Override
-            public void released(Duration executionTime) {
+            public void released(long executionNanos) {
                 released.incrementAndGet();
             }
         }).build();
@@ -478,7 +478,7 @@ class BulkheadRaceTest {
         }
 
         @Override
-        public void released(Duration executionTime) {
+        public void released(long executionNanos) {
             if (Thread.currentThread() == target) {
                 target = null;
                 paused.countDown();

@@ -52,7 +52,8 @@ class BulkheadStressTest {
         Bulkhead bulkhead = Bulkhead.builder().name("stress").maxConcurrency(LIMIT).maxQueue(QUEUE)
                 .maxWait(Duration.ofMillis(2)).listener(new BulkheadListener() {
                     @Override
-                    public void admitted(Duration waited) {
+                    public void admitted(long waitedNanos) {
+                        java.time.Duration waited = java.time.Duration.ofNanos(waitedNanos);
                         admittedEvents.incrementAndGet();
                         if (!waited.isZero()) {
                             waitedAdmissions.incrementAndGet();
@@ -67,12 +68,14 @@ class BulkheadStressTest {
                     }
 
                     @Override
-                    public void cancelled(Duration waited) {
+                    public void cancelled(long waitedNanos) {
+                        java.time.Duration waited = java.time.Duration.ofNanos(waitedNanos);
                         leftQueue.incrementAndGet();
                     }
 
                     @Override
-                    public void released(Duration executionTime) {
+                    public void released(long executionNanos) {
+                        java.time.Duration executionTime = java.time.Duration.ofNanos(executionNanos);
                         releasedEvents.incrementAndGet();
                     }
                 }).build();

@@ -30,8 +30,13 @@ class BulwarkModuleTest {
         ModuleDescriptor descriptor = descriptor();
 
         assertThat(descriptor.name()).isEqualTo("dev.bulwark");
+        // The API package is the only export to everyone; internals may be exported to Bulwark's own modules only.
         assertThat(descriptor.exports()).filteredOn(e -> !e.isQualified())
                 .extracting(ModuleDescriptor.Exports::source).containsExactly("dev.bulwark");
+        assertThat(descriptor.exports()).filteredOn(ModuleDescriptor.Exports::isQualified).allSatisfy(e -> {
+            assertThat(e.source()).startsWith("dev.bulwark.internal");
+            assertThat(e.targets()).allMatch(target -> target.startsWith("dev.bulwark."));
+        });
         assertThat(descriptor.opens()).isEmpty();
     }
 
@@ -40,9 +45,12 @@ class BulwarkModuleTest {
         ModuleDescriptor descriptor = descriptor();
 
         assertThat(descriptor.exports()).filteredOn(ModuleDescriptor.Exports::isQualified)
-                .extracting(ModuleDescriptor.Exports::source).containsExactly("dev.bulwark.internal.spi");
-        assertThat(descriptor.exports()).filteredOn(ModuleDescriptor.Exports::isQualified)
+                .extracting(ModuleDescriptor.Exports::source)
+                .containsExactlyInAnyOrder("dev.bulwark.internal.spi", "dev.bulwark.internal.stats");
+        assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.spi"))
                 .flatExtracting(ModuleDescriptor.Exports::targets).containsExactly("dev.bulwark.redis");
+        assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.stats"))
+                .flatExtracting(ModuleDescriptor.Exports::targets).containsExactly("dev.bulwark.micrometer");
     }
 
     @Test

@@ -60,7 +60,7 @@ class ListenersAndDescriptionsTest {
     private static BulkheadListener recorder(String name, List<String> seen) {
         return new BulkheadListener() {
             @Override
-            public void admitted(Duration waited) {
+            public void admitted(long waitedNanos) {
                 seen.add(name + ":admitted");
             }
 
@@ -70,7 +70,7 @@ class ListenersAndDescriptionsTest {
             }
 
             @Override
-            public void cancelled(Duration waited) {
+            public void cancelled(long waitedNanos) {
                 seen.add(name + ":cancelled");
             }
         };
@@ -119,7 +119,7 @@ class ListenersAndDescriptionsTest {
         IllegalStateException broken = new IllegalStateException("listener broke");
         Bulkhead bulkhead = Bulkhead.builder().name("logged").maxConcurrency(1).listener(new BulkheadListener() {
             @Override
-            public void admitted(Duration waited) {
+            public void admitted(long waitedNanos) {
                 throw broken;
             }
 
@@ -129,7 +129,7 @@ class ListenersAndDescriptionsTest {
             }
 
             @Override
-            public void released(Duration executionTime) {
+            public void released(long executionNanos) {
                 throw broken;
             }
         }).listener(recorder("after", seen)).build();
@@ -193,7 +193,7 @@ class ListenersAndDescriptionsTest {
         Timeout timeout = Timeout.builder().name("t").timeout(Duration.ofSeconds(1)).build();
         Subscription inTime = timeout.addListener(new TimeoutListener() {
             @Override
-            public void finishedInTime(Duration elapsed) {
+            public void finishedInTime(long elapsedNanos) {
                 timeouts.add("in time");
             }
         });

@@ -77,19 +77,19 @@ final class MixedWorkload {
                 .maxQueue(QUEUE).maxWait(Duration.ofMillis(2)).scheduler(scheduler)
                 .listener(new BulkheadListener() {
                     @Override
-                    public void admitted(Duration waited) {
+                    public void admitted(long waitedNanos) {
                         admitted.incrementAndGet();
                     }
 
                     @Override
-                    public void released(Duration executionTime) {
+                    public void released(long executionNanos) {
                         released.incrementAndGet();
                     }
                 });
         if (faults) {
             builder.listener(new BulkheadListener() {
                 @Override
-                public void admitted(Duration waited) {
+                public void admitted(long waitedNanos) {
                     maybeFail("listener.admitted");
                 }
 
@@ -99,12 +99,12 @@ final class MixedWorkload {
                 }
 
                 @Override
-                public void cancelled(Duration waited) {
+                public void cancelled(long waitedNanos) {
                     maybeFail("listener.cancelled");
                 }
 
                 @Override
-                public void released(Duration executionTime) {
+                public void released(long executionNanos) {
                     maybeFail("listener.released");
                 }
             }).onRejected(rejection -> maybeFail("overflow handler"));

@@ -180,12 +180,12 @@ class PipelineTest {
     void listenersThatThrowNeverChangeTheOutcomeNorAnyState() throws Exception {
         Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(1).listener(new BulkheadListener() {
             @Override
-            public void admitted(Duration waited) {
+            public void admitted(long waitedNanos) {
                 throw new IllegalStateException("listener broke");
             }
 
             @Override
-            public void released(Duration executionTime) {
+            public void released(long executionNanos) {
                 throw new IllegalStateException("listener broke");
             }
         }).build();
@@ -200,7 +200,7 @@ class PipelineTest {
         }).build();
         Timeout timeout = Timeout.builder().timeout(Duration.ofSeconds(30)).listener(new TimeoutListener() {
             @Override
-            public void finishedInTime(Duration elapsed) {
+            public void finishedInTime(long elapsedNanos) {
                 throw new IllegalStateException("listener broke");
             }
         }).build();
@@ -229,7 +229,7 @@ class PipelineTest {
         AtomicInteger admissions = new AtomicInteger();
         Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(1).listener(new BulkheadListener() {
             @Override
-            public void admitted(Duration waited) {
+            public void admitted(long waitedNanos) {
                 admissions.incrementAndGet();
             }
         }).build();

@@ -39,7 +39,7 @@ class PolicyRaceTest {
                         }
 
                         @Override
-                        public void finishedInTime(Duration elapsed) {
+                        public void finishedInTime(long elapsedNanos) {
                             inTime.incrementAndGet();
                         }
                     }).build();
@@ -80,7 +80,7 @@ class PolicyRaceTest {
                     .scheduler(scheduler).onTimeout(exception -> events.incrementAndGet())
                     .listener(new TimeoutListener() {
                         @Override
-                        public void finishedInTime(Duration elapsed) {
+                        public void finishedInTime(long elapsedNanos) {
                             events.incrementAndGet();
                         }
                     }).build();

@@ -2,6 +2,8 @@ package dev.bulwark.internal;
 
 import dev.bulwark.BulkheadListener;
 import dev.bulwark.Rejection;
+import dev.bulwark.Ticker;
+import dev.bulwark.internal.stats.SampledListener;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -13,6 +15,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>A bulkhead without listeners has no instance of this class at all, so that the hot path pays one null
  * check and no clock reads. Instances are immutable: attaching or detaching a listener swaps in a new one.
+ *
+ * <p><b>When the clock is read.</b> An execution time needs two clock readings per call, which cost about as much
+ * as the rest of an uncontended call. {@link #startTime} reads the clock only when someone needs the time: a
+ * listener that overrides {@link BulkheadListener#released} (found once, when it is attached), or a metrics
+ * binding's {@link SampledListener} whose sampler picks this call. Otherwise it returns
+ * {@link SampledListener#UNTIMED} and {@link #released} reads no clock either; sampled listeners then only count
+ * the call. One reading serves every listener. A listener attached while an untimed call runs sees
+ * that call's release with an execution time of 0.
  */
 final class BulkheadEvents {
 
@@ -20,10 +30,31 @@ final class BulkheadEvents {
 
     private final String bulkheadName;
     private final Entry[] entries;
+    /** The sampled listeners among the entries; the first one's sampler decides for all. */
+    private final SampledListener[] sampled;
+    /** Whether some plain listener wants every execution time. */
+    private final boolean timesEveryCall;
 
     private BulkheadEvents(String bulkheadName, Entry[] entries) {
         this.bulkheadName = bulkheadName;
         this.entries = entries;
+        int count = 0;
+        boolean timesAll = false;
+        for (Entry entry : entries) {
+            if (entry.sampled != null) {
+                count++;
+            } else {
+                timesAll |= entry.wantsExecutionTime;
+            }
+        }
+        this.sampled = new SampledListener[count];
+        int next = 0;
+        for (Entry entry : entries) {
+            if (entry.sampled != null) {
+                sampled[next++] = entry.sampled;
+            }
+        }
+        this.timesEveryCall = timesAll;
     }
 
     /** Returns the dispatcher for these listeners, or {@code null} when there are none. */
@@ -76,14 +107,40 @@ final class BulkheadEvents {
     static final class Entry {
         final BulkheadListener listener;
         final AtomicBoolean failedBefore = new AtomicBoolean();
+        /** The listener itself when it can do with sampled execution times, else {@code null}. */
+        final SampledListener sampled;
+        /** Whether it overrides {@link BulkheadListener#released}, and so needs every execution time. */
+        final boolean wantsExecutionTime;
 
         Entry(BulkheadListener listener) {
             this.listener = listener;
+            this.sampled = listener instanceof SampledListener ? (SampledListener) listener : null;
+            this.wantsExecutionTime = sampled == null && overridesReleased(listener.getClass());
+        }
+
+        private static boolean overridesReleased(Class<?> type) {
+            try {
+                return type.getMethod("released", long.class).getDeclaringClass() != BulkheadListener.class;
+            } catch (NoSuchMethodException | SecurityException unexpected) {
+                return true; // cannot tell: time every call, as a listener may expect
+            }
         }
     }
 
+    /**
+     * Reads the clock for an admitted call's start if anyone needs its execution time.
+     *
+     * @return the reading, or {@link SampledListener#UNTIMED}
+     */
+    long startTime(Ticker ticker) {
+        if (timesEveryCall || (sampled.length != 0 && sampled[0].sampler().shouldTime())) {
+            return ticker.read();
+        }
+        return SampledListener.UNTIMED;
+    }
+
     void admitted(long waitedNanos) {
-        Duration waited = duration(waitedNanos);
+        long waited = Math.max(0L, waitedNanos);
         for (int i = 0; i < entries.length; i++) {
             try {
                 entries[i].listener.admitted(waited);
@@ -104,7 +161,7 @@ final class BulkheadEvents {
     }
 
     void cancelled(long waitedNanos) {
-        Duration waited = duration(waitedNanos);
+        long waited = Math.max(0L, waitedNanos);
         for (int i = 0; i < entries.length; i++) {
             try {
                 entries[i].listener.cancelled(waited);
@@ -114,11 +171,22 @@ final class BulkheadEvents {
         }
     }
 
-    void released(long executionNanos) {
-        Duration executionTime = duration(executionNanos);
+    /**
+     * Reports a release.
+     *
+     * @param executionNanos the execution time, or {@link SampledListener#UNTIMED}
+     * @param endedAt the clock reading that ended the execution (meaningless when untimed)
+     */
+    void released(long executionNanos, long endedAt) {
+        long executionTime = Math.max(0L, executionNanos);
         for (int i = 0; i < entries.length; i++) {
+            Entry entry = entries[i];
             try {
-                entries[i].listener.released(executionTime);
+                if (entry.sampled != null) {
+                    entry.sampled.released(executionNanos, endedAt);
+                } else {
+                    entry.listener.released(executionTime);
+                }
             } catch (Throwable failure) {
                 report(i, "released", failure);
             }

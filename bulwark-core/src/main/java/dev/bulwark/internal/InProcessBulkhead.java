@@ -16,6 +16,7 @@ import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.internal.spi.AsyncOperation;
 import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.internal.spi.VarHandles;
+import dev.bulwark.internal.stats.SampledListener;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -99,9 +100,11 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
             return;
         }
         try {
-            long executionNanos = ticker.read() - startedAt;
+            boolean untimed = startedAt == SampledListener.UNTIMED;
+            long endedAt = untimed ? startedAt : ticker.read();
+            long executionNanos = untimed ? startedAt : endedAt - startedAt;
             if (listeners != null) {
-                listeners.released(executionNanos);
+                listeners.released(executionNanos, endedAt);
             }
             if (adaptive != null) {
                 adaptive.sample(this, startedAt, executionNanos, executingCount(), outcome);
@@ -111,9 +114,18 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
         }
     }
 
-    /** Whether finished calls must be timed (for listeners or the adaptive limit). One volatile read. */
+    /** Whether finished calls must be reported (to listeners or the adaptive limit). One volatile read. */
     private boolean observed() {
         return events != null || limiter != null;
+    }
+
+    /**
+     * The start of an observed call: a clock reading, or {@link SampledListener#UNTIMED} when only sampled listeners
+     * listen and their sampler skips this call (see {@link BulkheadEvents#startTime}).
+     */
+    private long startTime() {
+        BulkheadEvents listeners = events;
+        return limiter != null || listeners == null ? ticker.read() : listeners.startTime(ticker);
     }
 
     /** How a failed call counts for the adaptive limit. */
@@ -175,7 +187,7 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
 
     /** Runs an admitted operation, timing it and classifying its outcome for listeners and the adaptive limit. */
     private <T, X extends Throwable> T runObserved(ThrowingSupplier<? extends T, X> operation) throws X {
-        long startedAt = ticker.read();
+        long startedAt = startTime();
         T result;
         try {
             result = operation.get();
@@ -209,7 +221,7 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
     }
 
     Permit newPermit() {
-        return new LocalPermit(this, observed() ? ticker.read() : 0L);
+        return new LocalPermit(this, observed() ? startTime() : 0L);
     }
 
     /** Takes a slot for the calling thread, waiting if needed; throws if it cannot. */
@@ -286,7 +298,7 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
 
     /** Runs an async operation that holds a slot, and releases the slot when its stage completes. */
     <T> void startAsync(Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result) {
-        AsyncOperation.start(operation, result, asyncSlot, observed() ? ticker.read() : 0L);
+        AsyncOperation.start(operation, result, asyncSlot, observed() ? startTime() : 0L);
     }
 
     /** Releases the slot of an async operation that ran; see {@link AsyncOperation}. */

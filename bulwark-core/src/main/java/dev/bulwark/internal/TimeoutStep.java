@@ -99,7 +99,7 @@ public final class TimeoutStep implements ChainStep {
 
     private void reportInTime(long startedAt) {
         if (listeners.any()) {
-            Duration elapsed = Duration.ofNanos(Math.max(0L, ticker.read() - startedAt));
+            long elapsed = Math.max(0L, ticker.read() - startedAt);
             listeners.notify("finishedInTime", listener -> listener.finishedInTime(elapsed));
         }
     }

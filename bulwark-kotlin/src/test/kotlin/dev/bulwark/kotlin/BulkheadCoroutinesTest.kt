@@ -3,7 +3,6 @@ package dev.bulwark.kotlin
 import dev.bulwark.Bulkhead
 import dev.bulwark.BulkheadListener
 import dev.bulwark.BulkheadRejectedException
-import java.time.Duration
 import java.util.concurrent.atomic.AtomicInteger
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
@@ -24,11 +23,11 @@ class BulkheadCoroutinesTest {
         val released = AtomicInteger()
         val cancelled = AtomicInteger()
 
-        override fun released(executionTime: Duration) {
+        override fun released(executionNanos: Long) {
             released.incrementAndGet()
         }
 
-        override fun cancelled(waited: Duration) {
+        override fun cancelled(waitedNanos: Long) {
             cancelled.incrementAndGet()
         }
     }

@@ -3,6 +3,7 @@ package dev.bulwark.micrometer;
 import static dev.bulwark.micrometer.MeterNames.TAG_EXCEPTION;
 import static dev.bulwark.micrometer.MeterNames.TAG_NAME;
 import static dev.bulwark.micrometer.MeterNames.TAG_OUTCOME;
+import static dev.bulwark.micrometer.MeterNames.TAG_PHI;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Bulkheads;
@@ -42,17 +43,38 @@ import java.util.concurrent.ConcurrentMap;
  * earlier binding is closed, or its policy collected, the name can be bound again. Use one {@code BulwarkMetrics}
  * per registry (bindings through different instances are not checked against each other).
  *
- * <p>Recording costs what the meters cost (counters and timers); Bulwark takes no lock to record. Thread-safe.
+ * <p><b>Cost and timing.</b> A bound bulkhead records nothing into Micrometer per call: it keeps its own statistics
+ * (striped counters and lock-free histograms) and its meters are function meters ({@code FunctionCounter},
+ * {@code FunctionTimer}, {@code TimeGauge}) that read them when scraped. Every count is exact. A clock reading costs
+ * about as much as a whole uncontended call, so by default an in-process bulkhead times only a sample of executions:
+ * one call in 1 to 64 (a power of two), chosen from the call rate so that between 1,000 and 2,000 calls a second are
+ * timed, and every call when there are fewer than 1,000 a second. The execution timer's count stays exact; its total
+ * is the sampled mean times the exact count; max and percentiles are those of the sample. Waits are always exact (a
+ * call that found a free slot waited 0, which needs no clock). {@link Builder#exactTiming(boolean) exactTiming(true)}
+ * times every execution instead, at the price of two clock readings per call. Retries and timeouts are bound with
+ * ordinary counters and timers; they record per event. Bulwark takes no lock to record. Thread-safe.
  */
 public final class BulwarkMetrics {
 
-    private static final Set<String> RESERVED_TAG_KEYS = Set.of(TAG_NAME, TAG_OUTCOME, TAG_EXCEPTION);
+    private static final Set<String> RESERVED_TAG_KEYS = Set.of(TAG_NAME, TAG_OUTCOME, TAG_EXCEPTION, TAG_PHI);
 
     private final Bindings bindings;
     private final ConcurrentMap<String, FallbackCounter> fallbackCounters = new ConcurrentHashMap<>();
 
-    private BulwarkMetrics(MeterRegistry registry, Tags commonTags) {
-        this.bindings = new Bindings(registry, commonTags);
+    private BulwarkMetrics(MeterRegistry registry, Tags commonTags, boolean exactTiming) {
+        this.bindings = new Bindings(registry, commonTags, exactTiming);
+    }
+
+    /**
+     * Starts configuring a binder for a registry; {@link #of(MeterRegistry)} and
+     * {@link #of(MeterRegistry, Iterable)} are its shorthands for the defaults.
+     *
+     * @param registry where the meters are registered
+     * @return a builder with no common tags and sampled execution timing
+     * @throws NullPointerException when {@code registry} is {@code null}
+     */
+    public static Builder builder(MeterRegistry registry) {
+        return new Builder(Objects.requireNonNull(registry, "registry"));
     }
 
     /**
@@ -77,7 +99,10 @@ public final class BulwarkMetrics {
      *     {@value MeterNames#TAG_OUTCOME} or {@value MeterNames#TAG_EXCEPTION})
      */
     public static BulwarkMetrics of(MeterRegistry registry, Iterable<Tag> tags) {
-        Objects.requireNonNull(registry, "registry");
+        return builder(registry).tags(tags).build();
+    }
+
+    private static Tags checkedTags(Iterable<Tag> tags) {
         Objects.requireNonNull(tags, "tags");
         Tags commonTags = Tags.of(tags);
         for (Tag tag : commonTags) {
@@ -86,7 +111,7 @@ public final class BulwarkMetrics {
                         + "sets on its meters, but were " + commonTags);
             }
         }
-        return new BulwarkMetrics(registry, commonTags);
+        return commonTags;
     }
 
     /**
@@ -100,9 +125,10 @@ public final class BulwarkMetrics {
 
     /**
      * Binds a bulkhead: the gauges {@value MeterNames#BULKHEAD_EXECUTING}, {@value MeterNames#BULKHEAD_QUEUED},
-     * {@value MeterNames#BULKHEAD_MAX_CONCURRENCY} and {@value MeterNames#BULKHEAD_MAX_QUEUE}, the counter
-     * {@value MeterNames#BULKHEAD_CALLS} and the timers {@value MeterNames#BULKHEAD_WAIT} and
-     * {@value MeterNames#BULKHEAD_EXECUTION}. Calls in flight are reported from their next event on.
+     * {@value MeterNames#BULKHEAD_MAX_CONCURRENCY} and {@value MeterNames#BULKHEAD_MAX_QUEUE}, the function counter
+     * {@value MeterNames#BULKHEAD_CALLS}, the function timers {@value MeterNames#BULKHEAD_WAIT} and
+     * {@value MeterNames#BULKHEAD_EXECUTION}, and the time gauges {@value MeterNames#BULKHEAD_WAIT_MAX},
+     * {@value MeterNames#BULKHEAD_EXECUTION_MAX} and {@value MeterNames#BULKHEAD_EXECUTION_PERCENTILE}. Calls in flight are reported from their next event on.
      *
      * @param bulkhead the bulkhead (any implementation)
      * @return the binding; closing it detaches the listener and removes the meters
@@ -174,5 +200,53 @@ public final class BulwarkMetrics {
     @Override
     public String toString() {
         return "BulwarkMetrics[" + bindings.registry().getClass().getSimpleName() + "]";
+    }
+
+    /** Configures a {@link BulwarkMetrics}. Not thread-safe; the binder it builds is. */
+    public static final class Builder {
+
+        private final MeterRegistry registry;
+        private Tags tags = Tags.empty();
+        private boolean exactTiming;
+
+        private Builder(MeterRegistry registry) {
+            this.registry = registry;
+        }
+
+        /**
+         * Adds {@code tags} to every meter (an application or region, say). Replaces tags given before.
+         *
+         * @param tags the common tags
+         * @return this builder
+         * @throws NullPointerException when {@code tags} is {@code null}
+         * @throws IllegalArgumentException when a tag uses a key this module sets itself
+         *     ({@value MeterNames#TAG_NAME}, {@value MeterNames#TAG_OUTCOME}, {@value MeterNames#TAG_EXCEPTION} or
+         *     {@value MeterNames#TAG_PHI})
+         */
+        public Builder tags(Iterable<Tag> tags) {
+            this.tags = checkedTags(tags);
+            return this;
+        }
+
+        /**
+         * Chooses whether bound bulkheads time every execution ({@code true}) or a sample sized from the call rate
+         * ({@code false}, the default). Exact timing costs two clock readings per call; counts are exact either way.
+         *
+         * @param exactTiming {@code true} to time every execution
+         * @return this builder
+         */
+        public Builder exactTiming(boolean exactTiming) {
+            this.exactTiming = exactTiming;
+            return this;
+        }
+
+        /**
+         * Builds the binder.
+         *
+         * @return a new binder with this configuration
+         */
+        public BulwarkMetrics build() {
+            return new BulwarkMetrics(registry, tags, exactTiming);
+        }
     }
 }

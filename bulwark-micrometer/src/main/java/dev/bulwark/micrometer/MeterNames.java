@@ -27,18 +27,35 @@ public final class MeterNames {
     /** Gauge: the queue limit in force. */
     public static final String BULKHEAD_MAX_QUEUE = "bulwark.bulkhead.max.queue";
     /**
-     * Counter: calls by {@value #TAG_OUTCOME}: {@code admitted}, {@code rejected.queue_full},
-     * {@code rejected.wait_timeout}, {@code rejected.unavailable} (cluster-wide bulkheads only) and
-     * {@code cancelled}.
+     * Counter: calls by {@value #TAG_OUTCOME}: {@code admitted}, {@code cancelled}, and one series per
+     * {@link dev.bulwark.Rejection.Reason}: {@code rejected.queue_full}, {@code rejected.wait_timeout},
+     * {@code rejected.evicted} (LIFO queues only), {@code rejected.unavailable} (cluster-wide bulkheads only) and
+     * {@code rejected.partition_limit} (per-key bulkheads only). Every bound bulkhead registers all of them, so that
+     * dashboards and alerts see the same series everywhere; those a kind of bulkhead cannot produce stay at 0.
+     * Exact counts.
      */
     public static final String BULKHEAD_CALLS = "bulwark.bulkhead.calls";
     /**
-     * Timer: how long calls waited for a slot, by {@value #TAG_OUTCOME}: {@code admitted} (zero for a call that
-     * found a free slot), {@code rejected.wait_timeout} and {@code cancelled}.
+     * Function timer: how long calls waited for a slot, by {@value #TAG_OUTCOME}: {@code admitted} (zero for a call
+     * that found a free slot), {@code rejected.wait_timeout} and {@code cancelled}. Exact counts and totals.
      */
     public static final String BULKHEAD_WAIT = "bulwark.bulkhead.wait";
-    /** Timer: how long admitted calls held their slot. */
+    /** Time gauge: the longest wait since binding, by {@value #TAG_OUTCOME} (the outcomes of the wait timer). */
+    public static final String BULKHEAD_WAIT_MAX = "bulwark.bulkhead.wait.max";
+    /**
+     * Function timer: how long admitted calls held their slot. Exact count; the total is exact with exact timing,
+     * else the sampled mean times the exact count (see {@link BulwarkMetrics}).
+     */
     public static final String BULKHEAD_EXECUTION = "bulwark.bulkhead.execution";
+    /** Time gauge: the longest execution among the timed calls since binding. */
+    public static final String BULKHEAD_EXECUTION_MAX = "bulwark.bulkhead.execution.max";
+    /**
+     * Time gauge: percentiles of the execution time of the timed calls since binding, by {@value #TAG_PHI}
+     * ({@code 0.5}, {@code 0.95}, {@code 0.99}), within 1.6 % of the exact percentile of those calls.
+     */
+    public static final String BULKHEAD_EXECUTION_PERCENTILE = "bulwark.bulkhead.execution.percentile";
+    /** Tag on {@value #BULKHEAD_EXECUTION_PERCENTILE}: the percentile as a fraction, such as {@code 0.99}. */
+    public static final String TAG_PHI = "phi";
 
     /**
      * Counter: calls through a retry by {@value #TAG_OUTCOME}: {@code succeeded.without_retry},

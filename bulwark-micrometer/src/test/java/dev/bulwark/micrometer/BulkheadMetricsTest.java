@@ -6,7 +6,7 @@ import dev.bulwark.Bulkhead;
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.Permit;
 import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
@@ -60,8 +60,11 @@ class BulkheadMetricsTest {
         assertTimer(wait("admitted"), 2, 50);
         assertTimer(wait("rejected.wait_timeout"), 1, 500);
         assertTimer(wait("cancelled"), 1, 100);
-        assertTimer(registry.get("bulwark.bulkhead.execution").tags("name", "inventory-db").timer(), 2, 670);
-        assertThat(registry.get("bulwark.bulkhead.execution").timer().max(TimeUnit.MILLISECONDS)).isEqualTo(650.0);
+        assertTimer(registry.get("bulwark.bulkhead.execution").tags("name", "inventory-db").functionTimer(), 2, 670);
+        assertThat(registry.get("bulwark.bulkhead.execution.max").timeGauge().value(TimeUnit.MILLISECONDS))
+                .isEqualTo(650.0);
+        assertThat(registry.get("bulwark.bulkhead.wait.max").tags("outcome", "rejected.wait_timeout").timeGauge()
+                .value(TimeUnit.MILLISECONDS)).isEqualTo(500.0);
 
         assertThat(gauge("bulwark.bulkhead.executing")).isZero();
         assertThat(gauge("bulwark.bulkhead.queued")).isZero();
@@ -104,7 +107,7 @@ class BulkheadMetricsTest {
 
         assertThat(calls("admitted")).isEqualTo(2.0);
         assertThat(calls("rejected.queue_full")).isEqualTo(1.0);
-        assertThat(registry.get("bulwark.bulkhead.execution").timer().count()).isEqualTo(2);
+        assertThat(registry.get("bulwark.bulkhead.execution").functionTimer().count()).isEqualTo(2);
     }
 
     @Test
@@ -145,12 +148,13 @@ class BulkheadMetricsTest {
                 .count();
     }
 
-    private Timer wait(String outcome) {
-        return registry.get("bulwark.bulkhead.wait").tags("name", "inventory-db", "outcome", outcome).timer();
+    private FunctionTimer wait(String outcome) {
+        return registry.get("bulwark.bulkhead.wait").tags("name", "inventory-db", "outcome", outcome)
+                .functionTimer();
     }
 
-    private static void assertTimer(Timer timer, long count, double totalMillis) {
-        assertThat(timer.count()).as("count of %s", timer.getId()).isEqualTo(count);
+    private static void assertTimer(FunctionTimer timer, long count, double totalMillis) {
+        assertThat(timer.count()).as("count of %s", timer.getId()).isEqualTo((double) count);
         assertThat(timer.totalTime(TimeUnit.MILLISECONDS)).as("total of %s", timer.getId()).isEqualTo(totalMillis);
     }
 }

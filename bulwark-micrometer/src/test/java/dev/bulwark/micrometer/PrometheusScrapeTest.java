@@ -51,7 +51,13 @@ class PrometheusScrapeTest {
                 "# TYPE bulwark_bulkhead_wait_seconds summary",
                 "bulwark_bulkhead_wait_seconds_count{name=\"inventory-db\",outcome=\"rejected.wait_timeout\"} 1",
                 "bulwark_bulkhead_wait_seconds_sum{name=\"inventory-db\",outcome=\"rejected.wait_timeout\"} 0.2",
-                "# TYPE bulwark_bulkhead_wait_seconds_max gauge",
+                "# TYPE bulwark_bulkhead_wait_max_seconds gauge",
+                "bulwark_bulkhead_wait_max_seconds{name=\"inventory-db\",outcome=\"rejected.wait_timeout\"} 0.25",
+                "# TYPE bulwark_bulkhead_execution_max_seconds gauge",
+                "bulwark_bulkhead_execution_percentile_seconds{name=\"inventory-db\",phi=\"0.99\"} 0",
+                "bulwark_bulkhead_calls_total{name=\"inventory-db\",outcome=\"rejected.evicted\"} 0",
+                "bulwark_bulkhead_calls_total{name=\"inventory-db\",outcome=\"rejected.unavailable\"} 0",
+                "bulwark_bulkhead_calls_total{name=\"inventory-db\",outcome=\"rejected.partition_limit\"} 0",
                 "# TYPE bulwark_bulkhead_execution_seconds summary",
                 "bulwark_bulkhead_execution_seconds_count{name=\"inventory-db\"} 0");
 

@@ -138,12 +138,12 @@ class RedisBulkheadBasicsTest {
         AtomicInteger rejected = new AtomicInteger();
         RedisBulkhead bulkhead = track(builder(test).maxConcurrency(1).listener(new BulkheadListener() {
             @Override
-            public void admitted(Duration waited) {
+            public void admitted(long waitedNanos) {
                 admitted.incrementAndGet();
             }
 
             @Override
-            public void released(Duration executionTime) {
+            public void released(long executionNanos) {
                 released.incrementAndGet();
             }
 

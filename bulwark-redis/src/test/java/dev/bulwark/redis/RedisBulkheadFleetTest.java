@@ -51,12 +51,12 @@ class RedisBulkheadFleetTest {
         AtomicInteger released = new AtomicInteger();
         BulkheadListener counting = new BulkheadListener() {
             @Override
-            public void admitted(Duration waited) {
+            public void admitted(long waitedNanos) {
                 admitted.incrementAndGet();
             }
 
             @Override
-            public void released(Duration executionTime) {
+            public void released(long executionNanos) {
                 released.incrementAndGet();
             }
         };

@@ -3,7 +3,7 @@ package dev.bulwark.benchmarks.report;
 import java.util.List;
 
 /**
- * Writes the generated part of README's "Performance" section: everything between {@link #START} and {@link #END}
+ * Writes the generated part of the performance page (docs/performance.md): everything between {@link #START} and {@link #END}
  * is replaced, the text around it is left alone.
  */
 final class ReadmeSection {
@@ -46,7 +46,7 @@ final class ReadmeSection {
         int start = readme.indexOf(START);
         int end = readme.indexOf(END);
         if (start < 0 || end < start) {
-            throw new IllegalArgumentException("README has no '" + START + "' ... '" + END + "' block");
+            throw new IllegalArgumentException("the page has no '" + START + "' ... '" + END + "' block");
         }
         return readme.substring(0, start + START.length()) + "\n" + generated + readme.substring(end);
     }

@@ -23,14 +23,14 @@ import java.util.Map;
 
 /**
  * The command line behind {@code bulwark-benchmarks/run}: checks conformance before the benchmarks, assembles JMH's
- * output into a results file, prints the comparison table and updates README's Performance section.
+ * output into a results file, prints the comparison table and updates the generated block of docs/performance.md.
  *
  * <pre>
  * conformance --out FILE                       run every check on every subject, write the verdicts
  * assemble --jmh FILE... --conformance FILE --profile NAME --command TEXT --out-dir DIR
  *                                              write DIR/DATE-jdkN.json and print its table
  * table FILE                                   print the table of a results file
- * readme --readme README.md --results-dir DIR  put the latest results of each JDK into README.md
+ * readme --readme docs/performance.md --results-dir DIR  put the latest results of each JDK into that page
  * </pre>
  */
 public final class Report {

@@ -7,6 +7,7 @@ import dev.bulwark.benchmarks.HandOffBenchmark;
 import dev.bulwark.benchmarks.ListenerBenchmark;
 import dev.bulwark.benchmarks.PerKeyBenchmark;
 import dev.bulwark.benchmarks.PipelineBenchmark;
+import dev.bulwark.benchmarks.ProductionStackBenchmark;
 import dev.bulwark.benchmarks.RejectionBenchmark;
 import dev.bulwark.benchmarks.UncontendedCallBenchmark;
 import dev.bulwark.benchmarks.conformance.Check;
@@ -60,6 +61,18 @@ public enum Scenario {
     /** {@link PipelineBenchmark}, async. */
     PIPELINE_ASYNC("pipeline (retry [+ timeout] + bulkhead), async", PipelineBenchmark.class, "callAsync",
             Subjects.BULWARK, PipelineBenchmark.GATES),
+    /** {@link ProductionStackBenchmark}: the bare bulkhead of each library (issue 20's table, first row). */
+    STACK_BULKHEAD("production stack: bulkhead", ProductionStackBenchmark.class, "bulkhead", null,
+            ProductionStackBenchmark.GATES),
+    /** {@link ProductionStackBenchmark}: with Micrometer metrics bound (Failsafe: listeners). */
+    STACK_METRICS("production stack: bulkhead + Micrometer metrics", ProductionStackBenchmark.class, "metrics", null,
+            ProductionStackBenchmark.GATES),
+    /** {@link ProductionStackBenchmark}: a retry around the bulkhead. */
+    STACK_RETRY("production stack: retry + bulkhead", ProductionStackBenchmark.class, "retry", null,
+            ProductionStackBenchmark.GATES),
+    /** {@link ProductionStackBenchmark}: a retry and a timeout around the bulkhead. */
+    STACK_RETRY_TIMEOUT("production stack: retry + timeout + bulkhead", ProductionStackBenchmark.class,
+            "retryTimeout", null, ProductionStackBenchmark.GATES),
     /** {@link PerKeyBenchmark}: the floor is one independent bulkhead per key. */
     PER_KEY("per key: 2 threads on 2 keys", PerKeyBenchmark.class, "call", Subjects.BULWARK_INDEPENDENT,
             PerKeyBenchmark.GATES),

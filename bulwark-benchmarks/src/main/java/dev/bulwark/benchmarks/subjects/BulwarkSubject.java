@@ -30,15 +30,27 @@ final class BulwarkSubject implements Subject {
         this.calls = calls;
     }
 
+    /** Which listener the bulkhead gets. */
+    enum Listening {
+        /** None. */
+        NONE,
+        /** One that overrides every event and ignores it: every call is timed for it. */
+        EVERY_EVENT,
+        /** One that overrides the outcomes only (not {@code released}): no call needs a clock reading. */
+        OUTCOMES
+    }
+
     /**
      * The bulkhead alone.
      *
-     * @param withListener whether to register a listener that does nothing
+     * @param listening which listener to register, doing nothing
      */
-    static BulwarkSubject direct(String name, SubjectSpec spec, boolean withListener) {
+    static BulwarkSubject direct(String name, SubjectSpec spec, Listening listening) {
         Bulkhead.Builder builder = builder(name, spec);
-        if (withListener) {
+        if (listening == Listening.EVERY_EVENT) {
             builder.listener(new IgnoringListener());
+        } else if (listening == Listening.OUTCOMES) {
+            builder.listener(new OutcomeListener());
         }
         Bulkhead bulkhead = builder.build();
         return new BulwarkSubject(name, bulkhead, bulkhead);
@@ -105,7 +117,7 @@ final class BulwarkSubject implements Subject {
     /** A listener that overrides every event and does nothing with it: the cost is the bulkhead's alone. */
     private static final class IgnoringListener implements BulkheadListener {
         @Override
-        public void admitted(Duration waited) {
+        public void admitted(long waitedNanos) {
         }
 
         @Override
@@ -113,11 +125,26 @@ final class BulwarkSubject implements Subject {
         }
 
         @Override
-        public void cancelled(Duration waited) {
+        public void cancelled(long waitedNanos) {
         }
 
         @Override
-        public void released(Duration executionTime) {
+        public void released(long executionNanos) {
+        }
+    }
+
+    /** A listener of outcomes that does nothing with them; it does not ask for execution times. */
+    private static final class OutcomeListener implements BulkheadListener {
+        @Override
+        public void admitted(long waitedNanos) {
+        }
+
+        @Override
+        public void rejected(dev.bulwark.Rejection rejection) {
+        }
+
+        @Override
+        public void cancelled(long waitedNanos) {
         }
     }
 }

@@ -12,7 +12,9 @@ import java.util.Objects;
  *   <tr><td>{@value #SEMAPHORE}</td><td>a bare non-fair {@link java.util.concurrent.Semaphore}: the floor</td></tr>
  *   <tr><td>{@value #SEMAPHORE_FAIR}</td><td>a bare fair semaphore: the floor of the FIFO hand-off</td></tr>
  *   <tr><td>{@value #BULWARK}</td><td>Bulwark's in-process bulkhead</td></tr>
- *   <tr><td>{@value #BULWARK_LISTENER}</td><td>the same with a listener that does nothing</td></tr>
+ *   <tr><td>{@value #BULWARK_LISTENER}</td><td>the same with a listener that does nothing with every event</td></tr>
+ *   <tr><td>{@value #BULWARK_OUTCOME_LISTENER}</td><td>the same with a listener of outcomes only (admitted,
+ *       rejected, cancelled; no execution times), as a log of refusals is</td></tr>
  *   <tr><td>{@value #RESILIENCE4J}</td><td>Resilience4j's semaphore bulkhead, stack traces on (its default)</td></tr>
  *   <tr><td>{@value #RESILIENCE4J_NOSTACK}</td><td>the same with {@code writableStackTraceEnabled(false)}</td></tr>
  *   <tr><td>{@value #FAILSAFE}</td><td>Failsafe's bulkhead through {@code Failsafe.with(bulkhead)}</td></tr>
@@ -33,6 +35,8 @@ public final class Subjects {
     public static final String BULWARK = "bulwark";
     /** Bulwark with a no-op listener. */
     public static final String BULWARK_LISTENER = "bulwark-listener";
+    /** Bulwark with a listener of outcomes only, which needs no clock reading. */
+    public static final String BULWARK_OUTCOME_LISTENER = "bulwark-outcome-listener";
     /** Resilience4j, stack traces on. */
     public static final String RESILIENCE4J = "resilience4j";
     /** Resilience4j, stack traces off. */
@@ -52,7 +56,7 @@ public final class Subjects {
     public static final String BULWARK_PARTITIONED = "bulwark-partitioned";
 
     /** Every subject name, in the order tables list them. */
-    public static final List<String> NAMES = List.of(SEMAPHORE, SEMAPHORE_FAIR, BULWARK, BULWARK_LISTENER,
+    public static final List<String> NAMES = List.of(SEMAPHORE, SEMAPHORE_FAIR, BULWARK, BULWARK_LISTENER, BULWARK_OUTCOME_LISTENER,
             RESILIENCE4J, RESILIENCE4J_NOSTACK, FAILSAFE, FAILSAFE_PERMIT, BULWARK_RETRY, BULWARK_RETRY_TIMEOUT,
             BULWARK_INDEPENDENT, BULWARK_PARTITIONED);
 
@@ -77,9 +81,11 @@ public final class Subjects {
             case SEMAPHORE_FAIR:
                 return new SemaphoreSubject(name, spec, true);
             case BULWARK:
-                return BulwarkSubject.direct(name, spec, false);
+                return BulwarkSubject.direct(name, spec, BulwarkSubject.Listening.NONE);
             case BULWARK_LISTENER:
-                return BulwarkSubject.direct(name, spec, true);
+                return BulwarkSubject.direct(name, spec, BulwarkSubject.Listening.EVERY_EVENT);
+            case BULWARK_OUTCOME_LISTENER:
+                return BulwarkSubject.direct(name, spec, BulwarkSubject.Listening.OUTCOMES);
             case RESILIENCE4J:
                 return new Resilience4jSubject(name, spec, true);
             case RESILIENCE4J_NOSTACK:

@@ -27,6 +27,7 @@ public final class Bindings {
 
     private final MeterRegistry registry;
     private final Tags commonTags;
+    private final boolean exactTiming;
     private final ReentrantLock lock = new ReentrantLock();
     /** Guarded by {@link #lock}. The group identifies which binding an entry belongs to. */
     private final Map<String, Entry> bound = new HashMap<>();
@@ -36,10 +37,12 @@ public final class Bindings {
      *
      * @param registry where meters are registered
      * @param commonTags tags added to every meter (they never use the keys this module uses)
+     * @param exactTiming whether bulkheads time every execution instead of a sample
      */
-    public Bindings(MeterRegistry registry, Tags commonTags) {
+    public Bindings(MeterRegistry registry, Tags commonTags, boolean exactTiming) {
         this.registry = registry;
         this.commonTags = commonTags;
+        this.exactTiming = exactTiming;
     }
 
     /**
@@ -71,7 +74,7 @@ public final class Bindings {
     public Subscription bind(Bulkhead bulkhead) {
         Objects.requireNonNull(bulkhead, "bulkhead");
         return bind("bulkhead", bulkhead.name(), bulkhead, group -> {
-            BulkheadMeters meters = BulkheadMeters.register(group, tags(bulkhead.name()), bulkhead);
+            BulkheadMeters meters = BulkheadMeters.register(group, tags(bulkhead.name()), bulkhead, exactTiming);
             meters.attachedBy(bulkhead.addListener(meters));
             return meters;
         });

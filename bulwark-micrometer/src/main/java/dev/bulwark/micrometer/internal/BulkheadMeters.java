@@ -3,44 +3,73 @@ package dev.bulwark.micrometer.internal;
 import static dev.bulwark.micrometer.MeterNames.BULKHEAD_CALLS;
 import static dev.bulwark.micrometer.MeterNames.BULKHEAD_EXECUTING;
 import static dev.bulwark.micrometer.MeterNames.BULKHEAD_EXECUTION;
+import static dev.bulwark.micrometer.MeterNames.BULKHEAD_EXECUTION_MAX;
+import static dev.bulwark.micrometer.MeterNames.BULKHEAD_EXECUTION_PERCENTILE;
 import static dev.bulwark.micrometer.MeterNames.BULKHEAD_MAX_CONCURRENCY;
 import static dev.bulwark.micrometer.MeterNames.BULKHEAD_MAX_QUEUE;
 import static dev.bulwark.micrometer.MeterNames.BULKHEAD_QUEUED;
 import static dev.bulwark.micrometer.MeterNames.BULKHEAD_WAIT;
+import static dev.bulwark.micrometer.MeterNames.BULKHEAD_WAIT_MAX;
 import static dev.bulwark.micrometer.MeterNames.TAG_OUTCOME;
+import static dev.bulwark.micrometer.MeterNames.TAG_PHI;
 
 import dev.bulwark.Bulkhead;
-import dev.bulwark.BulkheadListener;
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.stats.SampledListener;
+import dev.bulwark.internal.stats.TimerStatistics;
+import dev.bulwark.internal.stats.TimingSampler;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.Timer;
-import java.time.Duration;
+import io.micrometer.core.instrument.TimeGauge;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 
 /**
- * Records one bulkhead's events in its meters. The gauges read the bulkhead through a weak reference (Micrometer's
- * default for {@link Gauge#builder(String, Object, java.util.function.ToDoubleFunction)}), and nothing here refers
- * to the bulkhead, so a bound bulkhead that its owner drops can be collected. Thread-safe: meters are.
+ * One bulkhead's meters, fed as its listener. Counts go to Micrometer {@link Counter}s, one increment per event,
+ * exact. Durations are never recorded into Micrometer per call: this class keeps {@link TimerStatistics} (striped
+ * counters and a lock-free log-linear histogram) and the timers are {@link FunctionTimer}s and {@link TimeGauge}s
+ * that read them when scraped.
+ *
+ * <ul>
+ *   <li>Waits are exact without a clock reading on the fast path: a call that found a free slot waited 0, so the wait
+ *       timer's count is the {@code admitted} counter and its total the sum of the non-zero waits (a queued call's
+ *       wait is always measured, the bulkhead reads the clock for its deadline anyway).</li>
+ *   <li>Executions are timed for the calls {@link #sampler()} picks (all of them with exact timing, or when calls are
+ *       few); the count is exact, the total the sampled mean times the count, max and percentiles those of the
+ *       sample. As a {@link SampledListener}, an in-process bulkhead reads no clock for a call outside the sample;
+ *       other bulkheads call {@link #released(long)} with every time, which is recorded as timed.</li>
+ * </ul>
+ *
+ * <p>Reachability: the gauges read the bulkhead through a weak reference (Micrometer's default), and nothing here
+ * refers to the bulkhead, so a bound bulkhead that its owner drops can be collected. Thread-safe and allocation-free
+ * per event.
  */
-final class BulkheadMeters extends AttachedListener implements BulkheadListener {
+final class BulkheadMeters extends AttachedListener implements SampledListener {
 
     static final String ADMITTED = "admitted";
     static final String CANCELLED = "cancelled";
+    /** The percentiles published for the execution time. */
+    static final double[] PERCENTILES = {0.5, 0.95, 0.99};
 
+    private final TimingSampler sampler;
     private final Counter admitted;
     private final Counter cancelled;
     /** Indexed by {@link Rejection.Reason#ordinal()}. */
     private final Counter[] rejected;
-    private final Timer waitAdmitted;
-    private final Timer waitTimedOut;
-    private final Timer waitCancelled;
-    private final Timer execution;
+    /** Non-zero waits only; the counts are the counters'. */
+    private final TimerStatistics waitAdmitted = TimerStatistics.sampled();
+    private final TimerStatistics waitTimedOut = TimerStatistics.sampled();
+    private final TimerStatistics waitCancelled = TimerStatistics.sampled();
+    private final TimerStatistics execution = TimerStatistics.sampled();
+    /** What the wait timers read; held here because function meters hold their source only weakly. */
+    private final WaitSource[] waitSources;
 
-    private BulkheadMeters(MeterGroup group, Tags tags) {
+    private BulkheadMeters(MeterGroup group, Tags tags, boolean exactTiming) {
         MeterRegistry registry = group.registry();
+        sampler = exactTiming ? TimingSampler.exact() : TimingSampler.adaptive();
         admitted = group.add(calls(tags, ADMITTED).register(registry));
         cancelled = group.add(calls(tags, CANCELLED).register(registry));
         Rejection.Reason[] reasons = Rejection.Reason.values();
@@ -48,18 +77,34 @@ final class BulkheadMeters extends AttachedListener implements BulkheadListener 
         for (Rejection.Reason reason : reasons) {
             rejected[reason.ordinal()] = group.add(calls(tags, rejectedOutcome(reason)).register(registry));
         }
-        waitAdmitted = group.add(wait(tags, ADMITTED).register(registry));
-        waitTimedOut = group.add(wait(tags, rejectedOutcome(Rejection.Reason.WAIT_TIMEOUT)).register(registry));
-        waitCancelled = group.add(wait(tags, CANCELLED).register(registry));
-        execution = group.add(Timer.builder(BULKHEAD_EXECUTION).tags(tags)
+        waitSources = new WaitSource[] {
+            wait(group, tags, ADMITTED, admitted, waitAdmitted),
+            wait(group, tags, rejectedOutcome(Rejection.Reason.WAIT_TIMEOUT),
+                    rejected[Rejection.Reason.WAIT_TIMEOUT.ordinal()], waitTimedOut),
+            wait(group, tags, CANCELLED, cancelled, waitCancelled)};
+        TimerStatistics executions = execution;
+        group.add(FunctionTimer.builder(BULKHEAD_EXECUTION, executions, TimerStatistics::count,
+                        TimerStatistics::totalNanos, TimeUnit.NANOSECONDS).tags(tags)
                 .description("How long admitted calls held their slot of the bulkhead").register(registry));
+        group.add(TimeGauge.builder(BULKHEAD_EXECUTION_MAX, executions, TimeUnit.NANOSECONDS,
+                        TimerStatistics::maxNanos).tags(tags)
+                .description("The longest time a timed call held its slot of the bulkhead, since binding")
+                .register(registry));
+        for (double phi : PERCENTILES) {
+            group.add(TimeGauge.builder(BULKHEAD_EXECUTION_PERCENTILE, executions, TimeUnit.NANOSECONDS,
+                            statistics -> statistics.percentileNanos(phi)).tags(tags).tag(TAG_PHI, Double.toString(phi))
+                    .description("A percentile of how long timed calls held their slot of the bulkhead, since binding")
+                    .register(registry));
+        }
     }
 
     /**
      * Registers the meters of {@code bulkhead} in {@code group} and returns the listener that feeds them (not yet
      * attached).
+     *
+     * @param exactTiming whether every execution is timed instead of a sample
      */
-    static BulkheadMeters register(MeterGroup group, Tags tags, Bulkhead bulkhead) {
+    static BulkheadMeters register(MeterGroup group, Tags tags, Bulkhead bulkhead, boolean exactTiming) {
         MeterRegistry registry = group.registry();
         // Method references, not lambdas over the bulkhead: the gauge must reach the bulkhead only weakly.
         group.add(Gauge.builder(BULKHEAD_EXECUTING, bulkhead, Bulkhead::executingCount).tags(tags)
@@ -70,7 +115,7 @@ final class BulkheadMeters extends AttachedListener implements BulkheadListener 
                 .description("The bulkhead's concurrency limit in force").register(registry));
         group.add(Gauge.builder(BULKHEAD_MAX_QUEUE, bulkhead, Bulkhead::maxQueue).tags(tags)
                 .description("The bulkhead's queue limit in force").register(registry));
-        return new BulkheadMeters(group, tags);
+        return new BulkheadMeters(group, tags, exactTiming);
     }
 
     static String rejectedOutcome(Rejection.Reason reason) {
@@ -82,38 +127,84 @@ final class BulkheadMeters extends AttachedListener implements BulkheadListener 
                 .description("Calls that reached the bulkhead, by how they ended there");
     }
 
-    private static Timer.Builder wait(Tags tags, String outcome) {
-        return Timer.builder(BULKHEAD_WAIT).tags(tags).tag(TAG_OUTCOME, outcome)
-                .description("How long calls waited for a slot of the bulkhead, by how the wait ended");
+    /** A wait timer whose count is {@code counter}'s and whose total is the sum of the non-zero waits. */
+    private static WaitSource wait(MeterGroup group, Tags tags, String outcome, Counter counter,
+                                   TimerStatistics waits) {
+        WaitSource source = new WaitSource(counter, waits);
+        group.add(FunctionTimer.builder(BULKHEAD_WAIT, source, WaitSource::count, WaitSource::totalNanos,
+                        TimeUnit.NANOSECONDS).tags(tags).tag(TAG_OUTCOME, outcome)
+                .description("How long calls waited for a slot of the bulkhead, by how the wait ended")
+                .register(group.registry()));
+        group.add(TimeGauge.builder(BULKHEAD_WAIT_MAX, waits, TimeUnit.NANOSECONDS, TimerStatistics::maxNanos)
+                .tags(tags).tag(TAG_OUTCOME, outcome)
+                .description("The longest wait for a slot of the bulkhead since binding, by how the wait ended")
+                .register(group.registry()));
+        return source;
+    }
+
+    /** What a wait timer reads: the outcome's counter and the timed waits. */
+    private static final class WaitSource {
+        final Counter counter;
+        final TimerStatistics waits;
+
+        WaitSource(Counter counter, TimerStatistics waits) {
+            this.counter = counter;
+            this.waits = waits;
+        }
+
+        long count() {
+            return (long) counter.count();
+        }
+
+        double totalNanos() {
+            return waits.timedTotalNanos();
+        }
     }
 
     @Override
-    public void admitted(Duration waited) {
+    public TimingSampler sampler() {
+        return sampler;
+    }
+
+    @Override
+    public void admitted(long waitedNanos) {
         admitted.increment();
-        waitAdmitted.record(waited);
+        if (waitedNanos > 0) {
+            waitAdmitted.recordTimed(waitedNanos);
+        }
     }
 
     @Override
     public void rejected(Rejection rejection) {
         rejected[rejection.reason().ordinal()].increment();
         if (rejection.reason() == Rejection.Reason.WAIT_TIMEOUT) {
-            waitTimedOut.record(rejection.waited());
+            waitTimedOut.recordTimed(rejection.waited().toNanos());
         }
     }
 
     @Override
-    public void cancelled(Duration waited) {
+    public void cancelled(long waitedNanos) {
         cancelled.increment();
-        waitCancelled.record(waited);
+        waitCancelled.recordTimed(waitedNanos);
     }
 
     @Override
-    public void released(Duration executionTime) {
-        execution.record(executionTime);
+    public void released(long executionNanos) {
+        execution.recordTimed(executionNanos);
+    }
+
+    @Override
+    public void released(long executionNanos, long endedAt) {
+        if (executionNanos == UNTIMED) {
+            execution.recordUntimed();
+        } else {
+            execution.recordTimed(executionNanos);
+            sampler.timed(endedAt);
+        }
     }
 
     @Override
     public String toString() {
-        return "BulwarkMetrics bulkhead listener";
+        return "BulwarkMetrics bulkhead listener (" + waitSources.length + " wait timers)";
     }
 }

@@ -10,7 +10,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
-import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /** Records one timeout policy's events in its meters. Thread-safe: meters are. */
 final class TimeoutMeters extends AttachedListener implements TimeoutListener {
@@ -43,9 +43,9 @@ final class TimeoutMeters extends AttachedListener implements TimeoutListener {
     }
 
     @Override
-    public void finishedInTime(Duration elapsed) {
+    public void finishedInTime(long elapsedNanos) {
         inTime.increment();
-        execution.record(elapsed);
+        execution.record(elapsedNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override

@@ -16,7 +16,6 @@ import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.DoubleHistogram;
 import io.opentelemetry.api.metrics.Meter;
 import java.lang.ref.WeakReference;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToIntFunction;
@@ -105,11 +104,11 @@ final class BulkheadInstruments extends AttachedListener implements BulkheadList
                 }));
     }
 
-    // The BulkheadListener methods below convert their Duration once (Instruments.nanos) and record nanoseconds.
+    // The BulkheadListener methods below receive nanoseconds and record them.
 
     @Override
-    public void admitted(Duration waited) {
-        onAdmitted(Instruments.nanos(waited));
+    public void admitted(long waitedNanos) {
+        onAdmitted(waitedNanos);
     }
 
     @Override
@@ -118,13 +117,13 @@ final class BulkheadInstruments extends AttachedListener implements BulkheadList
     }
 
     @Override
-    public void cancelled(Duration waited) {
-        onCancelled(Instruments.nanos(waited));
+    public void cancelled(long waitedNanos) {
+        onCancelled(waitedNanos);
     }
 
     @Override
-    public void released(Duration executionTime) {
-        onReleased(Instruments.nanos(executionTime));
+    public void released(long executionNanos) {
+        onReleased(executionNanos);
     }
 
     void onAdmitted(long waitedNanos) {

@@ -69,15 +69,14 @@ public final class Instruments {
     }
 
     /**
-     * The one place where a listener's duration becomes the recorded value (seconds, as OpenTelemetry's conventions
-     * want). Listeners hand over nanoseconds; when Bulwark's listeners pass {@code long} nanoseconds themselves, only
-     * the {@code Duration} overloads' {@link #nanos} calls go away.
+     * The one place where a listener's nanoseconds become the recorded value (seconds, as OpenTelemetry's
+     * conventions want).
      */
     static double seconds(long nanos) {
         return nanos / NANOS_PER_SECOND;
     }
 
-    /** Duration to nanoseconds, saturating (a listener's durations are never negative). */
+    /** A {@code Duration} (a rejection's wait) to nanoseconds, saturating (such durations are never negative). */
     static long nanos(Duration duration) {
         try {
             return duration.toNanos();

@@ -8,7 +8,6 @@ import dev.bulwark.TimeoutExceededException;
 import dev.bulwark.TimeoutListener;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.DoubleHistogram;
-import java.time.Duration;
 import java.util.concurrent.atomic.LongAdder;
 
 /** Counts one timeout policy's outcomes in adders read at collection, and records in-time durations. Thread-safe. */
@@ -47,9 +46,9 @@ final class TimeoutInstruments extends AttachedListener implements TimeoutListen
     }
 
     @Override
-    public void finishedInTime(Duration elapsed) {
+    public void finishedInTime(long elapsedNanos) {
         inTime.increment();
-        duration.record(Instruments.seconds(Instruments.nanos(elapsed)), named);
+        duration.record(Instruments.seconds(elapsedNanos), named);
     }
 
     @Override

@@ -62,7 +62,7 @@ final class ClusterEvents {
     }
 
     void admitted(long waitedNanos) {
-        Duration waited = duration(waitedNanos);
+        long waited = Math.max(0L, waitedNanos);
         each("admitted", listener -> listener.admitted(waited));
     }
 
@@ -71,12 +71,12 @@ final class ClusterEvents {
     }
 
     void cancelled(long waitedNanos) {
-        Duration waited = duration(waitedNanos);
+        long waited = Math.max(0L, waitedNanos);
         each("cancelled", listener -> listener.cancelled(waited));
     }
 
     void released(long executionNanos) {
-        Duration executionTime = duration(executionNanos);
+        long executionTime = Math.max(0L, executionNanos);
         each("released", listener -> listener.released(executionTime));
     }
 

@@ -2,7 +2,6 @@ package dev.bulwark.cli.internal.sim;
 
 import dev.bulwark.BulkheadListener;
 import dev.bulwark.Rejection;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -32,12 +31,12 @@ public final class BulkheadEventCollector implements BulkheadListener {
     }
 
     @Override
-    public void admitted(Duration waited) {
+    public void admitted(long waitedNanos) {
         admitted.incrementAndGet();
-        if (!waited.isZero()) {
+        if (waitedNanos != 0) {
             admittedAfterWaiting.incrementAndGet();
         }
-        measurements.queueWaited(waited.toNanos());
+        measurements.queueWaited(waitedNanos);
     }
 
     @Override
@@ -60,12 +59,12 @@ public final class BulkheadEventCollector implements BulkheadListener {
     }
 
     @Override
-    public void cancelled(Duration waited) {
+    public void cancelled(long waitedNanos) {
         cancelledWhileQueued.incrementAndGet();
     }
 
     @Override
-    public void released(Duration executionTime) {
+    public void released(long executionNanos) {
         released.incrementAndGet();
     }
 

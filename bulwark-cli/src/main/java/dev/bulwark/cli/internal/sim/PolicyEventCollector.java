@@ -4,7 +4,6 @@ import dev.bulwark.RetryEvent;
 import dev.bulwark.RetryListener;
 import dev.bulwark.TimeoutExceededException;
 import dev.bulwark.TimeoutListener;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -28,7 +27,7 @@ public final class PolicyEventCollector implements RetryListener, TimeoutListene
     }
 
     @Override
-    public void finishedInTime(Duration elapsed) {
+    public void finishedInTime(long elapsedNanos) {
         // Only timeouts are counted.
     }
 

@@ -1,0 +1,297 @@
+package dev.bulwark.internal.timer;
+
+import dev.bulwark.Scheduler;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A hashed timing wheel: the one timer behind {@link Scheduler#shared()}, serving every sync timeout, async maximum
+ * wait and retry delay of every policy with one daemon thread.
+ *
+ * <h2>Design notes</h2>
+ *
+ * <p><b>Layout.</b> Time is cut into ticks of {@link #tickNanos} (1 ms for the shared wheel). A timer due at tick
+ * {@code t} lives in bucket {@code t & (buckets - 1)} with {@code rounds = (t - currentTick) / buckets} laps to wait,
+ * as in Netty's {@code HashedWheelTimer}; each bucket is a doubly linked list of {@link Timer} nodes owned by the
+ * worker thread alone. Scheduling and cancelling are O(1) and never take a lock, so callers never contend with the
+ * timer thread the way a {@code ScheduledThreadPoolExecutor}'s locked heap makes them.
+ *
+ * <p><b>Hand-over.</b> A scheduling thread pushes its node on {@link #pending}, an intrusive Treiber stack (the link
+ * is a field of the node: no allocation besides the node itself). A cancelling thread wins the node's state by CAS,
+ * drops the node's task at once (so the task and everything it refers to, a waiter and its future say, is
+ * unreachable from the wheel from that moment), and pushes the node on {@link #cancelled}, a second intrusive stack,
+ * from which the worker unlinks it on its next tick. So a cancelled timer costs at most one tick of a 40-byte node.
+ *
+ * <p><b>Invariants.</b>
+ * <ol>
+ *   <li>A node's {@link Timer#state} goes from {@code WAITING} to exactly one of {@code FIRED} (the worker's CAS,
+ *       just before it runs the task) or {@code CANCELLED} (the canceller's CAS); the winner alone acts, so a task
+ *       runs at most once and never after a successful cancel.</li>
+ *   <li>Bucket lists, {@code rounds} and {@code bucketIndex} are touched by the worker thread only.</li>
+ *   <li>A node is pushed on {@code pending} once (by {@link #schedule}) and on {@code cancelled} at most once (by the
+ *       cancel CAS winner); each stack link field belongs to one stack.</li>
+ *   <li>Never early: the worker fires a node only when the wheel's clock has reached its deadline; a node whose
+ *       tick has begun but whose deadline has not yet come is re-filed one tick later.</li>
+ * </ol>
+ *
+ * <p><b>Precision.</b> A task runs no earlier than its deadline and normally within one tick after it; later only
+ * when the timer thread itself is not scheduled (an overloaded machine), or behind a slow task of another timer.
+ * Tasks run on the timer thread and must be short: they complete futures and wake threads.
+ *
+ * <p><b>Idling.</b> With no timer at all the worker parks without a deadline; the first {@link #schedule} after that
+ * unparks it (a flag makes the unpark one volatile read when the worker is awake).
+ */
+public final class TimerWheel implements Scheduler {
+
+    private static final VarHandle PENDING;
+    private static final VarHandle CANCELLED_STACK;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            PENDING = lookup.findVarHandle(TimerWheel.class, "pending", Timer.class);
+            CANCELLED_STACK = lookup.findVarHandle(TimerWheel.class, "cancelled", Timer.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final long tickNanos;
+    private final Timer[] heads;
+    private final int mask;
+    private final long origin;
+    private final TimeSource time;
+
+    /** Newly scheduled timers, newest first. */
+    private volatile Timer pending;
+    /** Cancelled timers still to be unlinked, newest first. */
+    private volatile Timer cancelled;
+    /** Worker only: the next tick to process. */
+    private long currentTick;
+    /** Timers filed in buckets; written by the worker only, volatile so that tests and diagnostics can read it. */
+    private volatile long filed;
+    private volatile boolean idle;
+    private volatile boolean shutdown;
+    private volatile Thread worker;
+
+    /** Where the wheel reads time; the shared wheel uses {@link System#nanoTime()}. */
+    @FunctionalInterface
+    public interface TimeSource {
+        /**
+         * Returns the time in nanoseconds.
+         *
+         * @return a monotonic reading
+         */
+        long nanoTime();
+    }
+
+    /**
+     * Creates a wheel; nothing runs until {@link #start(String)} or, in tests, {@link #advanceTo(long)}.
+     *
+     * @param tickNanos the tick, at least 1
+     * @param buckets the number of buckets, a power of two
+     * @param time the clock
+     * @throws IllegalArgumentException when {@code tickNanos} or {@code buckets} is out of range
+     */
+    public TimerWheel(long tickNanos, int buckets, TimeSource time) {
+        if (tickNanos < 1) {
+            throw new IllegalArgumentException("tickNanos must be at least 1 but was " + tickNanos);
+        }
+        if (buckets < 1 || Integer.bitCount(buckets) != 1) {
+            throw new IllegalArgumentException("buckets must be a positive power of two but was " + buckets);
+        }
+        this.tickNanos = tickNanos;
+        this.heads = new Timer[buckets];
+        this.mask = buckets - 1;
+        this.time = time;
+        this.origin = time.nanoTime();
+    }
+
+    /**
+     * Starts the daemon worker thread.
+     *
+     * @param threadName its name
+     * @return this wheel
+     */
+    public TimerWheel start(String threadName) {
+        Thread thread = new Thread(this::work, threadName);
+        thread.setDaemon(true);
+        worker = thread;
+        thread.start();
+        return this;
+    }
+
+    @Override
+    public Cancellable schedule(Runnable task, long delay, TimeUnit unit) {
+        if (task == null) {
+            throw new NullPointerException("task");
+        }
+        if (shutdown) {
+            throw new RejectedExecutionException("the timer is shut down");
+        }
+        long delayNanos = Math.max(0L, unit.toNanos(delay));
+        long now = time.nanoTime();
+        long deadline = now + delayNanos;
+        if (deadline < now) {
+            deadline = Long.MAX_VALUE; // overflow: practically never
+        }
+        Timer timer = new Timer(this, task, deadline);
+        Timer head;
+        do {
+            head = pending;
+            timer.nextPending = head;
+        } while (!PENDING.compareAndSet(this, head, timer));
+        if (idle) {
+            wake();
+        }
+        return timer;
+    }
+
+    private void wake() {
+        Thread thread = worker;
+        if (thread != null) {
+            java.util.concurrent.locks.LockSupport.unpark(thread);
+        }
+    }
+
+    /** Stops the worker; timers not yet fired never run. For tests and shutdown hooks. */
+    public void shutdown() {
+        shutdown = true;
+        wake();
+    }
+
+    /**
+     * Returns how many timers are filed in buckets (worker's view; for tests).
+     *
+     * @return the count
+     */
+    long filedCount() {
+        return filed;
+    }
+
+    private void work() {
+        while (!shutdown) {
+            long now = time.nanoTime();
+            advanceTo(now);
+            if (filed == 0 && pending == null) {
+                idle = true;
+                if (pending == null && cancelled == null && !shutdown) {
+                    java.util.concurrent.locks.LockSupport.park(this);
+                }
+                idle = false;
+                continue;
+            }
+            long nextTickAt = origin + currentTick * tickNanos;
+            long sleep = nextTickAt - time.nanoTime();
+            if (sleep > 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(this, sleep);
+            }
+        }
+    }
+
+    /**
+     * Processes every tick up to {@code now}: files new timers, unlinks cancelled ones and fires those due. Called by
+     * the worker thread, or by a test driving a wheel that was never started (never both).
+     *
+     * @param now the wheel clock's reading
+     */
+    public void advanceTo(long now) {
+        long lastTick = (now - origin) / tickNanos; // ticks that have begun
+        transferPending();
+        unlinkCancelled();
+        while (currentTick <= lastTick) {
+            int index = (int) (currentTick & mask);
+            Timer node = heads[index];
+            while (node != null) {
+                Timer next = node.next;
+                if (node.rounds > 0) {
+                    node.rounds--;
+                } else if (node.deadline <= now) {
+                    unlink(node);
+                    node.fire();
+                } else {
+                    // Due within this tick but not yet: file it for the next tick so it is never early.
+                    unlink(node);
+                    file(node, currentTick + 1);
+                }
+                node = next;
+            }
+            currentTick++;
+            transferPending();
+            unlinkCancelled();
+        }
+    }
+
+    private void transferPending() {
+        Timer node = (Timer) PENDING.getAndSet(this, null);
+        while (node != null) {
+            Timer next = node.nextPending;
+            node.nextPending = null;
+            if (node.state == Timer.WAITING) {
+                long due = (node.deadline - origin + tickNanos - 1) / tickNanos; // first tick at or after deadline
+                file(node, Math.max(due, currentTick));
+            }
+            node = next;
+        }
+    }
+
+    private void file(Timer node, long tick) {
+        int laps = (int) Math.min(Integer.MAX_VALUE, (tick - currentTick) / heads.length);
+        node.rounds = laps;
+        int index = (int) (tick & mask);
+        node.bucketIndex = index;
+        Timer head = heads[index];
+        node.previous = null;
+        node.next = head;
+        if (head != null) {
+            head.previous = node;
+        }
+        heads[index] = node;
+        filed++;
+    }
+
+    private void unlinkCancelled() {
+        Timer node = (Timer) CANCELLED_STACK.getAndSet(this, null);
+        while (node != null) {
+            Timer next = node.nextCancelled;
+            node.nextCancelled = null;
+            if (node.bucketIndex >= 0) {
+                unlink(node);
+            }
+            node = next;
+        }
+    }
+
+    private void unlink(Timer node) {
+        int index = node.bucketIndex;
+        Timer before = node.previous;
+        Timer after = node.next;
+        if (before == null) {
+            heads[index] = after;
+        } else {
+            before.next = after;
+        }
+        if (after != null) {
+            after.previous = before;
+        }
+        node.previous = null;
+        node.next = null;
+        node.bucketIndex = -1;
+        filed--;
+    }
+
+    void pushCancelled(Timer node) {
+        Timer head;
+        do {
+            head = cancelled;
+            node.nextCancelled = head;
+        } while (!CANCELLED_STACK.compareAndSet(this, head, node));
+    }
+
+    @Override
+    public String toString() {
+        return "TimerWheel[tick " + tickNanos + " ns, " + heads.length + " buckets]";
+    }
+}
