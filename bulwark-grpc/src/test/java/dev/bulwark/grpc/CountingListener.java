@@ -2,7 +2,6 @@ package dev.bulwark.grpc;
 
 import dev.bulwark.BulkheadListener;
 import dev.bulwark.Rejection;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Counts a bulkhead's events, to assert exact admitted/rejected/cancelled/released totals. */
@@ -14,7 +13,7 @@ final class CountingListener implements BulkheadListener {
     final AtomicInteger released = new AtomicInteger();
 
     @Override
-    public void admitted(Duration waited) {
+    public void admitted(long waitedNanos) {
         admitted.incrementAndGet();
     }
 
@@ -24,12 +23,12 @@ final class CountingListener implements BulkheadListener {
     }
 
     @Override
-    public void cancelled(Duration waited) {
+    public void cancelled(long waitedNanos) {
         cancelled.incrementAndGet();
     }
 
     @Override
-    public void released(Duration executionTime) {
+    public void released(long executionNanos) {
         released.incrementAndGet();
     }
 }

@@ -2,7 +2,6 @@ package dev.bulwark.spring.shedding;
 
 import dev.bulwark.BulkheadListener;
 import dev.bulwark.Rejection;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Counts a bulkhead's events, to check admissions, refusals, cancellations and releases exactly. */
@@ -13,7 +12,7 @@ final class Counts implements BulkheadListener {
     final AtomicInteger released = new AtomicInteger();
 
     @Override
-    public void admitted(Duration waited) {
+    public void admitted(long waitedNanos) {
         admitted.incrementAndGet();
     }
 
@@ -23,12 +22,12 @@ final class Counts implements BulkheadListener {
     }
 
     @Override
-    public void cancelled(Duration waited) {
+    public void cancelled(long waitedNanos) {
         cancelled.incrementAndGet();
     }
 
     @Override
-    public void released(Duration executionTime) {
+    public void released(long executionNanos) {
         released.incrementAndGet();
     }
 
