@@ -3,14 +3,15 @@
  *
  * <p>Only {@code dev.bulwark} is exported to everyone; everything under {@code dev.bulwark.internal} is
  * implementation and may change without notice. {@code dev.bulwark.internal.spi} holds what Bulwark's own
- * bulkheads share (outcomes, waiter fate, async start, argument checks) and is exported to those modules alone;
+ * bulkheads and bindings share (outcomes, waiter fate, async start, argument checks, binding a registry) and is
+ * exported to those modules alone;
  * {@code dev.bulwark.internal.stats} (the bulkhead's own statistics) only to the Micrometer binding.
  */
-// The qualified exports name modules that is not built yet when this one compiles.
+// The qualified exports name modules that are not built yet when this one compiles.
 @SuppressWarnings("module")
 module dev.bulwark {
     exports dev.bulwark;
-    exports dev.bulwark.internal.spi to dev.bulwark.redis;
+    exports dev.bulwark.internal.spi to dev.bulwark.redis, dev.bulwark.micrometer, dev.bulwark.opentelemetry;
     // The bulkhead's own statistics (striped counters, sampled timers), read by the Micrometer binding at scrape.
     exports dev.bulwark.internal.stats to dev.bulwark.micrometer;
 

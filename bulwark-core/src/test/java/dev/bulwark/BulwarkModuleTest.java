@@ -48,7 +48,8 @@ class BulwarkModuleTest {
                 .extracting(ModuleDescriptor.Exports::source)
                 .containsExactlyInAnyOrder("dev.bulwark.internal.spi", "dev.bulwark.internal.stats");
         assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.spi"))
-                .flatExtracting(ModuleDescriptor.Exports::targets).containsExactly("dev.bulwark.redis");
+                .flatExtracting(ModuleDescriptor.Exports::targets)
+                .containsExactlyInAnyOrder("dev.bulwark.redis", "dev.bulwark.micrometer", "dev.bulwark.opentelemetry");
         assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.stats"))
                 .flatExtracting(ModuleDescriptor.Exports::targets).containsExactly("dev.bulwark.micrometer");
     }

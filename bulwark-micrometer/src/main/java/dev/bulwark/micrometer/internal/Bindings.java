@@ -7,6 +7,7 @@ import dev.bulwark.Bulkheads;
 import dev.bulwark.Retry;
 import dev.bulwark.Subscription;
 import dev.bulwark.Timeout;
+import dev.bulwark.internal.spi.RegistryBinding;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.util.HashMap;
@@ -120,7 +121,8 @@ public final class Bindings {
      */
     public Subscription bind(Bulkheads bulkheads) {
         Objects.requireNonNull(bulkheads, "bulkheads");
-        return RegistryBinding.start(this, bulkheads);
+        return RegistryBinding.start(bulkheads, (Bulkhead bulkhead) -> bind(bulkhead),
+                child -> ((PolicyBinding) child).isLive(), System.getLogger("dev.bulwark.micrometer"), "metrics");
     }
 
     private Subscription bind(String kind, String name, Object policy,

@@ -5,6 +5,7 @@ import dev.bulwark.Bulkheads;
 import dev.bulwark.Retry;
 import dev.bulwark.Subscription;
 import dev.bulwark.Timeout;
+import dev.bulwark.internal.spi.RegistryBinding;
 import java.lang.ref.Cleaner;
 import java.lang.ref.WeakReference;
 import java.util.HashMap;
@@ -93,7 +94,9 @@ public final class Bindings {
      */
     public Subscription bind(Bulkheads bulkheads) {
         Objects.requireNonNull(bulkheads, "bulkheads");
-        return RegistryBinding.start(this, bulkheads);
+        return RegistryBinding.start(bulkheads, (Bulkhead bulkhead) -> bind(bulkhead),
+                child -> ((PolicyBinding) child).isLive(), System.getLogger("dev.bulwark.opentelemetry"),
+                "OpenTelemetry");
     }
 
     /** The meter and shared histograms. */
