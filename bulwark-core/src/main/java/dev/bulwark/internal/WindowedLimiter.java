@@ -29,9 +29,11 @@ import java.util.concurrent.atomic.DoubleAdder;
  *
  * <p><b>Invariant:</b> the closer subtracts exactly the values it read ({@code getAndAdd(-read)}), never resets
  * to zero, so every sample is counted in exactly one window: none is lost and none counted twice, however closes
- * and adds interleave. (The drop count, the squared sum and the in-flight maximum are separate words: a sample
- * racing a close may have its drop or square counted in the next window. They steer heuristics, never the
- * sample count.) Only the closer, holding {@link #closing}, reads or writes the algorithm's state; the CAS that
+ * and adds interleave. A drop is added to {@link #drops} only after its sample is in {@link #window}, and the closer
+ * reads {@link #drops} before {@link #window}, so every drop a window takes has its sample in the same window (its
+ * successes, count minus drops, are never negative); a drop racing a close may fall to the next window, never
+ * twice. (The squared sum and the in-flight maximum are separate words: a sample racing a close may have its
+ * square counted in the next window. They steer heuristics, never the sample count.) Only the closer, holding {@link #closing}, reads or writes the algorithm's state; the CAS that
  * acquires it and the volatile write that releases it order each closer after the previous one, so that state
  * needs no lock of its own. The new limit is applied after {@link #closing} is released, through
  * {@link InProcessBulkhead#adaptLimit(int, int)}, and only if the limit still has the value the decision was
@@ -94,20 +96,21 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
         if (inFlight > maxInFlight.get()) {
             maxInFlight.accumulateAndGet(inFlight, Math::max);
         }
+        boolean drop = outcome == Permit.Outcome.DROPPED;
         long add;
-        long dropped;
-        if (outcome == Permit.Outcome.DROPPED) {
-            dropped = drops.incrementAndGet();
+        if (drop) {
             add = ONE_SAMPLE;
         } else {
             long micros = Math.min(MAX_SAMPLE_MICROS, Math.max(1L, latencyNanos / 1_000L));
             if (squares != null) {
                 squares.add((double) micros * micros);
             }
-            dropped = 0L;
             add = ONE_SAMPLE | micros;
         }
         long seen = (window.getAndAdd(add) + add) >>> COUNT_SHIFT;
+        // A drop is counted in `drops` only after its sample is in `window`, and the closer reads `drops` before
+        // `window`: so every drop a closer reads has its sample in what it reads (see the class comment).
+        long dropped = drop ? drops.incrementAndGet() : 0L;
         int current = bulkhead.maxConcurrency();
         if (!mayComplete(seen, dropped, current)) {
             return;
@@ -117,8 +120,8 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
         }
         int next;
         try {
+            long dropCount = drops.get(); // before window: see the sample path
             long packed = window.get();
-            long dropCount = drops.get();
             long count = packed >>> COUNT_SHIFT;
             long successes = Math.max(0L, count - dropCount);
             long sumMicros = packed & SUM_MASK;
