@@ -3,11 +3,13 @@ package dev.bulwark.redis.testing;
 import dev.bulwark.BulkheadListener;
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.redis.RedisBulkhead;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
@@ -221,15 +223,21 @@ public final class FleetWorker {
 
     /**
      * The bulkhead's cluster options plus topology refresh: without it the client keeps sending to the dead
-     * master's address after its replica took over (a dead node answers no MOVED).
+     * master's address after its replica took over (a dead node answers no MOVED). Built from scratch because
+     * {@code RedisBulkhead.clusterClientOptions().mutate()} drops the replay filter in Lettuce 7.7 (and
+     * {@code build()} then refuses the client).
      */
     public static ClusterClientOptions clusterOptions() {
-        return RedisBulkhead.clusterClientOptions().mutate()
+        return (ClusterClientOptions) ClusterClientOptions.builder()
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                         .enableAllAdaptiveRefreshTriggers()
                         .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
                         .enablePeriodicRefresh(Duration.ofSeconds(1))
                         .build())
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .replayFilter(command -> command.getType() == CommandType.EVALSHA
+                        || command.getType() == CommandType.EVAL)
                 .build();
     }
 }

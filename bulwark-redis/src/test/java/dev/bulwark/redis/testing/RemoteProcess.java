@@ -62,7 +62,10 @@ public final class RemoteProcess implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         for (;;) {
             long remaining = deadline - System.nanoTime();
-            String line = remaining > 0 ? lines.poll(remaining, TimeUnit.NANOSECONDS) : null;
+            String line = remaining > 0 ? lines.poll(Math.min(remaining, 200_000_000L), TimeUnit.NANOSECONDS) : null;
+            if (line == null && remaining > 0 && (process.isAlive() || !lines.isEmpty())) {
+                continue;
+            }
             if (line == null) {
                 throw new AssertionError("The second JVM printed no line starting with '" + prefix + "' within "
                         + timeout + "; its output: " + output() + (process.isAlive() ? "" : " (exited "
