@@ -129,7 +129,7 @@ public final class CallLog {
         long latestAsked = Long.MIN_VALUE;
         for (int i = 0; i < lags.length; i++) {
             Call call = granted.get(i);
-            lags[i] = Math.max(0, latestAsked - call.asked());
+            lags[i] = i == 0 ? 0 : Math.max(0, latestAsked - call.asked());
             latestAsked = Math.max(latestAsked, call.asked());
         }
         Arrays.sort(lags);
