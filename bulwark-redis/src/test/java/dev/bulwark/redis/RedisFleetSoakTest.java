@@ -26,10 +26,12 @@ class RedisFleetSoakTest {
     /**
      * How much earlier than an already granted call a later grant may have asked. Arrival is stamped by the
      * client before its script reaches Redis, and the grant when the client's thread wakes, so the tolerance is the
-     * scheduling noise of a fleet of JVMs on a shared machine, not a property of the queue.
+     * scheduling noise of a fleet of JVMs on a shared machine, not a property of the queue. The largest lag may
+     * reach a poll interval plus a command timeout (1 s + 1 s by default): a waiter whose pub/sub wake-up was
+     * missed learns of its grant at its next poll (the long soak measured 0.8 s on a loaded 2-core machine).
      */
     static final Duration FIFO_TOLERANCE_P99 = Duration.ofMillis(100);
-    static final Duration FIFO_TOLERANCE_MAX = Duration.ofMillis(1_000);
+    static final Duration FIFO_TOLERANCE_MAX = Duration.ofMillis(2_000);
 
     @Test
     void aFleetNeverExceedsTheLimitAccountsForEveryCallAndGrantsInArrivalOrder() throws Exception {
