@@ -35,10 +35,11 @@ class RedisClusterFailoverTest {
             int slot = cluster.slotOf("{" + name + "}");
             RedisServer master = cluster.masterOf(slot, cluster.nodes().get(0));
             RedisServer replica = cluster.replicaOf(master);
-            List<String> options = List.of("mode=cluster", "target=" + cluster.workerTarget(), "name=" + name,
+            List<String> options = new java.util.ArrayList<>(List.of("mode=cluster", "target=" + cluster.workerTarget(),
+                    "name=" + name,
                     "threads=4", "limit=" + LIMIT, "queue=64", "holdMicros=2000", "maxMillis=120000",
-                    "leaseMillis=" + LEASE_MILLIS, "heartbeatMillis=1000", "commandTimeoutMillis=500",
-                    "reconnectMaxMillis=500");
+                    "leaseMillis=" + LEASE_MILLIS, "heartbeatMillis=1000", "commandTimeoutMillis=500"));
+            RedisSentinelFailoverTest.reconnectDelay().ifPresent(options::add);
             FailoverReport report;
             try (Fleet fleet = Fleet.start(3, options)) {
                 report = FailoverReport.run(fleet, LIMIT, () -> {

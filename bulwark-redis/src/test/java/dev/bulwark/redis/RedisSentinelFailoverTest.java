@@ -31,10 +31,11 @@ class RedisSentinelFailoverTest {
     void aFleetSurvivesTheKillOfTheSentinelMasterWithinTheMeasuredBounds() throws Exception {
         String name = "sentinel-failover";
         try (RedisSentinelSetup redis = RedisSentinelSetup.start(1000)) {
-            List<String> options = List.of("mode=sentinel", "target=" + redis.workerTarget(), "name=" + name,
+            List<String> options = new java.util.ArrayList<>(List.of("mode=sentinel", "target=" + redis.workerTarget(),
+                    "name=" + name,
                     "threads=4", "limit=" + LIMIT, "queue=64", "holdMicros=2000", "maxMillis=120000",
-                    "leaseMillis=" + LEASE_MILLIS, "heartbeatMillis=1000", "commandTimeoutMillis=500",
-                    "reconnectMaxMillis=500");
+                    "leaseMillis=" + LEASE_MILLIS, "heartbeatMillis=1000", "commandTimeoutMillis=500"));
+            reconnectDelay().ifPresent(options::add);
             FailoverReport report;
             try (Fleet fleet = Fleet.start(3, options)) {
                 report = FailoverReport.run(fleet, LIMIT, () -> {
@@ -70,5 +71,15 @@ class RedisSentinelFailoverTest {
     private static RedisClient withOptions(RedisClient client) {
         client.setOptions(RedisBulkhead.clientOptions());
         return client;
+    }
+
+    /**
+     * The workers' Lettuce reconnect delay: exponential, capped at 500 ms, or with
+     * {@code -Dbulwark.failover.reconnectMaxMillis=lettuce-default} Lettuce's own default (capped at 30 s).
+     */
+    static java.util.Optional<String> reconnectDelay() {
+        String max = System.getProperty("bulwark.failover.reconnectMaxMillis", "500");
+        return max.equals("lettuce-default") ? java.util.Optional.empty()
+                : java.util.Optional.of("reconnectMaxMillis=" + max);
     }
 }
