@@ -40,6 +40,10 @@ class RedisClusterFailoverTest {
                     "threads=4", "limit=" + LIMIT, "queue=64", "holdMicros=2000", "maxMillis=120000",
                     "leaseMillis=" + LEASE_MILLIS, "heartbeatMillis=1000", "commandTimeoutMillis=500"));
             RedisSentinelFailoverTest.reconnectDelay().ifPresent(options::add);
+            if (Boolean.getBoolean("bulwark.failover.bulkheadClusterOptions")) {
+                // Lettuce's default topology refresh only: adaptive triggers, no periodic refresh.
+                options.add("clusterOptions=bulkhead");
+            }
             FailoverReport report;
             try (Fleet fleet = Fleet.start(3, options)) {
                 report = FailoverReport.run(fleet, LIMIT, () -> {

@@ -40,7 +40,8 @@ import java.util.concurrent.locks.LockSupport;
  * comma-separated list of node URIs), {@code name}, {@code threads}, {@code limit}, {@code queue},
  * {@code holdMicros}, {@code stopFile}, {@code log}, {@code maxMillis}, {@code leaseMillis},
  * {@code heartbeatMillis}, {@code commandTimeoutMillis}, {@code reconnectMaxMillis} (the upper bound of Lettuce's
- * exponential reconnect delay; Lettuce's own default, 30 s, when absent).
+ * exponential reconnect delay; Lettuce's own default, 30 s, when absent), {@code clusterOptions=bulkhead} (plain
+ * {@code RedisBulkhead.clusterClientOptions()} instead of {@link #clusterOptions()}).
  *
  * <p>Prints {@code READY} once the bulkhead is built, {@code STATUS completed=<n> lastStarted=<micros>} every
  * 100 ms, and at the end {@code DONE attempts=.. completed=.. refused=.. errors=.. admitted=.. released=..}
@@ -200,7 +201,8 @@ public final class FleetWorker {
                     seeds.add(RedisURI.create(node));
                 }
                 RedisClusterClient client = RedisClusterClient.create(resources, seeds);
-                client.setOptions(clusterOptions());
+                client.setOptions("bulkhead".equals(options.get("clusterOptions"))
+                        ? RedisBulkhead.clusterClientOptions() : clusterOptions());
                 return RedisBulkhead.builder(client, name);
             }
             default -> throw new IllegalArgumentException("mode " + options.get("mode"));
