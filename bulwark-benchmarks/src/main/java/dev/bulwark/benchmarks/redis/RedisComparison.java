@@ -93,8 +93,8 @@ public final class RedisComparison {
                         results.computeIfAbsent(kind, k -> new HashMap<>())
                                 .computeIfAbsent(clients, c -> new ArrayList<>()).add(latency);
                         System.out.printf(Locale.ROOT, "  round %d, %2d clients, %-50s median %7.1f µs, p99 %8.1f "
-                                        + "µs, %8.0f calls/s, server %.1f µs/call, commands/call %s%n", round + 1, clients,
-                                kind.label, latency.medianMicros(), latency.p99Micros(), latency.callsPerSecond(),
+                                        + "µs, %8.0f calls/s, server %.1f µs/call, commands/call %s%n",
+                                round + 1, clients, kind.label, latency.medianMicros(), latency.p99Micros(), latency.callsPerSecond(),
                                 latency.serverMicrosPerCall(), latency.commandsPerCall());
                     }
                 }
@@ -230,8 +230,8 @@ public final class RedisComparison {
                             .mapToDouble(Latency::medianMicros).toArray()));
                 }
             }
-            System.out.printf(Locale.ROOT, "Bulwark / fastest Redisson at %d client(s), median: %.2f× (goal ≤ 1×)%n",
-                    clients, ours / best);
+            System.out.printf(Locale.ROOT,
+                    "Bulwark / fastest Redisson at %d client(s), median: %.2f× (goal ≤ 1×)%n", clients, ours / best);
         }
     }
 
