@@ -94,8 +94,8 @@ public final class RedisComparison {
                                 .computeIfAbsent(clients, c -> new ArrayList<>()).add(latency);
                         System.out.printf(Locale.ROOT, "  round %d, %2d clients, %-50s median %7.1f µs, p99 %8.1f "
                                         + "µs, %8.0f calls/s, server %.1f µs/call, commands/call %s%n",
-                                round + 1, clients, kind.label, latency.medianMicros(), latency.p99Micros(), latency.callsPerSecond(),
-                                latency.serverMicrosPerCall(), latency.commandsPerCall());
+                                round + 1, clients, kind.label, latency.medianMicros(), latency.p99Micros(),
+                                latency.callsPerSecond(), latency.serverMicrosPerCall(), latency.commandsPerCall());
                     }
                 }
             }
