@@ -98,10 +98,23 @@ public final class Fleet implements AutoCloseable {
         return CallLog.read(logs);
     }
 
+    /** Kills whatever still runs and deletes the logs (kept with {@code -Dbulwark.fleet.keepLogs=true}). */
     @Override
     public void close() throws InterruptedException {
         for (RemoteProcess worker : workers) {
             worker.kill();
+        }
+        if (Boolean.getBoolean("bulwark.fleet.keepLogs")) {
+            System.out.println("Fleet logs kept in " + directory);
+            return;
+        }
+        try (java.util.stream.Stream<Path> files = Files.list(directory)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Files.deleteIfExists(file);
+            }
+            Files.deleteIfExists(directory);
+        } catch (IOException ignored) {
+            // Best effort: a temporary directory.
         }
     }
 }
