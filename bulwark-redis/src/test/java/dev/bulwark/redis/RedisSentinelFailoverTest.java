@@ -1,12 +1,16 @@
 package dev.bulwark.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.bulwark.BulkheadRejectedException;
+import dev.bulwark.Rejection;
 import dev.bulwark.redis.testing.CallLog;
 import dev.bulwark.redis.testing.FailoverReport;
 import dev.bulwark.redis.testing.Fleet;
 import dev.bulwark.redis.testing.RedisSentinelSetup;
+import dev.bulwark.redis.testing.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
@@ -62,6 +66,40 @@ class RedisSentinelFailoverTest {
                     assertThat(newMaster.sync().zcard("bulwark:{" + name + "}:holders")).isZero();
                     assertThat(newMaster.sync().zcard("bulwark:{" + name + "}:queue")).isZero();
                 });
+            } finally {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            }
+        }
+    }
+
+    @Test
+    void aPrimaryThatNoReplicaAcknowledgesStopsGranting() {
+        // min-replicas-to-write: the primary refuses the scripts' writes while fewer replicas than that have
+        // acknowledged it within min-replicas-max-lag seconds, so a primary cut off from its replicas stops granting
+        // permits that a failover would lose.
+        try (RedisServer primary = RedisServer.start("--min-replicas-to-write", "1", "--min-replicas-max-lag", "1",
+                "--repl-diskless-sync-delay", "0")) {
+            RedisClient client = withOptions(RedisClient.create(primary.uri()));
+            try (RedisBulkhead bulkhead = RedisBulkhead.builder(client, "min-replicas").build()) {
+                assertThatThrownBy(() -> bulkhead.call(() -> "never"))
+                        .isInstanceOfSatisfying(BulkheadRejectedException.class, refused -> assertThat(
+                                refused.rejection().reason()).isEqualTo(Rejection.Reason.UNAVAILABLE));
+
+                try (RedisServer replica = RedisServer.start("--replicaof", "127.0.0.1",
+                        Integer.toString(primary.port()))) {
+                    await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                            .untilAsserted(() -> assertThat(bulkhead.call(() -> 42)).isEqualTo(42));
+
+                    replica.kill();
+                    await().atMost(Duration.ofSeconds(30)).until(() -> {
+                        try {
+                            bulkhead.call(() -> 42);
+                            return false;
+                        } catch (BulkheadRejectedException refused) {
+                            return refused.rejection().reason() == Rejection.Reason.UNAVAILABLE;
+                        }
+                    });
+                }
             } finally {
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             }

@@ -29,7 +29,10 @@ public final class RedisSentinelSetup implements AutoCloseable {
     private final RedisClient inspector = RedisClient.create();
 
     private RedisSentinelSetup(long downAfterMillis, String... dataNodeArguments) {
-        master = RedisServer.start(dataNodeArguments);
+        // No delay before the first (diskless) full sync: the replica is in sync at once.
+        List<String> masterArguments = new ArrayList<>(List.of("--repl-diskless-sync-delay", "0"));
+        masterArguments.addAll(List.of(dataNodeArguments));
+        master = RedisServer.start(masterArguments.toArray(String[]::new));
         List<String> replicaArguments = new ArrayList<>(List.of(dataNodeArguments));
         replicaArguments.addAll(List.of("--replicaof", "127.0.0.1", Integer.toString(master.port())));
         replica = RedisServer.start(replicaArguments.toArray(String[]::new));
