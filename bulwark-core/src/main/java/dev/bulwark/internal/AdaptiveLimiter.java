@@ -42,7 +42,7 @@ abstract class AdaptiveLimiter {
     }
 
     final int clamp(double limit) {
-        if (limit <= minLimit) {
+        if (!(limit > minLimit)) { // NaN included: never a limit of 0
             return minLimit;
         }
         return limit >= maxLimit ? maxLimit : (int) Math.round(limit);

@@ -149,7 +149,10 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
             if (Math.abs(current - estimatedLimit) >= 1.0) {
                 estimatedLimit = current; // someone changed the limit by hand: continue from there
             }
-            estimatedLimit = Math.max(minLimit, Math.min(maxLimit, decide(w)));
+            double decided = decide(w);
+            if (!Double.isNaN(decided)) { // a NaN (nothing to compare with) holds the limit, never sets it to 0
+                estimatedLimit = Math.max(minLimit, Math.min(maxLimit, decided));
+            }
             next = clamp(estimatedLimit);
         } finally {
             closing.set(false);
