@@ -77,6 +77,8 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
     private final AtomicBoolean closing = new AtomicBoolean();
     // Written and read only by the closer (see the class comment).
     private final Window closed = new Window();
+    /** When the previous window closed (the timing mask's rate estimate), or MIN_VALUE before. Closer only. */
+    private long openedAt = Long.MIN_VALUE;
     /** The algorithm's view of the limit, kept fractional between windows. Closer only. */
     double estimatedLimit;
 
@@ -88,9 +90,9 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
     }
 
     @Override
-    final void sample(InProcessBulkhead bulkhead, long startedAt, long latencyNanos, int inFlight,
+    final void sample(InProcessBulkhead bulkhead, long endedAt, long latencyNanos, int inFlight,
                       Permit.Outcome outcome) {
-        if (outcome == Permit.Outcome.IGNORED || !accepts(startedAt + latencyNanos)) {
+        if (outcome == Permit.Outcome.IGNORED || !accepts(endedAt)) {
             return;
         }
         if (inFlight > maxInFlight.get()) {
@@ -131,7 +133,7 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
             w.samples = successes;
             w.drops = dropCount;
             w.maxInFlight = maxInFlight.get();
-            w.closedAt = startedAt + latencyNanos;
+            w.closedAt = endedAt;
             w.meanLatencyNanos = successes == 0 ? Double.NaN : sumMicros * 1_000.0 / successes;
             w.latencyVarianceNanos2 = successes < 2 || squares == null ? Double.NaN
                     : Math.max(0.0, (sumSquares - (double) sumMicros * sumMicros / successes) / (successes - 1))
@@ -146,6 +148,10 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
             if (squares != null) {
                 squares.add(-sumSquares);
             }
+            if (openedAt != Long.MIN_VALUE) {
+                adaptTimingMask(successes, dropCount, endedAt - openedAt);
+            }
+            openedAt = endedAt;
             if (Math.abs(current - estimatedLimit) >= 1.0) {
                 estimatedLimit = current; // someone changed the limit by hand: continue from there
             }
