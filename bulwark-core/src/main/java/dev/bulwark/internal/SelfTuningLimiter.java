@@ -29,6 +29,7 @@ import java.util.SplittableRandom;
 final class SelfTuningLimiter extends WindowedLimiter {
 
     private static final double Z = 2.0;
+    private static final double REFERENCE_FRACTION = 0.8;
     private static final double Z_SLOWER = 2.5;
     private static final int SLOWER = 1;
     private static final int UNDECIDED = 0;
@@ -120,7 +121,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
     }
 
     private double[] computeReference(int limit) {
-        double[] pooled = pooledUpTo(Math.max(1, limit - 1));
+        double[] pooled = pooledUpTo((int) Math.floor(REFERENCE_FRACTION * limit));
         if (pooled[2] < 64) {
             pooled = pooledUpTo(Math.max(1, limit - 1));
         }
@@ -280,12 +281,14 @@ final class SelfTuningLimiter extends WindowedLimiter {
             // Cut, and calls did not get faster: either the resource itself became slower, or calls admitted
             // under the higher limit (or given up by their callers but still worked on) are still draining. Only
             // a measurement at a pinned low concurrency can tell: probe now, and follow the resource only if the
-            // probe is clearly slower than what was learnt.
+            // probe is clearly slower than what was learnt. Pinned at half the limit: a capacity that halved is
+            // still overloaded at three quarters of it (the periodic probe's level), and that probe would make
+            // the overloaded latency the normal one.
             lastSlowMean = Double.NaN;
             phase = Phase.PROBING;
             verifying = true;
             resumeLimit = limit;
-            return Math.max(minLimit, Math.floor(limit * 0.75));
+            return Math.max(minLimit, Math.floor(limit * 0.5));
         }
         lastSlowMean = mean;
         lastSlowLimit = w.limit;
