@@ -19,7 +19,9 @@ import java.util.concurrent.atomic.DoubleAdder;
  * close windows by another rule ({@link #complete}); they are then asked every {@link #checkEvery} samples.
  *
  * <h2>Concurrency: the lock-free sampler</h2>
- * <p>Samples arrive concurrently from every releasing thread. The per-call path is wait-free: one
+ * <p>Samples arrive concurrently from every releasing thread; at high call rates only the calls
+ * {@link AdaptiveLimiter#shouldTime} picks, and every drop (an untimed drop brings no latency, which a drop never
+ * adds anyway). The per-sample path is wait-free: one
  * {@code getAndAdd} on {@link #window}, which packs the window's sample count (high {@value #COUNT_SHIFT}+ bits)
  * and its latency sum in microseconds (low {@value #COUNT_SHIFT} bits) into one long, so a sample's count and
  * latency always land in the same window; plus, for drops, an increment of {@link #drops}; plus a read of the
