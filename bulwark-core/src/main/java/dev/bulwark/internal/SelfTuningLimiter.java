@@ -21,8 +21,16 @@ import java.util.SplittableRandom;
  * late). The window therefore stops as soon as a two-standard-error test says where its mean lies, and at
  * {@link #MAX_SAMPLES} holds the limit when it cannot tell.
  *
- * <p><b>Phases.</b> {@code MEASURING} pins the limit low for the first baseline; {@code PROBING} pins it at half
- * for a round trip every 30 s or so; {@code RUNNING} is the rest. Only the window's closer runs this code (see
+ * <p><b>Phases.</b> {@code MEASURING} pins the limit low ({@code min(start, 4)}) for the first baseline, after
+ * which slow start grows it from there; {@code PROBING} pins it at three quarters of the limit for one window
+ * every 10 s (jittered), or at half of it to check whether the resource itself became slower
+ * ({@link #verifying}); {@code RUNNING} is the rest.
+ *
+ * <p><b>Invariant (the limit).</b> {@link #decide} returns NaN only when it has nothing to compare with, and
+ * {@link WindowedLimiter} keeps the limit then, so the limit always stays within {@code [minLimit, maxLimit]}
+ * (never 0, which would admit nothing and therefore never produce the samples to recover).
+ *
+ * <p>Only the window's closer runs this code (see
  * {@link WindowedLimiter}), so its fields need no synchronization beyond the closer's flag; {@link #countFrom}
  * is read on the per-call path and is therefore volatile.
  */
