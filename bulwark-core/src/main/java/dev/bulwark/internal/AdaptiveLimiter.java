@@ -27,7 +27,8 @@ abstract class AdaptiveLimiter {
     /**
      * Time one call in {@code timingMask + 1} (a power of two): a clock read costs about as much as a whole
      * uncontended call, and the algorithm needs a steady stream of latency samples, not every latency. Written by
-     * the window's closer only ({@link #adaptTimingMask}); any recent value will do for readers.
+     * the window's closer only ({@link #adaptTimingMask}); any recent value will do for readers. Invariant:
+     * {@code timingMask + 1} is a power of two between 1 and {@code MAX_TIMING_MASK + 1}.
      */
     private volatile int timingMask;
     /**
