@@ -23,7 +23,8 @@ class SelfTuningRegressionTest {
         CompareRun.Result result = run("c20-pareto", 8L);
 
         assertThat(Arrays.stream(result.limits()).min().orElseThrow()).isPositive();
-        assertThat(result.goodputBySecond()).allSatisfy(second -> assertThat(second).isPositive());
+        assertThat(Arrays.stream(result.goodputBySecond()).min().orElseThrow()).as("goodput in every second")
+                .isPositive();
         assertThat(result.goodputPerSecond()).isGreaterThan(0.9 * 938);
     }
 
