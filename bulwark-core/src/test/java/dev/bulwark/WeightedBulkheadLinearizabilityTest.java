@@ -49,11 +49,13 @@ public class WeightedBulkheadLinearizabilityTest {
     private static final class Pending {
         final CompletableFuture<Permit> future;
         final int weight;
+        final int priority;
         final Runnable timer;
 
-        Pending(CompletableFuture<Permit> future, int weight, Runnable timer) {
+        Pending(CompletableFuture<Permit> future, int weight, int priority, Runnable timer) {
             this.future = future;
             this.weight = weight;
+            this.priority = priority;
             this.timer = timer;
         }
 
@@ -132,7 +134,7 @@ public class WeightedBulkheadLinearizabilityTest {
                                @Param(name = "priority") int priority) {
         lastTimer.remove();
         CompletableFuture<Permit> future = bulkhead.acquireAsync(options(weight, priority));
-        Pending waiter = new Pending(future, weight, lastTimer.get());
+        Pending waiter = new Pending(future, weight, priority, lastTimer.get());
         String refusal = waiter.refusal();
         if (Rejection.Reason.QUEUE_FULL.name().equals(refusal) || (refusal != null && refusal.contains("weight"))) {
             return REFUSED;
@@ -188,6 +190,8 @@ public class WeightedBulkheadLinearizabilityTest {
     public void countsAreExactWhenQuiet() {
         int slots = 0;
         int waiting = 0;
+        int topPriority = Integer.MAX_VALUE;
+        int heaviestAtTop = 0;
         for (int i = 0; i < THREAD_IDS; i++) {
             for (Permit permit : held[i]) {
                 if (permit.isReleased()) {
@@ -202,6 +206,12 @@ public class WeightedBulkheadLinearizabilityTest {
                     slots += waiter.weight;
                 } else if (!waiter.future.isDone()) {
                     waiting++;
+                    if (waiter.priority < topPriority) {
+                        topPriority = waiter.priority;
+                        heaviestAtTop = waiter.weight;
+                    } else if (waiter.priority == topPriority) {
+                        heaviestAtTop = Math.max(heaviestAtTop, waiter.weight);
+                    }
                 }
             }
         }
@@ -210,6 +220,12 @@ public class WeightedBulkheadLinearizabilityTest {
         }
         if (bulkhead.queuedCount() != waiting) {
             throw new AssertionError("queuedCount " + bulkhead.queuedCount() + " but " + waiting + " wait");
+        }
+        // The next waiter is one of the highest priority that waits; if even the heaviest of them fits, it was
+        // left waiting next to free slots (a lost grant: nobody told the queue that room was made).
+        if (waiting > 0 && slots + heaviestAtTop <= bulkhead.maxConcurrency()) {
+            throw new AssertionError(waiting + " wait while the next one fits: " + slots + " slots held, limit "
+                    + bulkhead.maxConcurrency() + ", heaviest waiter of the top priority " + heaviestAtTop);
         }
         if (bulkhead.isClosed() && waiting != 0) {
             throw new AssertionError(waiting + " still wait in a closed bulkhead");
