@@ -42,12 +42,19 @@ import org.jspecify.annotations.Nullable;
  *       completes, however early the caller abandons the returned future.</li>
  * </ul>
  *
+ * <p><b>Weights, priorities and drain</b> ({@link CallOptions}, {@link #drain(Duration)}; the full rules are in
+ * {@code docs/priorities.md}): a call may take several slots and carry a {@link Priority}; the queue serves the
+ * highest priority first and stays strictly FIFO within one, so a waiter needing 3 slots is never passed by later
+ * 1-slot callers. A weight above the limit fails at once with an {@link IllegalArgumentException} naming
+ * {@code weight}. {@link #close()} and {@link #drain(Duration)} stop admitting ({@link Rejection.Reason#CLOSED})
+ * and refuse every queued waiter; {@code drain} then waits for the running calls.
+ *
  * <p>Implementations are thread-safe; share one instance among all callers of the resource it protects. The
  * in-process implementation ({@link #builder()}, {@link #of(int)}) takes a slot with one compare-and-set and
  * no allocation when one is free, and holds no thread for an asynchronous waiter. This interface is open to
  * other implementations (a cluster-wide bulkhead, for example) that keep the same semantics.
  */
-public interface Bulkhead extends Policy {
+public interface Bulkhead extends Policy, AutoCloseable {
 
     /**
      * Starts configuring an in-process bulkhead. Defaults: {@code maxConcurrency} 10, {@code maxQueue} 0, no
@@ -254,6 +261,195 @@ public interface Bulkhead extends Policy {
     }
 
     /**
+     * Runs {@code operation} on the calling thread once {@link CallOptions#weight()} slots are free, waiting in the
+     * queue at the options' {@link CallOptions#priority()} if needed, by the rules of
+     * {@link #call(ThrowingSupplier, CancellationSignal)} with the options' signal. The slots are released
+     * together, exactly once, when the operation ends.
+     *
+     * @param options the weight, priority and cancellation signal
+     * @param operation the operation
+     * @return the operation's result
+     * @throws X the operation's own exception, untouched; the slots are released first
+     * @throws IllegalArgumentException when the weight exceeds the current {@link #maxConcurrency()} (message names
+     *     {@code weight}); the operation did not run
+     * @throws BulkheadRejectedException when the queue is full, the maximum wait passed, a higher priority evicted
+     *     the call, the limit dropped below its weight, or the bulkhead is closed; the operation did not run
+     * @throws java.util.concurrent.CancellationException when the signal was cancelled before the slots were
+     *     granted, or the thread was interrupted while waiting (its interrupt status is restored)
+     * @throws NullPointerException when an argument is {@code null}
+     * @throws UnsupportedOperationException from an implementation that supports only weight 1 and
+     *     {@link Priority#NORMAL} (the default method of this interface)
+     */
+    default <T extends @Nullable Object, X extends Throwable> T call(CallOptions options,
+                                                                     ThrowingSupplier<? extends T, X> operation)
+            throws X {
+        return call(operation, plainSignal(options));
+    }
+
+    /**
+     * Starts {@code operation} once {@link CallOptions#weight()} slots are free, by the rules of
+     * {@link #callAsync(java.util.function.Supplier, CancellationSignal)} with the options' priority and signal,
+     * and holds the slots until the stage it returns completes. Never blocks.
+     *
+     * @param options the weight, priority and cancellation signal
+     * @param operation supplies the stage of the asynchronous work
+     * @return a future completed like the one of {@code callAsync}; completed exceptionally with
+     *     {@link IllegalArgumentException} (naming {@code weight}) when the weight exceeds the current
+     *     {@link #maxConcurrency()}
+     * @throws NullPointerException when an argument is {@code null}
+     * @throws UnsupportedOperationException from an implementation that supports only weight 1 and
+     *     {@link Priority#NORMAL} (the default method of this interface)
+     */
+    default <T extends @Nullable Object> CompletableFuture<T> callAsync(
+            CallOptions options, java.util.function.Supplier<? extends java.util.concurrent.CompletionStage<T>> operation) {
+        return callAsync(operation, plainSignal(options));
+    }
+
+    /**
+     * Takes {@link CallOptions#weight()} slots, waiting at the options' priority by the rules of
+     * {@link #call(CallOptions, ThrowingSupplier)}, and returns them as one permit whose close releases all of
+     * them, once.
+     *
+     * @param options the weight, priority and cancellation signal
+     * @return the permit holding the slots
+     * @throws IllegalArgumentException when the weight exceeds the current {@link #maxConcurrency()} (message names
+     *     {@code weight})
+     * @throws BulkheadRejectedException when the queue is full, the maximum wait passed, the call was evicted, the
+     *     limit dropped below its weight, or the bulkhead is closed
+     * @throws java.util.concurrent.CancellationException when the signal was cancelled before the slots were
+     *     granted, or the thread was interrupted while waiting (its interrupt status is restored)
+     * @throws NullPointerException when {@code options} is {@code null}
+     * @throws UnsupportedOperationException from an implementation that supports only weight 1 and
+     *     {@link Priority#NORMAL} (the default method of this interface)
+     */
+    default Permit acquire(CallOptions options) {
+        return acquire(plainSignal(options));
+    }
+
+    /**
+     * Takes {@link CallOptions#weight()} slots if they are free now, nobody waits and the options' priority may use
+     * them (see {@link Builder#reserve(Priority, int)}); never waits, never calls the overflow handler.
+     *
+     * @param options the weight and priority (a cancelled signal gives empty)
+     * @return the permit holding the slots, or empty when they are not free, others wait, or the bulkhead is closed
+     * @throws IllegalArgumentException when the weight exceeds the current {@link #maxConcurrency()} (message names
+     *     {@code weight})
+     * @throws NullPointerException when {@code options} is {@code null}
+     * @throws UnsupportedOperationException from an implementation that supports only weight 1 and
+     *     {@link Priority#NORMAL} (the default method of this interface)
+     */
+    default Optional<Permit> tryAcquire(CallOptions options) {
+        plainSignal(options);
+        return options.signal().isCancelled() ? Optional.empty() : tryAcquire();
+    }
+
+    /**
+     * Takes {@link CallOptions#weight()} slots without blocking, by the rules of
+     * {@link #acquireAsync(CancellationSignal)} with the options' priority and signal.
+     *
+     * @param options the weight, priority and cancellation signal
+     * @return a future for the permit; completed exceptionally with {@link IllegalArgumentException} (naming
+     *     {@code weight}) when the weight exceeds the current {@link #maxConcurrency()}
+     * @throws NullPointerException when {@code options} is {@code null}
+     * @throws UnsupportedOperationException from an implementation that supports only weight 1 and
+     *     {@link Priority#NORMAL} (the default method of this interface)
+     */
+    default CompletableFuture<Permit> acquireAsync(CallOptions options) {
+        return acquireAsync(plainSignal(options));
+    }
+
+    /**
+     * Takes {@code permits} slots as one permit; shorthand for {@code acquire(CallOptions.weight(permits))}.
+     *
+     * @param permits how many slots, at least 1
+     * @return the permit holding the slots
+     * @throws IllegalArgumentException when {@code permits} is less than 1 or exceeds the current
+     *     {@link #maxConcurrency()} (message names {@code weight})
+     * @throws BulkheadRejectedException see {@link #acquire(CallOptions)}
+     * @throws java.util.concurrent.CancellationException when the thread was interrupted while waiting
+     */
+    default Permit acquire(int permits) {
+        return acquire(CallOptions.weight(permits));
+    }
+
+    /**
+     * Takes {@code permits} slots if free now; shorthand for {@code tryAcquire(CallOptions.weight(permits))}.
+     *
+     * @param permits how many slots, at least 1
+     * @return the permit, or empty
+     * @throws IllegalArgumentException when {@code permits} is less than 1 or exceeds the current
+     *     {@link #maxConcurrency()} (message names {@code weight})
+     */
+    default Optional<Permit> tryAcquire(int permits) {
+        return tryAcquire(CallOptions.weight(permits));
+    }
+
+    /**
+     * Takes {@code permits} slots without blocking; shorthand for {@code acquireAsync(CallOptions.weight(permits))}.
+     *
+     * @param permits how many slots, at least 1
+     * @return a future for the permit
+     * @throws IllegalArgumentException when {@code permits} is less than 1 (the weight check against the limit
+     *     fails the future instead)
+     */
+    default CompletableFuture<Permit> acquireAsync(int permits) {
+        return acquireAsync(CallOptions.weight(permits));
+    }
+
+    /**
+     * Drains the bulkhead: stops admitting (new calls are refused with {@link Rejection.Reason#CLOSED}), refuses
+     * every queued waiter with {@link Rejection.Reason#CLOSED} (they never run), then waits up to
+     * {@code deadline} for the running calls to release their slots, and reports what was left.
+     *
+     * <p>Idempotent: a later drain refuses nothing more and waits again for what still runs. A permit released
+     * after the close is counted once, like any release. Never blocks past the deadline; {@link Duration#ZERO}
+     * does not wait. No thread is started: the draining thread parks until the last release wakes it.
+     *
+     * @param deadline how long to wait for running calls, zero or positive
+     * @return the number of waiters refused, the calls still holding slots, and the time waited
+     * @throws NullPointerException when {@code deadline} is {@code null}
+     * @throws IllegalArgumentException when {@code deadline} is negative (message names {@code deadline})
+     * @throws UnsupportedOperationException from an implementation without drain (the default method of this
+     *     interface)
+     */
+    default DrainResult drain(Duration deadline) {
+        throw new UnsupportedOperationException("drain needs an implementation that supports it: " + name());
+    }
+
+    /**
+     * Closes the bulkhead without waiting: {@code drain(Duration.ZERO)}. Stops admitting and refuses the queue
+     * with {@link Rejection.Reason#CLOSED}; running calls finish normally and release their slots. Idempotent,
+     * thread-safe, declares no checked exception.
+     */
+    @Override
+    void close();
+
+    /**
+     * Returns whether {@link #close()} or {@link #drain(Duration)} was called. A volatile read.
+     *
+     * @return {@code true} once closed; never goes back to {@code false}
+     * @throws UnsupportedOperationException from an implementation without drain (the default method of this
+     *     interface)
+     */
+    default boolean isClosed() {
+        throw new UnsupportedOperationException("isClosed needs an implementation that supports drain: " + name());
+    }
+
+    /**
+     * The signal of options an implementation without weights and priorities can serve.
+     *
+     * @throws UnsupportedOperationException when the options ask for a weight or priority
+     */
+    private CancellationSignal plainSignal(CallOptions options) {
+        Objects.requireNonNull(options, "options");
+        if (options.weight() != 1 || options.priority() != Priority.NORMAL) {
+            throw new UnsupportedOperationException("weights need an implementation that supports them: " + name()
+                    + " was asked for " + options);
+        }
+        return options.signal();
+    }
+
+    /**
      * Configures an in-process bulkhead. Not thread-safe: configure on one thread, then {@link #build()}.
      * Each setter checks its argument at once and names it in the exception.
      */
@@ -268,6 +464,8 @@ public interface Bulkhead extends Policy {
         Scheduler scheduler = Scheduler.shared();
         QueueOrder queueOrder = QueueOrder.FIFO;
         AdaptiveLimit adaptiveLimit;
+        /** Per priority ordinal: slots only that priority or a higher one may take. */
+        final int[] reserved = new int[Priority.values().length];
 
         Builder() {
             this.name = Names.next("bulkhead");
@@ -284,6 +482,9 @@ public interface Bulkhead extends Policy {
             this.scheduler = config.scheduler();
             this.queueOrder = config.queueOrder();
             this.adaptiveLimit = config.adaptiveLimit().orElse(null);
+            for (Priority priority : Priority.values()) {
+                this.reserved[priority.ordinal()] = config.reserved(priority);
+            }
         }
 
         /**
@@ -402,6 +603,37 @@ public interface Bulkhead extends Policy {
         }
 
         /**
+         * Reserves headroom for a priority: {@code slots} slots that only calls of {@code priority} or a higher one
+         * may take. A call of a lower priority takes its slots only while the reserves of all priorities above it
+         * stay free afterwards (see {@link BulkheadConfig#headroom(Priority)}); if they would not, it queues (or is
+         * refused when the queue is full), and the queue keeps its strict order. Example:
+         * {@code reserve(Priority.CRITICAL, 2)} on a limit of 10 lets CRITICAL calls use all 10 slots and every other
+         * call at most 8. Calling it again for the same priority replaces the value; 0 removes the reserve.
+         * Default: no reserve.
+         *
+         * @param priority the priority the slots are kept for; not {@link Priority#SHEDDABLE}, which every call may
+         *     use anyway
+         * @param slots at least 0; all reserves together must stay below {@code maxConcurrency} (checked by
+         *     {@link #config()})
+         * @return this builder
+         * @throws NullPointerException when {@code priority} is {@code null}
+         * @throws IllegalArgumentException when {@code slots} is negative, or {@code priority} is
+         *     {@link Priority#SHEDDABLE}
+         */
+        public Builder reserve(Priority priority, int slots) {
+            Objects.requireNonNull(priority, "priority");
+            if (priority == Priority.SHEDDABLE) {
+                throw new IllegalArgumentException("priority SHEDDABLE cannot have a reserve: every call may use "
+                        + "slots reserved for the lowest priority");
+            }
+            if (slots < 0) {
+                throw new IllegalArgumentException("slots must not be negative but was " + slots);
+            }
+            reserved[priority.ordinal()] = slots;
+            return this;
+        }
+
+        /**
          * Makes the concurrency limit adaptive: it moves between the limit's minimum and maximum from observed
          * latencies and outcomes, starting at {@link #maxConcurrency(int)}. See {@link AdaptiveLimit}.
          *
@@ -419,9 +651,18 @@ public interface Bulkhead extends Policy {
          *
          * @return a new configuration
          * @throws IllegalArgumentException when an adaptive limit is set and {@code maxConcurrency} lies outside
-         *     its range
+         *     its range, or when the reserves ({@link #reserve(Priority, int)}) add up to {@code maxConcurrency} or
+         *     more (the message names {@code reserve})
          */
         public BulkheadConfig config() {
+            int totalReserve = 0;
+            for (int slots : reserved) {
+                totalReserve += slots;
+            }
+            if (totalReserve >= maxConcurrency) {
+                throw new IllegalArgumentException("reserve: the reserved slots (" + totalReserve + ") must stay "
+                        + "below maxConcurrency (" + maxConcurrency + ") so that every priority can run");
+            }
             if (adaptiveLimit != null && (maxConcurrency < adaptiveLimit.minLimit()
                     || maxConcurrency > adaptiveLimit.maxLimit())) {
                 throw new IllegalArgumentException("maxConcurrency (" + maxConcurrency + ") is the starting limit "

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * The configuration of a bulkhead: an immutable value made by {@link Bulkhead.Builder#config()}. Build a
  * bulkhead from it with {@link Bulkhead#of(BulkheadConfig)}, derive a variant with {@link #toBuilder()}.
  *
- * <p>Two configurations are equal when their name, limits and maximum wait are equal and they hold the same
+ * <p>Two configurations are equal when their name, limits, maximum wait, queue order and reserves are equal and they hold the same
  * overflow handler, listeners, ticker and scheduler instances. Thread-safe (immutable).
  */
 public final class BulkheadConfig {
@@ -26,6 +26,7 @@ public final class BulkheadConfig {
     private final Scheduler scheduler;
     private final QueueOrder queueOrder;
     private final AdaptiveLimit adaptiveLimit;
+    private final int[] reserved;
 
     BulkheadConfig(Bulkhead.Builder builder) {
         this.name = builder.name;
@@ -38,6 +39,7 @@ public final class BulkheadConfig {
         this.scheduler = builder.scheduler;
         this.queueOrder = builder.queueOrder;
         this.adaptiveLimit = builder.adaptiveLimit;
+        this.reserved = builder.reserved.clone();
     }
 
     /**
@@ -131,6 +133,35 @@ public final class BulkheadConfig {
     }
 
     /**
+     * Returns the slots reserved for {@code priority}: only calls of that priority or a higher one may take them
+     * (see {@link Bulkhead.Builder#reserve(Priority, int)}).
+     *
+     * @param priority the priority
+     * @return at least 0; 0 when none was reserved
+     * @throws NullPointerException when {@code priority} is {@code null}
+     */
+    public int reserved(Priority priority) {
+        return reserved[Objects.requireNonNull(priority, "priority").ordinal()];
+    }
+
+    /**
+     * Returns the headroom of {@code priority}: how many slots must stay free after a call of that priority takes
+     * its own, the sum of the reserves of all higher priorities. {@link Priority#CRITICAL}'s is always 0.
+     *
+     * @param priority the priority
+     * @return at least 0
+     * @throws NullPointerException when {@code priority} is {@code null}
+     */
+    public int headroom(Priority priority) {
+        int level = Objects.requireNonNull(priority, "priority").ordinal();
+        int sum = 0;
+        for (int higher = 0; higher < level; higher++) {
+            sum += reserved[higher];
+        }
+        return sum;
+    }
+
+    /**
      * Returns a builder holding this configuration, to derive a variant.
      *
      * @return a new builder; changing it does not change this configuration
@@ -151,7 +182,8 @@ public final class BulkheadConfig {
         return maxConcurrency == that.maxConcurrency && maxQueue == that.maxQueue && name.equals(that.name)
                 && Objects.equals(maxWait, that.maxWait) && rejectionHandler == that.rejectionHandler
                 && sameInstances(listeners, that.listeners) && ticker == that.ticker && scheduler == that.scheduler
-                && queueOrder == that.queueOrder && adaptiveLimit == that.adaptiveLimit;
+                && queueOrder == that.queueOrder && adaptiveLimit == that.adaptiveLimit
+                && java.util.Arrays.equals(reserved, that.reserved);
     }
 
     private static boolean sameInstances(List<?> left, List<?> right) {
@@ -168,7 +200,7 @@ public final class BulkheadConfig {
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, maxConcurrency, maxQueue, maxWait);
+        return Objects.hash(name, maxConcurrency, maxQueue, maxWait) * 31 + java.util.Arrays.hashCode(reserved);
     }
 
     @Override
@@ -176,6 +208,17 @@ public final class BulkheadConfig {
         return "BulkheadConfig[name=" + name + ", maxConcurrency=" + maxConcurrency + ", maxQueue=" + maxQueue
                 + ", maxWait=" + (maxWait == null ? "unbounded" : maxWait) + ", rejectionHandler="
                 + (rejectionHandler == null ? "none" : "set") + ", listeners=" + listeners.size() + ", queueOrder="
-                + queueOrder + (adaptiveLimit == null ? "" : ", adaptive=" + adaptiveLimit) + "]";
+                + queueOrder + (adaptiveLimit == null ? "" : ", adaptive=" + adaptiveLimit) + reservesText() + "]";
+    }
+
+    private String reservesText() {
+        StringBuilder text = new StringBuilder();
+        for (Priority priority : Priority.values()) {
+            if (reserved[priority.ordinal()] != 0) {
+                text.append(text.length() == 0 ? ", reserved=" : ",").append(priority).append(':')
+                        .append(reserved[priority.ordinal()]);
+            }
+        }
+        return text.toString();
     }
 }

@@ -100,6 +100,54 @@ class BulkheadLeakTest {
         assertQuiet(bulkhead, 1);
     }
 
+    @Test
+    @DisplayName("leak (issue 16): evicted, too-heavy and closed-out weighted waiters leave nothing behind")
+    void waitersPushedOutByPriorityLimitOrCloseLeaveNothingReachable() throws Exception {
+        int perKind = 20_000;
+        Bulkhead bulkhead = Bulkhead.builder().name("leak-weighted").maxConcurrency(3).maxQueue(perKind)
+                .maxWait(Duration.ofHours(1)).build();
+        Permit holder = bulkhead.acquire(3);
+        CancellationSignal longLived = CancellationSignal.create();
+        ReferenceQueue<Object> cleared = new ReferenceQueue<>();
+        List<WeakReference<Object>> references = new ArrayList<>();
+        List<CompletableFuture<?>> futures = new ArrayList<>();
+        // 1. SHEDDABLE waiters, each evicted by a HIGH newcomer once the queue is full.
+        for (int i = 0; i < perKind; i++) {
+            futures.add(bulkhead.acquireAsync(CallOptions.builder().priority(Priority.SHEDDABLE).signal(longLived)
+                    .build()));
+        }
+        List<CompletableFuture<Permit>> evictors = new ArrayList<>();
+        for (int i = 0; i < perKind; i++) {
+            evictors.add(bulkhead.acquireAsync(CallOptions.builder().weight(3).priority(Priority.HIGH)
+                    .signal(longLived).build()));
+        }
+        // 2. The weight-3 evictors, refused when the limit drops to 2.
+        bulkhead.changeMaxConcurrency(2);
+        futures.addAll(evictors);
+        evictors.clear();
+        // 3. Weight-2 waiters refused by the close.
+        for (int i = 0; i < perKind; i++) {
+            futures.add(bulkhead.acquireAsync(CallOptions.builder().weight(2).signal(longLived).build()));
+        }
+        assertThat(bulkhead.drain(Duration.ZERO).refusedWaiters()).isEqualTo(perKind);
+        assertThat(futures).hasSize(3 * perKind).allMatch(CompletableFuture::isCompletedExceptionally);
+        for (CompletableFuture<?> future : futures) {
+            references.add(new WeakReference<>(future, cleared));
+        }
+        futures.clear();
+        int gone = 0;
+        for (int attempt = 0; attempt < 30 && gone < references.size(); attempt++) {
+            System.gc();
+            while (cleared.remove(100) != null) {
+                gone++;
+            }
+        }
+        assertThat(gone).as("pushed-out waiters still reachable").isEqualTo(references.size());
+        assertThat(bulkhead.queuedCount()).isZero();
+        holder.close();
+        assertThat(bulkhead.executingCount()).isZero();
+    }
+
     private static long usedHeapAfterGc() {
         Runtime runtime = Runtime.getRuntime();
         System.gc();

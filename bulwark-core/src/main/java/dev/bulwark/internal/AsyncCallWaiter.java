@@ -20,6 +20,6 @@ final class AsyncCallWaiter<T> extends AsyncWaiter {
 
     @Override
     void begin() {
-        bulkhead.startAsync(operation, result);
+        bulkhead.startAsync(operation, result, weight);
     }
 }

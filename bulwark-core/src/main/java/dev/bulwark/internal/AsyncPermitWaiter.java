@@ -17,7 +17,7 @@ final class AsyncPermitWaiter extends AsyncWaiter {
 
     @Override
     void begin() {
-        Permit permit = bulkhead.newPermit();
+        Permit permit = bulkhead.newPermit(weight);
         if (!future.complete(permit)) {
             // The caller abandoned the future between the check and now: nobody will ever close this permit.
             permit.close();

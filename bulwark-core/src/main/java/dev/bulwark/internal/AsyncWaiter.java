@@ -36,7 +36,7 @@ abstract class AsyncWaiter extends Waiter {
         long waited = bulkhead.ticker().read() - enqueuedAt;
         if (signal.isCancelled() || callerFuture.isDone()) {
             // The caller gave up at the same instant the slot came: pass the slot on rather than run for nobody.
-            bulkhead.releaseUnused();
+            bulkhead.releaseSlots(weight);
             bulkhead.waiterCancelled(this, waited);
             callerFuture.completeExceptionally(Outcomes.cancelledWhileQueued(bulkhead.name, signal));
             return;

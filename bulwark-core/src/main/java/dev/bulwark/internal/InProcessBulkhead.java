@@ -44,7 +44,7 @@ import java.util.function.Supplier;
  * ({@link #releaseAfterRun}), and the release is reported before the slot is handed on, so that event order
  * stays causal.
  */
-public final class InProcessBulkhead extends SlotQueue implements Bulkhead, ChainStep {
+public final class InProcessBulkhead extends WeightedEntries implements ChainStep {
 
     private static final VarHandle EVENTS =
             VarHandles.field(MethodHandles.lookup(), "events", BulkheadEvents.class);
@@ -73,7 +73,8 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
      * @param config the configuration
      */
     public InProcessBulkhead(BulkheadConfig config) {
-        super(config.name(), config.maxConcurrency(), config.maxQueue(), config.queueOrder() == QueueOrder.LIFO);
+        super(config.name(), config.maxConcurrency(), config.maxQueue(), config.queueOrder() == QueueOrder.LIFO,
+                headroomOf(config));
         this.config = config;
         this.ticker = config.ticker();
         this.scheduler = config.scheduler();
@@ -85,6 +86,14 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
                 .orElse(null);
     }
 
+    private static int[] headroomOf(BulkheadConfig config) {
+        int[] headroom = new int[WaiterQueue.LEVELS];
+        for (int level = 0; level < headroom.length; level++) {
+            headroom[level] = config.headroom(WaiterQueue.priority(level));
+        }
+        return headroom;
+    }
+
     // ---------------------------------------------------------------------------------------------------------
     // Releasing and observing
 
@@ -93,10 +102,15 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
      * causal for listeners that count calls in flight: the next waiter's "admitted" never precedes this "released".
      */
     void releaseAfterRun(long startedAt, Permit.Outcome outcome) {
+        releaseAfterRun(startedAt, outcome, 1);
+    }
+
+    /** {@link #releaseAfterRun(long, Permit.Outcome)} for a call that held {@code weight} slots. */
+    void releaseAfterRun(long startedAt, Permit.Outcome outcome, int weight) {
         BulkheadEvents listeners = events;
         AdaptiveLimiter adaptive = limiter;
         if (listeners == null && adaptive == null) {
-            releaseUnused();
+            releaseSlots(weight);
             return;
         }
         try {
@@ -111,12 +125,12 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
                 adaptive.sample(this, untimed ? ticker.read() : endedAt, executionNanos, executingCount(), outcome);
             }
         } finally {
-            releaseUnused();
+            releaseSlots(weight);
         }
     }
 
     /** Whether finished calls must be reported (to listeners or the adaptive limit). One volatile read. */
-    private boolean observed() {
+    boolean observed() {
         return events != null || limiter != null;
     }
 
@@ -155,7 +169,7 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
                 releaseUnused();
             }
         }
-        return runObserved(operation);
+        return runObserved(operation, 1);
     }
 
     @Override
@@ -174,7 +188,7 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
         runObserved(() -> {
             operation.run();
             return null;
-        });
+        }, 1);
     }
 
     @Override
@@ -188,20 +202,20 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
                 releaseUnused();
             }
         }
-        return runObserved(() -> chain.proceed(next, operation, signal));
+        return runObserved(() -> chain.proceed(next, operation, signal), 1);
     }
 
     /** Runs an admitted operation, timing it and classifying its outcome for listeners and the adaptive limit. */
-    private <T, X extends Throwable> T runObserved(ThrowingSupplier<? extends T, X> operation) throws X {
+    <T, X extends Throwable> T runObserved(ThrowingSupplier<? extends T, X> operation, int weight) throws X {
         long startedAt = startTime();
         T result;
         try {
             result = operation.get();
         } catch (Throwable failure) {
-            releaseAfterRun(startedAt, outcomeOf(failure));
+            releaseAfterRun(startedAt, outcomeOf(failure), weight);
             throw Throwables.<X>rethrow(failure);
         }
-        releaseAfterRun(startedAt, Permit.Outcome.SUCCESS);
+        releaseAfterRun(startedAt, Permit.Outcome.SUCCESS, weight);
         return result;
     }
 
@@ -227,7 +241,11 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
     }
 
     Permit newPermit() {
-        return new LocalPermit(this, observed() ? startTime() : 0L);
+        return newPermit(1);
+    }
+
+    Permit newPermit(int weight) {
+        return new LocalPermit(this, observed() ? startTime() : 0L, weight);
     }
 
     /** Takes a slot for the calling thread, waiting if needed; throws if it cannot. */
@@ -290,7 +308,7 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
         return future;
     }
 
-    private void waitAsync(AsyncWaiter waiter, CompletableFuture<?> callerFuture) {
+    void waitAsync(AsyncWaiter waiter, CompletableFuture<?> callerFuture) {
         Rejection rejection = enqueue(waiter);
         if (rejection != null) {
             callerFuture.completeExceptionally(reject(rejection));
@@ -305,6 +323,17 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
     /** Runs an async operation that holds a slot, and releases the slot when its stage completes. */
     <T> void startAsync(Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result) {
         AsyncOperation.start(operation, result, asyncSlot, observed() ? startTime() : 0L);
+    }
+
+    /** {@link #startAsync(Supplier, CompletableFuture)} for an operation that holds {@code weight} slots. */
+    <T> void startAsync(Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result, int weight) {
+        if (weight == 1) {
+            startAsync(operation, result);
+            return;
+        }
+        AsyncOperation.Slot slots = (startedAt, failure) -> releaseAfterRun(startedAt,
+                failure == null ? Permit.Outcome.SUCCESS : outcomeOf(failure), weight);
+        AsyncOperation.start(operation, result, slots, observed() ? startTime() : 0L);
     }
 
     /** Releases the slot of an async operation that ran; see {@link AsyncOperation}. */
@@ -337,16 +366,20 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
         reportCancelled(waitedNanos);
     }
 
-    /** A queued waiter was evicted by a newer one (LIFO): reports, runs the handler, and makes the exception. */
+    /**
+     * A queued waiter was pushed out without a slot: evicted by a newer one, or refused (closed, or the limit
+     * dropped below its weight). Reports, runs the handler, and makes the exception.
+     */
     BulkheadRejectedException waiterEvicted(Waiter waiter, long waitedNanos) {
         FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.EVICTED);
-        return reject(evicted(waitedNanos));
+        Rejection.Reason reason = waiter.status() == Waiter.REFUSED ? waiter.refusal : Rejection.Reason.EVICTED;
+        return reject(waiterRefusal(reason, waitedNanos, waiter.priority));
     }
 
     /** A queued waiter reached the maximum wait: reports, runs the handler, and makes the exception. */
     BulkheadRejectedException waiterTimedOut(Waiter waiter, long waitedNanos) {
         FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.TIMED_OUT);
-        return reject(waitTimeout(waitedNanos));
+        return reject(waiterRefusal(Rejection.Reason.WAIT_TIMEOUT, waitedNanos, waiter.priority));
     }
 
     void reportAdmitted(long waitedNanos) {
@@ -365,6 +398,16 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
 
     Ticker ticker() {
         return ticker;
+    }
+
+    @Override
+    long waitStart() {
+        return ticker.read();
+    }
+
+    @Override
+    long maxWaitNanos() {
+        return maxWaitNanos;
     }
 
     // ---------------------------------------------------------------------------------------------------------

@@ -6,10 +6,11 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * A slot of an {@link InProcessBulkhead} held outside a lambda.
+ * The slots of an {@link InProcessBulkhead} held outside a lambda: one, or {@link #weight} for a weighted permit.
  *
  * <p>Invariant: {@link #released} goes from 0 to 1 once, by compare-and-set, and only the thread that made that
- * change releases the slot, so closing twice (or from two threads at once) frees exactly one slot.
+ * change releases the slots, all {@link #weight} of them together, so closing twice (or from two threads at once)
+ * frees exactly the weight, once.
  */
 final class LocalPermit implements Permit {
 
@@ -17,11 +18,13 @@ final class LocalPermit implements Permit {
 
     private final InProcessBulkhead bulkhead;
     private final long acquiredAt;
+    private final int weight;
     private volatile int released;
 
-    LocalPermit(InProcessBulkhead bulkhead, long acquiredAt) {
+    LocalPermit(InProcessBulkhead bulkhead, long acquiredAt, int weight) {
         this.bulkhead = bulkhead;
         this.acquiredAt = acquiredAt;
+        this.weight = weight;
     }
 
     @Override
@@ -33,7 +36,7 @@ final class LocalPermit implements Permit {
     public void close(Outcome outcome) {
         java.util.Objects.requireNonNull(outcome, "outcome");
         if (RELEASED.compareAndSet(this, 0, 1)) {
-            bulkhead.releaseAfterRun(acquiredAt, outcome);
+            bulkhead.releaseAfterRun(acquiredAt, outcome, weight);
         }
     }
 
@@ -44,6 +47,7 @@ final class LocalPermit implements Permit {
 
     @Override
     public String toString() {
-        return "Permit[" + bulkhead.name() + (isReleased() ? ", released]" : ", held]");
+        return "Permit[" + bulkhead.name() + (weight == 1 ? "" : ", weight " + weight)
+                + (isReleased() ? ", released]" : ", held]");
     }
 }

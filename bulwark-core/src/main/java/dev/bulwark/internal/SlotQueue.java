@@ -5,8 +5,7 @@ import dev.bulwark.internal.spi.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -16,84 +15,101 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <h2>Design notes</h2>
  *
- * <p><b>State word.</b> The number of waiting calls and the number of available slots live in one 64-bit word,
- * {@link #state}: the high 32 bits hold {@code waiting} (0 .. {@code Integer.MAX_VALUE}, so the word is never
- * negative), the low 32 bits hold {@code available} as a signed int ({@code maxConcurrency - executing}; it is
- * negative after the limit was lowered below the number of running calls). Because both halves change in one
- * compare-and-set, a newcomer can neither exceed the limit (no check-then-act) nor slip past a waiter (no
- * barging).
+ * <p><b>State word.</b> The number of waiting calls, the number of available slots and whether the bulkhead is
+ * closed live in one 64-bit word, {@link #state}: bit 63 is {@link #CLOSED}, bits 32..62 hold {@code waiting},
+ * the low 32 bits hold {@code available} as a signed int ({@code maxConcurrency - executing}; negative after the
+ * limit was lowered below the running calls). Because all of it changes in one compare-and-set, a newcomer can
+ * neither exceed the limit (no check-then-act), nor slip past a waiter (no barging), nor get in after a close.
  *
- * <p><b>Fast paths.</b> Admission: if {@code waiting == 0 && available > 0}, CAS {@code available - 1}. Release:
- * if {@code waiting == 0}, CAS {@code available + 1}. No lock, no allocation. Refusal when the queue is full is
- * decided from one read of the word, also without the lock.
+ * <p><b>Fast paths</b> need the whole high half to be zero (open, nobody waiting). Admission of weight {@code n}
+ * at a priority whose reserved headroom is {@code r}: if {@code available - n >= r}, CAS {@code available - n}.
+ * Release: CAS {@code available + n}. No lock, no allocation; for weight 1 at {@code NORMAL} with no reserve this
+ * is exactly the single-slot algorithm. A refusal when the queue is full is decided from one read of the word
+ * (and of {@link #queuedLevels}: it stays lock-free only while no waiter of a lower priority could be evicted).
  *
- * <p><b>Slow paths</b> take {@link #lock}, which guards the doubly linked waiter queue. Joining the queue
- * re-checks the word under the lock and CASes {@code waiting + 1} before linking the node. A release that sees
- * {@code waiting > 0} takes the lock and hands its slot directly to the head waiter: {@code available} stays,
- * {@code waiting - 1}. A node is granted by its own CAS (see {@link Waiter}); a node that was cancelled or
- * timed out meanwhile is unlinked and the next one tried; if none is left the slot becomes available.
+ * <p><b>Slow paths</b> take {@link #lock}, which guards the {@link WaiterQueue}. While the high half is not zero
+ * nobody outside the lock can change the word, so every change to it is serialized by the lock; while it is zero,
+ * lock holders change it by CAS, racing only the fast paths. Joining re-checks the word under the lock: a newcomer
+ * that would be served first and has its slots takes them at once; otherwise it CASes {@code waiting + 1} before
+ * linking. A release that finds the high half set adds its slots to {@code available} under the lock and then
+ * grants ({@link #grantReady()}) while the next waiter (the oldest of the highest priority) fits.
  *
  * <p><b>Invariants</b> (hold whenever {@link #lock} is free):
  * <ol>
  *   <li>{@code waiting} equals the number of linked nodes; it changes only under the lock.</li>
- *   <li>{@code waiting > 0} implies {@code available <= 0}: a slot is never free while someone waits. Hence,
- *       while {@code waiting > 0}, nobody outside the lock can change the word (both fast paths need
- *       {@code waiting == 0}), and every change to it is serialized by the lock.</li>
- *   <li>Every slot taken (fast path, grant, or grant on arrival) is released exactly once: by the operation's
- *       {@code finally}, by its stage's completion, by a {@link LocalPermit}'s one-shot CAS, or, when a grant
- *       races a cancellation, by the waiter that won the slot but no longer wants it.</li>
+ *   <li>Nobody could be served: the next waiter needs more than {@code available} minus its priority's reserve.
+ *       With weight 1 and no reserve this is the classic {@code waiting > 0} implies {@code available <= 0}.
+ *       Strict order follows: the head needing 3 slots blocks later 1-slot callers and all lower priorities.</li>
+ *   <li>Every slot taken is released exactly once, by the weight it was taken with: by the operation's
+ *       {@code finally}, its stage's completion, a {@link LocalPermit}'s one-shot CAS, or, when a grant races a
+ *       cancellation, by the waiter that won the slots but no longer wants them.</li>
+ *   <li>Once {@link #CLOSED} is set it stays set and the queue stays empty: {@link #closeQueue()} refuses every
+ *       waiter under the lock and {@link #enqueue} refuses newcomers; releases still count, by the lock path.</li>
  * </ol>
  *
  * <p><b>Limit changes</b> happen under the lock and add the difference to {@code available}; raising it grants
- * waiters at once. {@link #limitChanges} is a sequence lock that lets {@link #executingCount()} read the limit
- * and the word as a consistent pair without the lock. An adaptive limit ({@link AdaptiveLimiter}) changes it the
- * same way, through {@link InProcessBulkhead#adaptLimit(int, int)}, which applies a decision only if the limit
- * still has the value the decision was based on.
+ * waiters at once, lowering it below a waiter's weight refuses that waiter ({@code WEIGHT_EXCEEDS_LIMIT}).
+ * {@link #limitChanges} is a sequence lock that lets {@link #executingCount()} read the limit and the word as a
+ * consistent pair without the lock. An adaptive limit changes it through {@link InProcessBulkhead#adaptLimit}.
  *
- * <p><b>Queue order.</b> FIFO grants from the head of the queue. LIFO grants from the tail, and a newcomer that
- * finds the queue exactly at its limit unlinks the head (the oldest waiter) under the lock, marks it EVICTED with
- * the same compare-and-set that decides every waiter's fate, and takes its place; so LIFO refusals are decided
- * under the lock (the lock-free refusal of the fast path applies only to FIFO). The evicted waiter is told after
- * the lock is released.
+ * <p><b>Queue order.</b> Highest priority first; within one, FIFO grants the oldest, LIFO the newest. A newcomer
+ * that finds the queue exactly at its limit evicts the newest waiter of the lowest priority below its own, or
+ * (LIFO) the oldest of its own priority, marking it EVICTED with the same CAS that decides every waiter's fate;
+ * waiters decided under the lock are chained through {@link Waiter#decidedNext} and told after it is released.
  */
 abstract class SlotQueue {
 
     private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", long.class);
 
-    /** {@link #admitOrObserveFull()}: the caller took a slot. */
+    /** {@link #admitOrObserveFull()}: the caller took its slots. */
     static final long ADMITTED = -1L;
-    /** {@link #admitOrObserveFull()}: no slot is free but the queue has room. */
+    /** {@link #admitOrObserveFull()}: no slot is free but the caller may queue (or must ask under the lock). */
     static final long MUST_WAIT = -2L;
+    /** The closed bit of the state word: its sign bit, so a closed word is negative. */
+    private static final long CLOSED = Long.MIN_VALUE;
 
     final String name;
     /** Serve the newest waiter first and let a newcomer evict the oldest when the queue is full. */
     private final boolean lifo;
+    /** Per priority ordinal: the slots that must stay free after a call of that priority takes its own. */
+    private final int[] headroom;
+    /** {@code headroom[NORMAL]}, for the single-slot fast path. */
+    private final int normalHeadroom;
 
-    /** {@code waiting} in the high 32 bits, signed {@code available} in the low 32 bits. */
+    /** Closed bit, {@code waiting} in bits 32..62, signed {@code available} in the low 32 bits. */
     private volatile long state;
     volatile int maxConcurrency;
     volatile int maxQueue;
     /** Sequence lock for limit changes: odd while a change is in progress. Written under {@link #lock}. */
     private volatile int limitChanges;
+    /**
+     * Bit {@code p} is set once a waiter of priority ordinal {@code p} has joined (sticky; written under the lock
+     * before the CAS that counts the waiter, so a reader of the word that sees it counted sees the bit).
+     */
+    private volatile int queuedLevels;
 
     final ReentrantLock lock = new ReentrantLock();
     // Guarded by lock.
-    private Waiter head;
-    private Waiter tail;
+    private final WaiterQueue queue = new WaiterQueue();
+    private boolean weightedQueued;
+    /** Written once under the lock by the first close; completed by the release that frees the last slot. */
+    private volatile CompletableFuture<Void> drained;
 
-    SlotQueue(String name, int maxConcurrency, int maxQueue, boolean lifo) {
+    SlotQueue(String name, int maxConcurrency, int maxQueue, boolean lifo, int[] headroom) {
         this.name = name;
         this.maxConcurrency = maxConcurrency;
         this.maxQueue = maxQueue;
         this.state = pack(0, maxConcurrency);
         this.lifo = lifo;
+        this.headroom = headroom.clone();
+        this.normalHeadroom = headroom[WaiterQueue.NORMAL];
     }
 
     // ---------------------------------------------------------------------------------------------------------
     // State word
 
     private static int waiting(long state) {
-        return (int) (state >>> 32);
+        return (int) (state >>> 32) & Integer.MAX_VALUE;
     }
 
     private static int available(long state) {
@@ -104,35 +120,54 @@ abstract class SlotQueue {
         return ((long) waiting << 32) | (available & 0xFFFF_FFFFL);
     }
 
-    /** Adds to both halves by CAS; used under the lock, where only the fast paths can race (when waiting is 0). */
+    /** Adds to both halves by CAS, keeping the closed bit; used under the lock (see the design notes). */
     private void addToState(int waitingDelta, int availableDelta) {
         long current;
         do {
             current = state;
-        } while (!STATE.compareAndSet(this, current,
-                pack(waiting(current) + waitingDelta, available(current) + availableDelta)));
+        } while (!STATE.compareAndSet(this, current, (current & CLOSED)
+                | pack(waiting(current) + waitingDelta, available(current) + availableDelta)));
     }
 
     /**
-     * Takes a slot if one is free and nobody waits. Lock-free and allocation-free.
+     * Takes one slot at {@code NORMAL} priority if one is free and nobody waits. Lock-free and allocation-free.
      *
-     * @return {@link #ADMITTED}; {@link #MUST_WAIT} when the caller may queue; otherwise the (non-negative) state
-     *     word in which the queue was seen full, which is the linearization point of the refusal
+     * @return {@link #ADMITTED}; {@link #MUST_WAIT} when the caller may queue (or the bulkhead is closed: the
+     *     lock path tells); otherwise the (non-negative) state word in which the queue was seen full, which is the
+     *     linearization point of the refusal
      */
     long admitOrObserveFull() {
         long current = state;
         for (;;) {
-            int waiting = waiting(current);
-            if (waiting == 0 && available(current) > 0) {
+            int high = (int) (current >>> 32); // waiting, or negative when closed
+            if (high == 0 && available(current) > normalHeadroom) {
                 // available > 0, so decrementing the word touches only the low half.
                 if (STATE.compareAndSet(this, current, current - 1)) {
                     return ADMITTED;
                 }
                 current = state;
-            } else if (waiting >= maxQueue) {
-                int limit = maxQueue;
-                // LIFO at exactly the queue limit: the newcomer evicts the oldest waiter, under the lock.
-                return lifo && limit > 0 && waiting == limit ? MUST_WAIT : current;
+            } else if (high >= maxQueue) {
+                return mayMakeRoom(high, WaiterQueue.NORMAL) ? MUST_WAIT : current;
+            } else {
+                return MUST_WAIT;
+            }
+        }
+    }
+
+    /** {@link #admitOrObserveFull()} for any weight and priority ordinal. */
+    long admitOrObserveFull(int weight, int priority) {
+        int reserve = headroom[priority];
+        long current = state;
+        for (;;) {
+            int high = (int) (current >>> 32);
+            if (high == 0 && available(current) - weight >= reserve) {
+                // available >= weight, so subtracting touches only the low half.
+                if (STATE.compareAndSet(this, current, current - weight)) {
+                    return ADMITTED;
+                }
+                current = state;
+            } else if (high >= maxQueue) {
+                return mayMakeRoom(high, priority) ? MUST_WAIT : current;
             } else {
                 return MUST_WAIT;
             }
@@ -140,33 +175,45 @@ abstract class SlotQueue {
     }
 
     /**
-     * Returns a slot. Lock-free when nobody waits; otherwise hands the slot to the next waiter under the lock.
-     * Reports nothing to listeners: callers that ran an operation use {@link #releaseAfterRun(long, Permit.Outcome)}.
+     * Whether a newcomer of {@code priority} that sees a full queue might still evict someone, so that only the
+     * lock can decide: LIFO exactly at the limit, or a waiter of a lower priority has ever joined. Read after the
+     * state word (see {@link #queuedLevels}).
+     */
+    private boolean mayMakeRoom(int waiting, int priority) {
+        int limit = maxQueue;
+        return waiting > 0 && waiting == limit && (lifo || (queuedLevels >>> (priority + 1)) != 0);
+    }
+
+    /**
+     * Returns one slot taken at weight 1. Reports nothing to listeners: callers that ran an operation use
+     * {@link InProcessBulkhead#releaseAfterRun}.
      */
     void releaseUnused() {
+        releaseSlots(1);
+    }
+
+    /** Returns {@code weight} slots. Lock-free when open and nobody waits; otherwise grants under the lock. */
+    void releaseSlots(int weight) {
         long current = state;
-        while (waiting(current) == 0) {
-            if (STATE.compareAndSet(this, current, pack(0, available(current) + 1))) {
+        while (current >>> 32 == 0) {
+            if (STATE.compareAndSet(this, current, pack(0, available(current) + weight))) {
                 return;
             }
             current = state;
         }
-        Waiter granted = null;
+        Waiter granted;
+        CompletableFuture<Void> idle;
         lock.lock();
         try {
-            // Under the lock a waiting count above zero is stable, and then available <= 0 (invariant 2).
-            // Negative: the limit was lowered and this slot must retire instead of being handed on.
-            if (available(state) >= 0) {
-                granted = pollGrantable();
-            }
-            if (granted == null) {
-                addToState(0, 1);
-            }
+            addToState(0, weight);
+            granted = grantReady();
+            idle = drainedIfIdle();
         } finally {
             lock.unlock();
         }
-        if (granted != null) {
-            granted.granted();
+        WaiterQueue.tellGranted(granted);
+        if (idle != null) {
+            idle.complete(null);
         }
     }
 
@@ -174,65 +221,52 @@ abstract class SlotQueue {
     // Queue (all under lock)
 
     /**
-     * Unlinks waiters from the head until one accepts the slot. The caller holds the lock and owns a slot to
-     * give; if a waiter is returned the slot is now its own and {@code available} must not change.
+     * Grants waiters, next first, while the next one fits in {@code available} minus its priority's reserve;
+     * unlinks abandoned nodes on the way. The caller holds the lock; the granted nodes own their slots now and
+     * are returned as a chain to be told after unlocking.
      */
-    private Waiter pollGrantable() {
+    private Waiter grantReady() {
+        Waiter first = null;
+        Waiter last = null;
         int removed = 0;
-        Waiter granted = null;
-        for (Waiter candidate = lifo ? tail : head; candidate != null; candidate = lifo ? tail : head) {
-            unlink(candidate);
+        int taken = 0;
+        int available = available(state);
+        for (Waiter candidate = queue.next(lifo); candidate != null; candidate = queue.next(lifo)) {
+            if (candidate.status() == Waiter.WAITING
+                    && available - taken - candidate.weight < headroom[candidate.priority]) {
+                break; // strict order: nobody passes the next waiter
+            }
+            queue.unlink(candidate);
             removed++;
             if (candidate.tryGrant()) {
-                granted = candidate;
-                break;
+                taken += candidate.weight;
+                if (last == null) {
+                    first = candidate;
+                } else {
+                    last.decidedNext = candidate;
+                }
+                last = candidate;
             }
             // Lost to a cancellation or timeout: that waiter's owner will find it unlinked and do nothing more.
         }
         if (removed != 0) {
-            addToState(-removed, 0);
+            addToState(-removed, -taken);
         }
-        return granted;
-    }
-
-    private void linkLast(Waiter waiter) {
-        Waiter last = tail;
-        waiter.previous = last;
-        if (last == null) {
-            head = waiter;
-        } else {
-            last.next = waiter;
-        }
-        tail = waiter;
-        waiter.linked = true;
-    }
-
-    private void unlink(Waiter waiter) {
-        Waiter before = waiter.previous;
-        Waiter after = waiter.next;
-        if (before == null) {
-            head = after;
-        } else {
-            before.next = after;
-        }
-        if (after == null) {
-            tail = before;
-        } else {
-            after.previous = before;
-        }
-        waiter.previous = null;
-        waiter.next = null;
-        waiter.linked = false;
+        return first;
     }
 
     /**
-     * Queues a waiter, or grants it a slot at once if one is free by the time the lock is held.
+     * Queues a waiter, or grants it its slots at once if it would be served first and they are free by the time
+     * the lock is held. A full queue evicts a lower priority (or, LIFO, the oldest) to make room, or refuses.
      *
      * @return {@code null} when queued or granted on arrival ({@link Waiter#grantedOnArrival} tells which); the
-     *     rejection when full
+     *     rejection when full, closed, or the weight exceeds the limit
      */
     Rejection enqueue(Waiter waiter) {
+        int weight = waiter.weight;
+        int level = waiter.priority;
         Waiter evicted = null;
+        Waiter granted = null;
         Rejection rejection = null;
         lock.lock();
         try {
@@ -240,95 +274,145 @@ abstract class SlotQueue {
             for (;;) {
                 int waiting = waiting(current);
                 int available = available(current);
-                if (waiting == 0 && available > 0) {
-                    if (STATE.compareAndSet(this, current, current - 1)) {
+                if (current < 0) {
+                    rejection = refusal(Rejection.Reason.CLOSED, current, 0L, level);
+                    break;
+                } else if (weight > maxConcurrency) {
+                    rejection = refusal(Rejection.Reason.WEIGHT_EXCEEDS_LIMIT, current, 0L, level);
+                    break;
+                } else if (available - weight >= headroom[level] && queue.wouldServeFirst(level, lifo)) {
+                    // available >= weight: subtracting touches only the low half.
+                    if (STATE.compareAndSet(this, current, current - weight)) {
                         waiter.grantOnArrival();
-                        return null;
+                        break;
                     }
                 } else if (waiting >= maxQueue) {
-                    if (lifo && waiting == maxQueue && waiting > 0) {
-                        evicted = evictOldest();
-                        if (evicted != null || waiting(state) < maxQueue) {
-                            current = state;
-                            continue; // room was made: link the newcomer
-                        }
+                    Waiter victim = waiting == maxQueue && waiting > 0 ? queue.evictionCandidate(level, lifo) : null;
+                    if (victim == null) {
+                        rejection = refusal(Rejection.Reason.QUEUE_FULL, current, 0L, level);
+                        break;
                     }
-                    rejection = queueFull(current);
-                    break;
-                } else if (STATE.compareAndSet(this, current, pack(waiting + 1, available))) {
-                    // Linked after the CAS but still under the lock: a releaser that sees waiting > 0 takes the
-                    // lock and therefore finds the node.
-                    linkLast(waiter);
-                    break;
+                    queue.unlink(victim);
+                    addToState(-1, 0);
+                    if (victim.tryAbandon(Waiter.EVICTED)) {
+                        victim.decidedNext = evicted;
+                        evicted = victim;
+                    } // else abandoned meanwhile: unlinking it made room all the same
+                } else {
+                    int bit = 1 << level;
+                    if ((queuedLevels & bit) == 0) {
+                        queuedLevels |= bit; // before the CAS that counts the waiter
+                    }
+                    weightedQueued |= weight > 1;
+                    if (STATE.compareAndSet(this, current, pack(waiting + 1, available))) {
+                        // Linked after the CAS but still under the lock: a releaser that sees waiting > 0 takes the
+                        // lock and therefore finds the node.
+                        queue.linkLast(waiter);
+                        break;
+                    }
                 }
                 current = state;
+            }
+            if (available(state) > 0 && !queue.isEmpty()) {
+                granted = grantReady(); // an eviction may have uncovered a waiter that fits
             }
         } finally {
             lock.unlock();
         }
-        if (evicted != null) {
-            evicted.evicted();
-        }
+        WaiterQueue.tellPushedOut(evicted);
+        WaiterQueue.tellGranted(granted);
         return rejection;
-    }
-
-    /**
-     * LIFO only, under the lock, with the queue at its limit: unlinks the oldest waiter and, if it still waits,
-     * marks it evicted (the caller tells it after unlocking). Waiters that were already abandoned are unlinked on
-     * the way, which makes room too.
-     */
-    private Waiter evictOldest() {
-        int removed = 0;
-        Waiter evicted = null;
-        for (Waiter oldest = head; oldest != null; oldest = head) {
-            unlink(oldest);
-            removed++;
-            if (oldest.tryAbandon(Waiter.EVICTED)) {
-                evicted = oldest;
-                break;
-            }
-        }
-        if (removed != 0) {
-            addToState(-removed, 0);
-        }
-        return evicted;
     }
 
     /** Unlinks a waiter whose owner won the CAS to CANCELLED or TIMED_OUT, unless a releaser already did. */
     void removeAbandoned(Waiter waiter) {
+        Waiter granted = null;
         lock.lock();
         try {
             if (waiter.linked) {
-                unlink(waiter);
+                queue.unlink(waiter);
                 addToState(-1, 0);
+                if (available(state) > 0) {
+                    granted = grantReady(); // a heavier head or a reserve may have blocked the next one
+                }
             }
         } finally {
             lock.unlock();
         }
+        WaiterQueue.tellGranted(granted);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Close
+
+    /**
+     * Sets the closed bit (once) and refuses every queued waiter with {@code CLOSED}.
+     *
+     * @return how many waiters this call refused: 0 when the bulkhead was already closed
+     */
+    int closeQueue() {
+        Waiter refused = null;
+        CompletableFuture<Void> idle;
+        lock.lock();
+        try {
+            long current;
+            do {
+                current = state;
+            } while (current >= 0 && !STATE.compareAndSet(this, current, current | CLOSED));
+            if (current >= 0) {
+                drained = new CompletableFuture<>();
+                refused = queue.refuseAll(Rejection.Reason.CLOSED, Integer.MAX_VALUE);
+                if (queue.swept != 0) {
+                    addToState(-queue.swept, 0);
+                }
+            }
+            idle = drainedIfIdle();
+        } finally {
+            lock.unlock();
+        }
+        int count = WaiterQueue.tellPushedOut(refused);
+        if (idle != null) {
+            idle.complete(null);
+        }
+        return count;
+    }
+
+    /** Under the lock: the drain future when closed and no slot is held any more, else {@code null}. */
+    private CompletableFuture<Void> drainedIfIdle() {
+        long current = state;
+        CompletableFuture<Void> future = drained;
+        return current < 0 && future != null && maxConcurrency - available(current) <= 0 && !future.isDone()
+                ? future : null;
+    }
+
+    /** The future completed when the last slot is released after the close. Call after {@link #closeQueue()}. */
+    CompletableFuture<Void> drained() {
+        return drained;
+    }
+
+    /** Whether the bulkhead is closed: one volatile read. */
+    boolean closed() {
+        return state < 0;
     }
 
     // ---------------------------------------------------------------------------------------------------------
     // Snapshots for refusals
 
     Rejection queueFull(long observedState) {
-        int limit = maxConcurrency;
-        return new Rejection(name, Rejection.Reason.QUEUE_FULL, limit, maxQueue,
-                Math.max(0, limit - available(observedState)), waiting(observedState), Duration.ZERO);
+        return refusal(Rejection.Reason.QUEUE_FULL, observedState, 0L, WaiterQueue.NORMAL);
     }
 
-    Rejection waitTimeout(long waitedNanos) {
+    /** A refusal of a call of priority ordinal {@code level} with the counts of {@code observedState}. */
+    Rejection refusal(Rejection.Reason reason, long observedState, long waitedNanos, int level) {
         int limit = maxConcurrency;
-        long current = state;
-        return new Rejection(name, Rejection.Reason.WAIT_TIMEOUT, limit, maxQueue,
-                Math.max(0, limit - available(current)), waiting(current), BulkheadEvents.duration(waitedNanos));
+        return new Rejection(name, reason, limit, maxQueue, Math.max(0, limit - available(observedState)),
+                waiting(observedState), waitedNanos == 0L ? Duration.ZERO : BulkheadEvents.duration(waitedNanos),
+                WaiterQueue.priority(level));
     }
 
-    /** The refusal of a waiter that a newer one evicted (LIFO). */
-    Rejection evicted(long waitedNanos) {
-        int limit = maxConcurrency;
-        long current = state;
-        return new Rejection(name, Rejection.Reason.EVICTED, limit, maxQueue,
-                Math.max(0, limit - available(current)), waiting(current), BulkheadEvents.duration(waitedNanos));
+    /** The refusal of a waiter that ended without a slot (timed out, evicted, refused), with the current counts. */
+    Rejection waiterRefusal(Rejection.Reason reason, long waitedNanos, int level) {
+        return refusal(reason, state, waitedNanos, level);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -349,12 +433,10 @@ abstract class SlotQueue {
         }
     }
 
-
     /** The queue limit. */
     public int maxQueue() {
         return maxQueue;
     }
-
 
     /** Calls holding a slot: the limit minus the available slots, read through the sequence lock. */
     public int executingCount() {
@@ -371,16 +453,19 @@ abstract class SlotQueue {
         }
     }
 
-
     /** Calls waiting in the queue. */
     public int queuedCount() {
         return waiting(state);
     }
 
-
-    /** Changes the limit (if {@code expected} is -1 or matches) and grants waiters a raise makes room for. */
+    /**
+     * Changes the limit (if {@code expected} is -1 or matches), refuses waiters heavier than a lowered limit, and
+     * grants the waiters a raise makes room for.
+     */
     boolean changeLimit(int expected, int newMaxConcurrency) {
-        List<Waiter> granted = null;
+        Waiter granted;
+        Waiter refused = null;
+        CompletableFuture<Void> idle;
         lock.lock();
         try {
             int delta = newMaxConcurrency - maxConcurrency;
@@ -391,21 +476,21 @@ abstract class SlotQueue {
             maxConcurrency = newMaxConcurrency;
             addToState(0, delta);
             limitChanges++;
-            Waiter next;
-            while (available(state) > 0 && (next = pollGrantable()) != null) {
-                addToState(0, -1);
-                if (granted == null) {
-                    granted = new ArrayList<>();
+            if (delta < 0 && weightedQueued) {
+                refused = queue.refuseAll(Rejection.Reason.WEIGHT_EXCEEDS_LIMIT, newMaxConcurrency);
+                if (queue.swept != 0) {
+                    addToState(-queue.swept, 0);
                 }
-                granted.add(next);
             }
+            granted = grantReady();
+            idle = drainedIfIdle();
         } finally {
             lock.unlock();
         }
-        if (granted != null) {
-            for (Waiter waiter : granted) {
-                waiter.granted();
-            }
+        WaiterQueue.tellPushedOut(refused);
+        WaiterQueue.tellGranted(granted);
+        if (idle != null) {
+            idle.complete(null);
         }
         return true;
     }

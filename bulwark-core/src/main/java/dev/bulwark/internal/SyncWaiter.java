@@ -1,13 +1,15 @@
 package dev.bulwark.internal;
 
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.internal.spi.Outcomes;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * A waiter whose owner is a thread parked on it. {@link #await} is the whole synchronous wait: join the queue,
- * park until the node's fate is decided (granted, timed out, cancelled by the signal or an interrupt, evicted),
+ * park until the node's fate is decided (granted, timed out, cancelled by the signal or an interrupt, evicted or
+ * refused),
  * then act on it. The parked thread times its own maximum wait, so a sync wait needs no timer task.
  */
 final class SyncWaiter extends Waiter implements Runnable {
@@ -28,11 +30,17 @@ final class SyncWaiter extends Waiter implements Runnable {
      *     (its interrupt status is then kept)
      */
     static void await(InProcessBulkhead bulkhead, CancellationSignal signal) {
+        await(bulkhead, signal, 1, Priority.NORMAL);
+    }
+
+    /** {@link #await(InProcessBulkhead, CancellationSignal)} for {@code weight} slots at {@code priority}. */
+    static void await(InProcessBulkhead bulkhead, CancellationSignal signal, int weight, Priority priority) {
         if (Thread.currentThread().isInterrupted()) {
             throw Outcomes.interruptedWhileQueued(bulkhead.name);
         }
         SyncWaiter waiter = new SyncWaiter(bulkhead, signal, bulkhead.ticker().read(),
                 bulkhead.maxWaitNanos);
+        waiter.options(weight, priority);
         Rejection rejection = bulkhead.enqueue(waiter);
         if (rejection != null) {
             throw bulkhead.reject(rejection);
@@ -82,12 +90,12 @@ final class SyncWaiter extends Waiter implements Runnable {
         if (fate == Waiter.TIMED_OUT) {
             throw bulkhead.waiterTimedOut(waiter, waited);
         }
-        if (fate == Waiter.EVICTED) {
+        if (fate == Waiter.EVICTED || fate == Waiter.REFUSED) {
             throw bulkhead.waiterEvicted(waiter, waited);
         }
         if (fate == Waiter.GRANTED) {
             // Granted at the same instant the caller gave up: pass the slot on instead of running for nobody.
-            bulkhead.releaseUnused();
+            bulkhead.releaseSlots(waiter.weight);
         }
         bulkhead.waiterCancelled(waiter, waited);
         throw interrupted ? Outcomes.interruptedWhileQueued(bulkhead.name)

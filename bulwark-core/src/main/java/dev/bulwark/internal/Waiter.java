@@ -1,6 +1,8 @@
 package dev.bulwark.internal;
 
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.Priority;
+import dev.bulwark.Rejection;
 import dev.bulwark.internal.spi.WaiterFate;
 
 /**
@@ -9,8 +11,9 @@ import dev.bulwark.internal.spi.WaiterFate;
  *
  * <p>Invariant (see {@link WaiterFate}): a node's fate is decided exactly once, by the compare-and-set of its
  * status from {@link #WAITING} to {@link #GRANTED} (by a releaser, under the bulkhead's lock), {@link #CANCELLED}
- * or {@link #TIMED_OUT} (by whoever gives up on the call, without the lock), or {@link #EVICTED} (by a newer
- * waiter under LIFO, under the lock). The winner of that CAS owns the consequences: a granter's slot now belongs
+ * or {@link #TIMED_OUT} (by whoever gives up on the call, without the lock), {@link #EVICTED} (by a newer
+ * waiter of a higher priority or under LIFO, under the lock), or {@link #REFUSED} (by a close or a limit lowered
+ * below its weight, under the lock, which writes {@link #refusal} before the CAS). The winner of that CAS owns the consequences: a granter's slot now belongs
  * to the node's owner, who must use it or release it; a canceller must unlink the node (if still linked) and
  * report the outcome. The loser does nothing.
  */
@@ -24,10 +27,21 @@ abstract class Waiter extends WaiterFate {
     /** The Flight Recorder wait event being timed, or {@code null} when that event is not recorded. */
     final Object recording;
 
+    /**
+     * How many slots the call takes, and its {@link Priority} ordinal. Written by the joining thread before the
+     * node is published (under the lock), never changed afterwards.
+     */
+    int weight = 1;
+    int priority = WaiterQueue.NORMAL;
+    /** Why the node was {@link #REFUSED}: written under the lock before that CAS, read by the owner after it. */
+    Rejection.Reason refusal;
+
     // Guarded by the bulkhead's lock.
     Waiter previous;
     Waiter next;
     boolean linked;
+    /** Chains nodes decided under the lock, so that they are told after it is released without a list. */
+    Waiter decidedNext;
 
     Waiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt, long maxWaitNanos) {
         super(signal, enqueuedAt, WAITING);
@@ -35,6 +49,17 @@ abstract class Waiter extends WaiterFate {
         this.timed = maxWaitNanos > 0;
         this.deadline = enqueuedAt + maxWaitNanos;
         this.recording = FlightRecorderEvents.beginWait(bulkhead.name(), bulkhead.queuedCount());
+    }
+
+    /** Sets the weight and priority; called by the joining thread before {@link SlotQueue#enqueue}. */
+    final void options(int slots, Priority level) {
+        this.weight = slots;
+        this.priority = level.ordinal();
+    }
+
+    /** The priority as the public enum. */
+    final Priority priorityLevel() {
+        return WaiterQueue.priority(priority);
     }
 
     /** Hands the slot to this waiter if it still waits. Called by releasers under the bulkhead's lock. */
@@ -65,8 +90,10 @@ abstract class Waiter extends WaiterFate {
     abstract void granted();
 
     /**
-     * Tells the owner that a newer waiter took its place (LIFO). Called once, after a successful
-     * {@code tryAbandon(EVICTED)} and the unlinking, by the evicting thread after it released the lock.
+     * Tells the owner that it was pushed out of the queue without a slot: a newer waiter took its place
+     * ({@link #EVICTED}), or the bulkhead closed or its limit dropped below the weight ({@link #REFUSED}, reason in
+     * {@link #refusal}). Called once, after the successful CAS and the unlinking, by the deciding thread after it
+     * released the lock.
      */
     abstract void evicted();
 }

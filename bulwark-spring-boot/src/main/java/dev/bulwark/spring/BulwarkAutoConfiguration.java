@@ -4,20 +4,25 @@ import dev.bulwark.Bulkheads;
 import dev.bulwark.spring.internal.AutoProxyRegistrar;
 import dev.bulwark.spring.internal.BulwarkAdvisor;
 import dev.bulwark.spring.internal.BulwarkMethodInterceptor;
+import dev.bulwark.spring.internal.DrainOnShutdown;
+import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 
 /**
  * Auto-configures Bulwark: the {@link Bulkheads} registry and {@link BulwarkPolicies} made from
  * {@link BulwarkProperties}, and the advisor that applies {@link Bulkhead @Bulkhead}, {@link Retry @Retry} and
- * {@link Timeout @Timeout} to bean methods. Switch it off with {@code bulwark.enabled=false}; replace a bean by
+ * {@link Timeout @Timeout} to bean methods, and the graceful drain of every bulkhead when the context shuts down
+ * ({@code bulwark.drain-timeout}, default 30 seconds; see {@code docs/priorities.md}). Switch it off with {@code bulwark.enabled=false}; replace a bean by
  * declaring one of the same type.
  */
 @AutoConfiguration
@@ -67,5 +72,20 @@ public class BulwarkAutoConfiguration {
     public static BulwarkAdvisor bulwarkAdvisor(ObjectProvider<BulwarkPolicies> policies,
                                                 ObjectProvider<FallbackMethodListener> fallbackListeners) {
         return new BulwarkAdvisor(new BulwarkMethodInterceptor(policies, fallbackListeners));
+    }
+
+    /**
+     * Drains the registry's bulkheads during graceful shutdown, before the web server stops: they stop admitting,
+     * refuse their queues, and the running calls get {@code bulwark.drain-timeout} (default 30 seconds) to finish.
+     *
+     * @param bulkheads the registry
+     * @param environment the source of {@code bulwark.drain-timeout}
+     * @return the lifecycle
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public DrainOnShutdown bulwarkDrainOnShutdown(Bulkheads bulkheads, Environment environment) {
+        return new DrainOnShutdown(bulkheads,
+                Binder.get(environment).bind("bulwark.drain-timeout", Duration.class).orElse(Duration.ofSeconds(30)));
     }
 }

@@ -1,0 +1,247 @@
+package dev.bulwark.internal;
+
+import dev.bulwark.Bulkhead;
+import dev.bulwark.BulkheadRejectedException;
+import dev.bulwark.CallOptions;
+import dev.bulwark.CancellationSignal;
+import dev.bulwark.DrainResult;
+import dev.bulwark.Permit;
+import dev.bulwark.Priority;
+import dev.bulwark.Rejection;
+import dev.bulwark.ThrowingSupplier;
+import dev.bulwark.internal.spi.Outcomes;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+/**
+ * The entry points of an {@link InProcessBulkhead} that take {@link CallOptions} (weight, priority, signal), and
+ * its drain. Kept apart from the single-slot entry points so that those stay exactly as short as they were: options
+ * of weight 1 and {@link Priority#NORMAL} go straight to them, anything else comes through here to the weighted
+ * admission of {@link SlotQueue} ({@link #admitOrObserveFull(int, int)}) and a waiter carrying its weight and
+ * priority.
+ *
+ * <p><b>Drain</b> sets the closed bit and refuses the queue under the lock ({@link #closeQueue()}), then parks the
+ * draining thread on one future that the release freeing the last slot completes: no thread per waiter, no
+ * polling. Each drain waits on the same future, so drains are idempotent and may run concurrently.
+ */
+abstract class WeightedEntries extends SlotQueue implements Bulkhead {
+
+    WeightedEntries(String name, int maxConcurrency, int maxQueue, boolean lifo, int[] headroom) {
+        super(name, maxConcurrency, maxQueue, lifo, headroom);
+    }
+
+    // Provided by InProcessBulkhead, the only subclass.
+    abstract BulkheadRejectedException reject(Rejection rejection);
+
+    abstract void reportAdmitted(long waitedNanos);
+
+    abstract boolean observed();
+
+    abstract <T, X extends Throwable> T runObserved(ThrowingSupplier<? extends T, X> operation, int weight) throws X;
+
+    abstract Permit newPermit(int weight);
+
+    abstract <T> void startAsync(Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result,
+                                 int weight);
+
+    abstract void waitAsync(AsyncWaiter waiter, CompletableFuture<?> callerFuture);
+
+    abstract long waitStart();
+
+    abstract long maxWaitNanos();
+
+    private InProcessBulkhead self() {
+        return (InProcessBulkhead) this;
+    }
+
+    private static boolean isPlain(CallOptions options) {
+        return options.weight() == 1 && options.priority() == Priority.NORMAL;
+    }
+
+    /** The weight, checked against the current limit: a heavier call could never run. */
+    private int weightWithinLimit(CallOptions options) {
+        int weight = options.weight();
+        int limit = maxConcurrency;
+        if (weight > limit) {
+            throw new IllegalArgumentException("weight (" + weight + ") exceeds the maxConcurrency (" + limit
+                    + ") of bulkhead '" + name + "': such a call could never get its slots");
+        }
+        return weight;
+    }
+
+    @Override
+    public <T, X extends Throwable> T call(CallOptions options, ThrowingSupplier<? extends T, X> operation) throws X {
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(operation, "operation");
+        if (isPlain(options)) {
+            return call(operation, options.signal());
+        }
+        int weight = acquireSlots(options);
+        if (!observed()) {
+            try {
+                return operation.get();
+            } finally {
+                releaseSlots(weight);
+            }
+        }
+        return runObserved(operation, weight);
+    }
+
+    @Override
+    public Permit acquire(CallOptions options) {
+        Objects.requireNonNull(options, "options");
+        if (isPlain(options)) {
+            return acquire(options.signal());
+        }
+        return newPermit(acquireSlots(options));
+    }
+
+    /** Takes the options' slots for the calling thread, waiting if needed; returns the weight or throws. */
+    private int acquireSlots(CallOptions options) {
+        int weight = weightWithinLimit(options);
+        CancellationSignal signal = options.signal();
+        if (signal.isCancelled()) {
+            throw Outcomes.cancelledBeforeStart(name, signal);
+        }
+        int level = options.priority().ordinal();
+        long outcome = admitOrObserveFull(weight, level);
+        if (outcome == ADMITTED) {
+            reportAdmitted(0);
+        } else if (outcome != MUST_WAIT) {
+            throw reject(refusal(Rejection.Reason.QUEUE_FULL, outcome, 0L, level));
+        } else {
+            SyncWaiter.await(self(), signal, weight, options.priority());
+        }
+        return weight;
+    }
+
+    @Override
+    public Optional<Permit> tryAcquire(CallOptions options) {
+        Objects.requireNonNull(options, "options");
+        int weight = weightWithinLimit(options);
+        if (options.signal().isCancelled()
+                || admitOrObserveFull(weight, options.priority().ordinal()) != ADMITTED) {
+            return Optional.empty();
+        }
+        reportAdmitted(0);
+        return Optional.of(newPermit(weight));
+    }
+
+    @Override
+    public <T> CompletableFuture<T> callAsync(CallOptions options, Supplier<? extends CompletionStage<T>> operation) {
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(operation, "operation");
+        if (isPlain(options)) {
+            return callAsync(operation, options.signal());
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        long outcome = admitAsync(options, result);
+        if (outcome == ADMITTED) {
+            startAsync(operation, result, options.weight());
+        } else if (outcome == MUST_WAIT) {
+            AsyncCallWaiter<T> waiter = new AsyncCallWaiter<>(self(), options.signal(), waitStart(), maxWaitNanos(),
+                    operation, result);
+            waiter.options(options.weight(), options.priority());
+            waitAsync(waiter, result);
+        }
+        return result;
+    }
+
+    @Override
+    public CompletableFuture<Permit> acquireAsync(CallOptions options) {
+        Objects.requireNonNull(options, "options");
+        if (isPlain(options)) {
+            return acquireAsync(options.signal());
+        }
+        CompletableFuture<Permit> future = new CompletableFuture<>();
+        long outcome = admitAsync(options, future);
+        if (outcome == ADMITTED) {
+            future.complete(newPermit(options.weight()));
+        } else if (outcome == MUST_WAIT) {
+            AsyncPermitWaiter waiter = new AsyncPermitWaiter(self(), options.signal(), waitStart(), maxWaitNanos(),
+                    future);
+            waiter.options(options.weight(), options.priority());
+            waitAsync(waiter, future);
+        }
+        return future;
+    }
+
+    /**
+     * The lock-free start of an asynchronous weighted call: {@link #ADMITTED} (reported), {@link #MUST_WAIT}, or
+     * any other value when {@code future} was completed exceptionally (weight, cancellation, full queue).
+     */
+    private long admitAsync(CallOptions options, CompletableFuture<?> future) {
+        int weight;
+        try {
+            weight = weightWithinLimit(options);
+        } catch (IllegalArgumentException tooHeavy) {
+            future.completeExceptionally(tooHeavy);
+            return 0L;
+        }
+        if (options.signal().isCancelled()) {
+            future.completeExceptionally(Outcomes.cancelledBeforeStart(name, options.signal()));
+            return 0L;
+        }
+        int level = options.priority().ordinal();
+        long outcome = admitOrObserveFull(weight, level);
+        if (outcome == ADMITTED) {
+            reportAdmitted(0);
+        } else if (outcome != MUST_WAIT) {
+            future.completeExceptionally(reject(refusal(Rejection.Reason.QUEUE_FULL, outcome, 0L, level)));
+        }
+        return outcome;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Drain
+
+    @Override
+    public DrainResult drain(Duration deadline) {
+        Objects.requireNonNull(deadline, "deadline");
+        if (deadline.isNegative()) {
+            throw new IllegalArgumentException("deadline must not be negative but was " + deadline);
+        }
+        long start = System.nanoTime();
+        int refused = closeQueue();
+        CompletableFuture<Void> idle = drained();
+        long waited = 0L;
+        if (!deadline.isZero() && !idle.isDone()) {
+            try {
+                idle.get(saturatedNanos(deadline), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException deadlinePassed) {
+                // What still runs is reported below.
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException impossible) {
+                throw new IllegalStateException("the drain future never fails", impossible);
+            }
+            waited = System.nanoTime() - start;
+        }
+        return new DrainResult(name, refused, executingCount(), Duration.ofNanos(waited));
+    }
+
+    private static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    @Override
+    public void close() {
+        closeQueue();
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed();
+    }
+}

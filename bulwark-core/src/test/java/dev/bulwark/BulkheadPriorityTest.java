@@ -1,0 +1,202 @@
+package dev.bulwark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import org.junit.jupiter.api.Test;
+
+/** Issue 16 item 2: priorities, eviction by priority and reserved headroom; sentences of docs/priorities.md. */
+class BulkheadPriorityTest {
+
+    private final List<Rejection> rejections = new CopyOnWriteArrayList<>();
+
+    private Bulkhead.Builder builder(int limit, int queue) {
+        return Bulkhead.builder().maxConcurrency(limit).maxQueue(queue).onRejected(rejections::add);
+    }
+
+    private static CompletableFuture<Permit> queue(Bulkhead bulkhead, Priority priority) {
+        return bulkhead.acquireAsync(CallOptions.priority(priority));
+    }
+
+    @Test
+    void aFreedSlotGoesToTheOldestWaiterOfTheHighestPriority() {
+        Bulkhead bulkhead = builder(1, 10).build();
+        Permit holder = bulkhead.acquire();
+        List<String> order = new ArrayList<>();
+        List<CompletableFuture<Permit>> waiters = new ArrayList<>();
+        Priority[] arrivals = {Priority.LOW, Priority.NORMAL, Priority.SHEDDABLE, Priority.CRITICAL, Priority.NORMAL,
+                Priority.HIGH, Priority.CRITICAL};
+        for (int i = 0; i < arrivals.length; i++) {
+            String label = arrivals[i] + "#" + i;
+            waiters.add(queue(bulkhead, arrivals[i]).thenApply(permit -> {
+                order.add(label);
+                return permit;
+            }));
+        }
+        holder.close();
+        for (int i = 0; i < arrivals.length; i++) {
+            CompletableFuture<Permit> granted = waiters.stream().filter(CompletableFuture::isDone).findFirst()
+                    .orElseThrow();
+            waiters.remove(granted);
+            granted.join().close();
+        }
+        assertThat(order).containsExactly("CRITICAL#3", "CRITICAL#6", "HIGH#5", "NORMAL#1", "NORMAL#4", "LOW#0",
+                "SHEDDABLE#2");
+        BulkheadRaceTest.assertQuiet(bulkhead, 1);
+    }
+
+    @Test
+    void aNewcomerToAFullQueueEvictsTheNewestWaiterOfTheLowestLowerPriority() {
+        Bulkhead bulkhead = builder(1, 3).build();
+        Permit holder = bulkhead.acquire();
+        CompletableFuture<Permit> lowOld = queue(bulkhead, Priority.LOW);
+        CompletableFuture<Permit> lowNew = queue(bulkhead, Priority.LOW);
+        CompletableFuture<Permit> normal = queue(bulkhead, Priority.NORMAL);
+        CompletableFuture<Permit> high = queue(bulkhead, Priority.HIGH);
+
+        assertThat(lowNew).failsWithin(Duration.ZERO).withThrowableOfType(ExecutionException.class).havingCause()
+                .isInstanceOfSatisfying(BulkheadRejectedException.class, refused -> {
+                    assertThat(refused.rejection().reason()).isEqualTo(Rejection.Reason.EVICTED);
+                    assertThat(refused.rejection().priority()).isEqualTo(Priority.LOW);
+                });
+        assertThat(lowOld).isNotDone();
+        assertThat(bulkhead.queuedCount()).isEqualTo(3);
+        holder.close();
+        assertThat(high).isCompleted();
+        high.join().close();
+        normal.join().close();
+        lowOld.join().close();
+        BulkheadRaceTest.assertQuiet(bulkhead, 1);
+    }
+
+    @Test
+    void aNewcomerIsRefusedWhenNobodyWaitsAtALowerPriority() {
+        Bulkhead bulkhead = builder(1, 2).build();
+        Permit holder = bulkhead.acquire();
+        CompletableFuture<Permit> first = queue(bulkhead, Priority.NORMAL);
+        CompletableFuture<Permit> second = queue(bulkhead, Priority.HIGH);
+        assertThat(queue(bulkhead, Priority.NORMAL)).isCompletedExceptionally();
+        assertThatThrownBy(() -> bulkhead.acquire(CallOptions.priority(Priority.SHEDDABLE)))
+                .isInstanceOfSatisfying(BulkheadRejectedException.class, refused -> {
+                    assertThat(refused.rejection().reason()).isEqualTo(Rejection.Reason.QUEUE_FULL);
+                    assertThat(refused.rejection().priority()).isEqualTo(Priority.SHEDDABLE);
+                });
+        assertThat(rejections).extracting(Rejection::priority).containsExactly(Priority.NORMAL, Priority.SHEDDABLE);
+        assertThat(first).isNotDone();
+        assertThat(second).isNotDone();
+        holder.close();
+        second.join().close();
+        first.join().close();
+        BulkheadRaceTest.assertQuiet(bulkhead, 1);
+    }
+
+    @Test
+    void aDefaultCallEvictsAQueuedSheddableOneThroughTheSingleSlotPath() {
+        Bulkhead bulkhead = builder(1, 1).build();
+        Permit holder = bulkhead.acquire();
+        CompletableFuture<Permit> sheddable = queue(bulkhead, Priority.SHEDDABLE);
+        CompletableFuture<Permit> plain = bulkhead.acquireAsync();
+        assertThat(sheddable).isCompletedExceptionally();
+        assertThat(rejections).singleElement().satisfies(rejection -> {
+            assertThat(rejection.reason()).isEqualTo(Rejection.Reason.EVICTED);
+            assertThat(rejection.priority()).isEqualTo(Priority.SHEDDABLE);
+        });
+        holder.close();
+        plain.join().close();
+        BulkheadRaceTest.assertQuiet(bulkhead, 1);
+    }
+
+    @Test
+    void reservedSlotsAreTakenOnlyByTheirPriorityOrAHigherOne() throws Exception {
+        Bulkhead bulkhead = builder(4, 5).reserve(Priority.CRITICAL, 1).reserve(Priority.HIGH, 1).build();
+        Permit normal = bulkhead.acquire(2); // 4 - 2 leaves the 2 reserved slots
+        assertThat(bulkhead.tryAcquire()).isEmpty();
+        assertThat(bulkhead.tryAcquire(CallOptions.priority(Priority.LOW))).isEmpty();
+        Permit high = bulkhead.tryAcquire(CallOptions.priority(Priority.HIGH)).orElseThrow();
+        assertThat(bulkhead.tryAcquire(CallOptions.priority(Priority.HIGH))).isEmpty();
+        Permit critical = bulkhead.tryAcquire(CallOptions.priority(Priority.CRITICAL)).orElseThrow();
+        assertThat(bulkhead.executingCount()).isEqualTo(4);
+        // A waiting NORMAL call gets a slot only once the reserves stay free.
+        CompletableFuture<Permit> waiting = bulkhead.acquireAsync();
+        critical.close();
+        high.close();
+        assertThat(waiting).isNotDone();
+        normal.close();
+        assertThat(waiting).isCompleted();
+        waiting.join().close();
+        BulkheadRaceTest.assertQuiet(bulkhead, 2); // NORMAL may take only 2 of 4
+        Permit all = bulkhead.acquire(CallOptions.builder().weight(4).priority(Priority.CRITICAL).build());
+        all.close();
+    }
+
+    @Test
+    void aHigherPriorityArrivingWhileLowerOnesWaitForReservedSlotsRunsAtOnce() {
+        Bulkhead bulkhead = builder(2, 5).reserve(Priority.CRITICAL, 1).build();
+        Permit normal = bulkhead.acquire();
+        CompletableFuture<Permit> waiting = bulkhead.acquireAsync(); // would leave no reserve
+        assertThat(waiting).isNotDone();
+        CompletableFuture<Permit> critical = queue(bulkhead, Priority.CRITICAL);
+        assertThat(critical).isCompleted();
+        critical.join().close();
+        assertThat(waiting).isNotDone();
+        normal.close();
+        waiting.join().close();
+        BulkheadRaceTest.assertQuiet(bulkhead, 1);
+    }
+
+    @Test
+    void reservesAreCheckedWhenConfigured() {
+        assertThatThrownBy(() -> Bulkhead.builder().reserve(null, 1)).hasMessage("priority");
+        assertThatThrownBy(() -> Bulkhead.builder().reserve(Priority.HIGH, -1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("slots");
+        assertThatThrownBy(() -> Bulkhead.builder().reserve(Priority.SHEDDABLE, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SHEDDABLE");
+        assertThatThrownBy(() -> Bulkhead.builder().maxConcurrency(3).reserve(Priority.CRITICAL, 2)
+                .reserve(Priority.HIGH, 1).build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("reserve");
+        BulkheadConfig config = Bulkhead.builder().maxConcurrency(10).reserve(Priority.CRITICAL, 2)
+                .reserve(Priority.HIGH, 1).config();
+        assertThat(config.reserved(Priority.CRITICAL)).isEqualTo(2);
+        assertThat(config.headroom(Priority.CRITICAL)).isZero();
+        assertThat(config.headroom(Priority.HIGH)).isEqualTo(2);
+        assertThat(config.headroom(Priority.SHEDDABLE)).isEqualTo(3);
+        assertThat(config.toBuilder().config()).isEqualTo(config);
+        assertThat(config).isNotEqualTo(config.toBuilder().reserve(Priority.HIGH, 0).config());
+        assertThat(config.toString()).contains("CRITICAL:2");
+    }
+
+    @Test
+    void theRejectionKeepsItsSevenArgumentShapeWithNormalPriority() {
+        Rejection rejection = new Rejection("b", Rejection.Reason.QUEUE_FULL, 1, 0, 1, 0, Duration.ZERO);
+        assertThat(rejection.priority()).isEqualTo(Priority.NORMAL);
+        assertThatThrownBy(() -> new Rejection("b", Rejection.Reason.QUEUE_FULL, 1, 0, 1, 0, Duration.ZERO, null))
+                .hasMessage("priority");
+    }
+
+    @Test
+    void lifoWithPrioritiesServesTheNewestOfTheHighestPriority() {
+        Bulkhead bulkhead = builder(1, 3).queueOrder(QueueOrder.LIFO).build();
+        Permit holder = bulkhead.acquire();
+        CompletableFuture<Permit> highOld = queue(bulkhead, Priority.HIGH);
+        CompletableFuture<Permit> highNew = queue(bulkhead, Priority.HIGH);
+        CompletableFuture<Permit> low = queue(bulkhead, Priority.LOW);
+        // Full: a NORMAL newcomer evicts the LOW waiter; another NORMAL then evicts the oldest NORMAL (LIFO rule).
+        CompletableFuture<Permit> normal = queue(bulkhead, Priority.NORMAL);
+        assertThat(low).isCompletedExceptionally();
+        CompletableFuture<Permit> normalNew = queue(bulkhead, Priority.NORMAL);
+        assertThat(normal).isCompletedExceptionally();
+        holder.close();
+        assertThat(highNew).isCompleted();
+        highNew.join().close();
+        assertThat(highOld).isCompleted();
+        highOld.join().close();
+        normalNew.join().close();
+        BulkheadRaceTest.assertQuiet(bulkhead, 1);
+    }
+}
