@@ -43,7 +43,11 @@ import java.util.function.Supplier;
  *   <li><b>Failures.</b> When Redis cannot decide (unreachable, too slow, or it lost a waiter's place), the
  *       {@link FailureMode} decides: refuse with {@link Rejection.Reason#UNAVAILABLE} (the Redis failure is attached
  *       as the cause of the {@link dev.bulwark.BulkheadRejectedException}), or run without a permit.
- *       Commands are never queued while disconnected and replayed later.</li>
+ *       Commands are never queued while disconnected and replayed later. Queued callers learn it fast: when the
+ *       connection drops they are decided at once, and when Redis stops answering (paused, overloaded) within one
+ *       and a half command timeouts (1.5 s with the defaults), never when their lease runs out. A holder whose
+ *       lease can no longer be renewed in time is told through {@link RedisBulkheadListener#permitLost} while
+ *       the lease still runs.</li>
  *   <li><b>Limits</b> are stored in Redis and shared: {@link #changeMaxConcurrency}, {@link #changeMaxQueue} and
  *       {@link #changeMaxWait} change them for every instance (one round trip each). The builder's values only
  *       initialize them when Redis holds none yet (first use, or after Redis lost its data). {@link #maxConcurrency()}

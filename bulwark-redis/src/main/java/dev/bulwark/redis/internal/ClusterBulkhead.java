@@ -73,7 +73,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
         this.executor = settings.executor();
         this.connections = connections;
         this.leaseKeeper = new LeaseKeeper(this, settings.heartbeatInterval().toNanos(),
-                settings.pollInterval().toNanos());
+                settings.pollInterval().toNanos(), settings.commandTimeout().toNanos());
         this.subscriber = new GrantSubscriber(this, keys.channel());
         subscriber.subscribe(pubSub, settings.commandTimeout());
         scripts.preload();

@@ -162,7 +162,40 @@ abstract class ClusterProtocol {
         }
     }
 
-    /** Closes a permit: the first close sends the release (unless the permit was lost) and reports it. */
+    /**
+     * Redis cannot decide this waiter now (a renewal or poll carrying it failed, or the command connection
+     * dropped): refuse it with {@code UNAVAILABLE} at once, whether it waits or is still joining, instead of letting
+     * it wait for its lease. A waiter that was queued sends the release of its place (if Redis is gone the release
+     * fails and the id becomes an orphan, released once Redis answers again), so a grant that Redis makes to it
+     * meanwhile frees the slot again and no permit is ever handed to a caller that nobody backs. A waiter still
+     * joining leaves that to its acquire's reply, as for a cancellation.
+     */
+    void waiterUnavailable(RemoteWaiter waiter, Throwable cause) {
+        waiter.failure = cause;
+        int previous = waiter.decide(RemoteWaiter.UNAVAILABLE);
+        if (previous == RemoteWaiter.ALREADY_DECIDED) {
+            return;
+        }
+        waiters.remove(waiter.id, waiter);
+        if (previous == RemoteWaiter.WAITING) {
+            release(waiter.id);
+        }
+        waiter.decided();
+    }
+
+    /** The command connection dropped: every waiter of this instance is refused at once. */
+    void connectionLost(Throwable cause) {
+        for (RemoteWaiter waiter : waiters.values()) {
+            waiterUnavailable(waiter, cause);
+        }
+    }
+
+    /**
+     * Closes a permit: the first close reports it and sends the release. A permit already lost sends it too: if it
+     * was given up because its renewal failed, Redis may still count it until its lease ends, and the release
+     * frees that slot as soon as the operation ends; if Redis dropped it, the release removes nothing (ids are
+     * never reused).
+     */
     void closePermit(RemotePermit permit, boolean reportRelease) {
         if (!permit.setFlag(RemotePermit.CLOSED)) {
             return;
@@ -170,9 +203,6 @@ abstract class ClusterProtocol {
         permits.remove(permit.id, permit);
         if (reportRelease) {
             reportReleased(permit.acquiredAt);
-        }
-        if ((permit.flags() & RemotePermit.LOST) != 0) {
-            return;
         }
         scripts.run(LuaScripts.RELEASE, permit.id).whenComplete((reply, failure) -> {
             if (failure != null) {
