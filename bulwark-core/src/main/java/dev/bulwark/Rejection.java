@@ -16,20 +16,24 @@ import java.util.Objects;
  * @param executingCount how many calls held a slot at that moment
  * @param queuedCount how many calls were waiting at that moment (not counting the refused one)
  * @param waited how long the refused call waited: {@link Duration#ZERO} for {@link Reason#QUEUE_FULL}
+ * @param priority the refused call's priority (for {@link Reason#EVICTED}: the evicted call's);
+ *     {@link Priority#NORMAL} for a call that gave none
  */
 public record Rejection(String bulkheadName, Reason reason, int maxConcurrency, int maxQueue, int executingCount,
-                        int queuedCount, Duration waited) {
+                        int queuedCount, Duration waited, Priority priority) {
 
     /**
      * Checks the components.
      *
-     * @throws NullPointerException when {@code bulkheadName}, {@code reason} or {@code waited} is {@code null}
+     * @throws NullPointerException when {@code bulkheadName}, {@code reason}, {@code waited} or {@code priority}
+     *     is {@code null}
      * @throws IllegalArgumentException when a count or limit is negative, or {@code waited} is negative
      */
     public Rejection {
         Objects.requireNonNull(bulkheadName, "bulkheadName");
         Objects.requireNonNull(reason, "reason");
         Objects.requireNonNull(waited, "waited");
+        Objects.requireNonNull(priority, "priority");
         requireNonNegative(maxConcurrency, "maxConcurrency");
         requireNonNegative(maxQueue, "maxQueue");
         requireNonNegative(executingCount, "executingCount");
@@ -37,6 +41,25 @@ public record Rejection(String bulkheadName, Reason reason, int maxConcurrency, 
         if (waited.isNegative()) {
             throw new IllegalArgumentException("waited must not be negative but was " + waited);
         }
+    }
+
+    /**
+     * Makes the rejection of a call of {@link Priority#NORMAL} priority: the shape this record had before
+     * priorities, kept so that code building a {@code Rejection} still compiles.
+     *
+     * @param bulkheadName the name of the bulkhead that refused the call
+     * @param reason why it refused
+     * @param maxConcurrency the concurrency limit in force at that moment
+     * @param maxQueue the queue limit in force at that moment
+     * @param executingCount how many calls held a slot at that moment
+     * @param queuedCount how many calls were waiting at that moment (not counting the refused one)
+     * @param waited how long the refused call waited
+     * @throws NullPointerException when {@code bulkheadName}, {@code reason} or {@code waited} is {@code null}
+     * @throws IllegalArgumentException when a count or limit is negative, or {@code waited} is negative
+     */
+    public Rejection(String bulkheadName, Reason reason, int maxConcurrency, int maxQueue, int executingCount,
+                     int queuedCount, Duration waited) {
+        this(bulkheadName, reason, maxConcurrency, maxQueue, executingCount, queuedCount, waited, Priority.NORMAL);
     }
 
     private static void requireNonNegative(int value, String name) {
@@ -57,8 +80,9 @@ public record Rejection(String bulkheadName, Reason reason, int maxConcurrency, 
          */
         UNAVAILABLE,
         /**
-         * With {@link QueueOrder#LIFO}, a newer call arrived while the queue was full and took this waiting call's
-         * place. {@link Rejection#waited()} tells how long it had waited.
+         * A newer call arrived while the queue was full and took this waiting call's place: one of a higher
+         * {@link Priority}, or (with {@link QueueOrder#LIFO}) any newer call. {@link Rejection#waited()} tells how
+         * long it had waited, {@link Rejection#priority()} the evicted call's priority.
          */
         EVICTED,
         /**
@@ -66,6 +90,17 @@ public record Rejection(String bulkheadName, Reason reason, int maxConcurrency, 
          * could not get one. {@link Rejection#executingCount()} then counts the partitions in use and
          * {@link Rejection#maxConcurrency()} is the partition limit.
          */
-        PARTITION_LIMIT
+        PARTITION_LIMIT,
+        /**
+         * The bulkhead was closed or is draining ({@link Bulkhead#close()}, {@link Bulkhead#drain(Duration)}): a
+         * new call is refused at once, and a call that was waiting in the queue is refused without running.
+         */
+        CLOSED,
+        /**
+         * The concurrency limit was lowered below the weight of a waiting call ({@link CallOptions#weight()}), so
+         * the call could never get its slots. A call whose weight already exceeds the limit when it arrives is
+         * not rejected this way: it fails at once with an {@link IllegalArgumentException} naming {@code weight}.
+         */
+        WEIGHT_EXCEEDS_LIMIT
     }
 }
