@@ -3,6 +3,7 @@ package dev.bulwark.redis;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.BulkheadListener;
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.DrainResult;
 import dev.bulwark.Permit;
 import dev.bulwark.Rejection;
 import dev.bulwark.Subscription;
@@ -64,7 +65,8 @@ import java.util.function.Supplier;
  * </ul>
  *
  * <p>Each bulkhead opens two connections from the given client (commands, and pub/sub for grant wake-ups) and
- * closes them in {@link #close()}; the client itself stays the caller's. Thread-safe.
+ * closes them once it is drained ({@link #drain(Duration)}, {@link #close()}) and its last running call ended; the
+ * client itself stays the caller's. Thread-safe.
  */
 public final class RedisBulkhead implements Bulkhead, AutoCloseable {
 
@@ -141,8 +143,7 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
      * sends the release without waiting for it.
      *
      * @throws dev.bulwark.BulkheadRejectedException also with reason {@code UNAVAILABLE} when Redis cannot decide
-     *     and the bulkhead fails closed
-     * @throws IllegalStateException when this bulkhead is closed
+     *     and the bulkhead fails closed, and with reason {@code CLOSED} once this instance is closed or draining
      */
     @Override
     public <T, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
@@ -153,7 +154,8 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
     /**
      * {@inheritDoc}
      *
-     * <p>A bulkhead that is closed completes the future with {@link IllegalStateException}.
+     * <p>Once this instance is closed or draining the future fails with a
+     * {@link dev.bulwark.BulkheadRejectedException} of reason {@code CLOSED}.
      */
     @Override
     public <T> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
@@ -166,7 +168,8 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
      *
      * <p>The permit is held in Redis under a cluster-unique id and its lease is renewed until it is closed.
      *
-     * @throws IllegalStateException when this bulkhead is closed
+     * @throws dev.bulwark.BulkheadRejectedException also with reason {@code CLOSED} once this instance is closed or
+     *     draining
      */
     @Override
     public Permit acquire(CancellationSignal signal) {
@@ -187,7 +190,8 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
     /**
      * {@inheritDoc}
      *
-     * <p>A bulkhead that is closed completes the future with {@link IllegalStateException}.
+     * <p>Once this instance is closed or draining the future fails with a
+     * {@link dev.bulwark.BulkheadRejectedException} of reason {@code CLOSED}.
      */
     @Override
     public CompletableFuture<Permit> acquireAsync(CancellationSignal signal) {
@@ -349,14 +353,50 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
     }
 
     /**
-     * Stops this instance: waiting calls end with a {@link java.util.concurrent.CancellationException} and leave the
-     * queue, heartbeats stop, and both connections close (after up to one command timeout for pending releases).
-     * Permits still held are no longer renewed and come back to the cluster within one lease. Afterwards calls fail
-     * with {@link IllegalStateException} and {@link #tryAcquire()} returns empty. Idempotent.
+     * Drains this instance of the cluster-wide bulkhead: it stops admitting (a new call is refused with a
+     * {@link dev.bulwark.BulkheadRejectedException} of reason {@link Rejection.Reason#CLOSED}, through the overflow
+     * handler; {@link #tryAcquire()} returns empty), refuses each of its queued waiters the same way (they never run,
+     * and their places leave the Redis queue, so the next waiter of another instance moves up), then waits up to
+     * {@code deadline} for its running calls to close their permits, which release their slots to the cluster as
+     * usual, each exactly once. The other instances of the bulkhead are not affected.
+     *
+     * <p>Once nothing of this instance runs any more, it shuts down: the heartbeat stops and both connections close
+     * (after pending releases had up to one command timeout to reach Redis). Calls still running at the deadline
+     * keep their leases renewed and their connections open until the last of them ends.
+     *
+     * <p>Idempotent and thread-safe: a later drain refuses nothing more and waits again for what still runs.
+     * Never blocks past the deadline; {@link Duration#ZERO} does not wait. On interrupt it returns early with the
+     * thread's interrupt flag set.
+     *
+     * @param deadline how long to wait for running calls, zero or positive
+     * @return the waiters this call refused, this instance's calls still running when it returned (permits held
+     *     in Redis, permits already lost but not closed, calls run without a permit), and the time waited
+     * @throws NullPointerException when {@code deadline} is {@code null}
+     * @throws IllegalArgumentException when {@code deadline} is negative (the message names {@code deadline})
+     */
+    public DrainResult drain(Duration deadline) {
+        Objects.requireNonNull(deadline, "deadline");
+        if (deadline.isNegative()) {
+            throw new IllegalArgumentException("deadline must not be negative but was " + deadline);
+        }
+        return engine.drain(Arguments.boundedNanos(deadline));
+    }
+
+    /**
+     * Closes this instance without waiting: {@code drain(Duration.ZERO)}. Idempotent, thread-safe.
      */
     @Override
     public void close() {
         engine.close();
+    }
+
+    /**
+     * Returns whether {@link #close()} or {@link #drain(Duration)} was called on this instance. A volatile read.
+     *
+     * @return {@code true} once closed; never goes back to {@code false}
+     */
+    public boolean isClosed() {
+        return engine.isClosed();
     }
 
     @Override

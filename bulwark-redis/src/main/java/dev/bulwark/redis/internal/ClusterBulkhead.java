@@ -2,6 +2,7 @@ package dev.bulwark.redis.internal;
 
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.DrainResult;
 import dev.bulwark.Permit;
 import dev.bulwark.Rejection;
 import dev.bulwark.Scheduler;
@@ -14,6 +15,7 @@ import dev.bulwark.redis.RedisBulkheadException;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -23,6 +25,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
@@ -53,7 +56,10 @@ public final class ClusterBulkhead extends ClusterProtocol {
     private final PermitIds ids = new PermitIds();
     private final LeaseKeeper leaseKeeper;
     private final GrantSubscriber subscriber;
-    private volatile boolean closed;
+    /** Won by the first drain, which refuses the queue. */
+    private final AtomicBoolean closing = new AtomicBoolean();
+    /** Won by whoever shuts the instance down (stops the heartbeat, closes the connections). */
+    private final AtomicBoolean shutDown = new AtomicBoolean();
 
     /**
      * Creates the engine and starts it: subscribes to grant messages, loads the scripts, reads the cluster-wide
@@ -124,7 +130,9 @@ public final class ClusterBulkhead extends ClusterProtocol {
     /** Takes a permit, waiting in the cluster-wide queue if needed. */
     public Permit acquire(CancellationSignal signal) {
         Objects.requireNonNull(signal, "signal");
-        requireOpen();
+        if (closed) {
+            throw reject(rejection(Rejection.Reason.CLOSED, 0), null);
+        }
         if (signal.isCancelled()) {
             throw Outcomes.cancelledBeforeStart(name, signal);
         }
@@ -155,6 +163,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
             return Optional.empty();
         }
         RemotePermit permit = new RemotePermit(this, id, ticker.read(), startedAt);
+        running.incrementAndGet();
         permits.put(id, permit);
         events.admitted(0);
         return Optional.of(permit);
@@ -170,7 +179,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
         Objects.requireNonNull(signal, "signal");
         CompletableFuture<T> result = new CompletableFuture<>();
         if (closed) {
-            result.completeExceptionally(closedException());
+            refuseClosedAsync(result);
         } else if (signal.isCancelled()) {
             result.completeExceptionally(Outcomes.cancelledBeforeStart(name, signal));
         } else {
@@ -191,7 +200,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
         Objects.requireNonNull(signal, "signal");
         CompletableFuture<Permit> future = new CompletableFuture<>();
         if (closed) {
-            future.completeExceptionally(closedException());
+            refuseClosedAsync(future);
         } else if (signal.isCancelled()) {
             future.completeExceptionally(Outcomes.cancelledBeforeStart(name, signal));
         } else {
@@ -227,6 +236,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
     Permit runWithoutPermit(Throwable cause) {
         events.ranWithoutPermit(cause);
         events.admitted(0);
+        running.incrementAndGet();
         return new UnbackedPermit(this, ticker.read());
     }
 
@@ -284,14 +294,21 @@ public final class ClusterBulkhead extends ClusterProtocol {
         }
     }
 
-    private IllegalStateException closedException() {
-        return new IllegalStateException("Bulkhead '" + name + "' is closed");
+    /** Refuses an async call that met a closed bulkhead; the overflow handler runs on the executor. */
+    private void refuseClosedAsync(CompletableFuture<?> future) {
+        Rejection rejection = rejection(Rejection.Reason.CLOSED, 0);
+        dispatch(() -> {
+            try {
+                future.completeExceptionally(reject(rejection, null));
+            } catch (RuntimeException handlerFailed) {
+                future.completeExceptionally(handlerFailed);
+            }
+        });
     }
 
-    private void requireOpen() {
-        if (closed) {
-            throw closedException();
-        }
+    @Override
+    Rejection closedRejection(RemoteWaiter waiter) {
+        return rejection(Rejection.Reason.CLOSED, ticker.read() - waiter.enqueuedAt);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -366,20 +383,90 @@ public final class ClusterBulkhead extends ClusterProtocol {
         return leaseMillis;
     }
 
+    /** Whether a drain or close began. */
+    public boolean isClosed() {
+        return closed;
+    }
+
     /**
-     * Stops this instance: waiting calls are cancelled (their places released), the lease keeper stops, pending
-     * releases get up to one command timeout to reach Redis, and the connections close. Permits still held are no
-     * longer renewed and expire within one lease.
+     * Drains this instance: stops admitting, refuses its queued waiters with {@code CLOSED} (their places leave
+     * the Redis queue in one script per batch), waits up to {@code deadlineNanos} for its running calls, and once
+     * nothing runs shuts down (heartbeat, connections). Calls still running at the deadline keep their leases and
+     * connections until the last of them ends. See {@link dev.bulwark.redis.RedisBulkhead#drain}.
      */
+    public DrainResult drain(long deadlineNanos) {
+        int refused = 0;
+        if (closing.compareAndSet(false, true)) {
+            closed = true;
+            refused = refuseQueue();
+        }
+        checkIdle();
+        long waited = 0;
+        if (deadlineNanos > 0 && !idle.isDone()) {
+            long start = System.nanoTime();
+            try {
+                idle.get(deadlineNanos, TimeUnit.NANOSECONDS);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | java.util.concurrent.TimeoutException notIdleYet) {
+                // Report what still runs.
+            }
+            waited = Math.min(deadlineNanos, System.nanoTime() - start);
+        }
+        if (idle.isDone()) {
+            shutdown();
+        }
+        return new DrainResult(name, refused, running.get(), ClusterEvents.duration(waited));
+    }
+
+    /** {@code drain} without waiting. */
     public void close() {
-        if (closed) {
+        drain(0);
+    }
+
+    /** Refuses every waiter of this instance with {@code CLOSED}; returns how many this call refused. */
+    private int refuseQueue() {
+        List<String> queued = new ArrayList<>();
+        int refused = 0;
+        for (RemoteWaiter waiter : waiters.values()) {
+            int previous = waiter.refuse(closedRejection(waiter));
+            if (previous == RemoteWaiter.ALREADY_DECIDED) {
+                continue;
+            }
+            refused++;
+            removeWaiter(waiter);
+            if (previous == RemoteWaiter.WAITING) {
+                // A waiter still joining is released by its acquire's reply handler instead.
+                queued.add(waiter.id);
+            }
+            waiter.decided();
+        }
+        for (int from = 0; from < queued.size(); from += LeaseKeeper.BATCH) {
+            List<String> batch = queued.subList(from, Math.min(from + LeaseKeeper.BATCH, queued.size()));
+            scripts.run(LuaScripts.RELEASE, batch.toArray(new String[0])).whenComplete((reply, failure) -> {
+                if (failure != null) {
+                    batch.forEach(id -> orphans.add(id, ticker.read() + leaseNanos));
+                }
+            });
+        }
+        return refused;
+    }
+
+    @Override
+    void becameIdle() {
+        // Often on a Redis I/O thread (a release's reply), which must not wait for Redis.
+        dispatch(this::shutdown);
+    }
+
+    /**
+     * Shuts the instance down once: the lease keeper stops, orphaned ids get a last release, pending releases get
+     * up to one command timeout to reach Redis, and the connections close.
+     */
+    private void shutdown() {
+        if (!shutDown.compareAndSet(false, true)) {
             return;
         }
-        closed = true;
         leaseKeeper.stop();
-        for (RemoteWaiter waiter : waiters.values()) {
-            abandon(waiter, RemoteWaiter.CANCELLED);
-        }
         if (!orphans.isEmpty()) {
             scripts.run(LuaScripts.RELEASE, orphans.snapshot(LeaseKeeper.BATCH).toArray(new String[0]));
         }

@@ -6,7 +6,9 @@ import dev.bulwark.redis.LostPermit;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The client half of the cluster-wide bulkhead's protocol, whose server half is {@link LuaScripts} (read its notes
@@ -55,6 +57,16 @@ abstract class ClusterProtocol {
     final ConcurrentHashMap<String, RemotePermit> permits = new ConcurrentHashMap<>();
     final Orphans orphans = new Orphans();
     volatile ClusterLimits limits;
+    /** Set once by the first drain (or close): from then on nothing new is admitted or queued. */
+    volatile boolean closed;
+    /**
+     * Calls of this instance that hold a permit object not yet closed: backed by Redis, lost, or run without a
+     * permit. What a drain waits for. Incremented before the permit is published (and, for a grant, before the
+     * waiter leaves {@link #waiters}), decremented once, when the permit is first closed.
+     */
+    final AtomicInteger running = new AtomicInteger();
+    /** Completed once this instance is closed, waits for nothing and runs nothing: what drains wait for. */
+    final CompletableFuture<Void> idle = new CompletableFuture<>();
 
     ClusterProtocol(ClusterSettings settings, RedisScriptingAsyncCommands<String, String> commands) {
         this.name = settings.name();
@@ -68,9 +80,21 @@ abstract class ClusterProtocol {
                 settings.commandTimeout().toNanos());
     }
 
-    /** Registers the waiter, then sends its acquire; the reply decides or queues it. */
+    /**
+     * Registers the waiter, then sends its acquire; the reply decides or queues it. A waiter that finds the
+     * bulkhead closed once registered sends nothing and is refused: a drain sets {@link #closed} before it scans
+     * {@link #waiters}, and this reads it after registering, so each waiter is either seen by the drain or sees the
+     * drain.
+     */
     void join(RemoteWaiter waiter, boolean mayQueue) {
         waiters.put(waiter.id, waiter);
+        if (closed) {
+            if (waiter.refuse(closedRejection(waiter)) != RemoteWaiter.ALREADY_DECIDED) {
+                removeWaiter(waiter);
+                waiter.decided();
+            }
+            return;
+        }
         scripts.run(LuaScripts.ACQUIRE, waiter.id, leaseMillis, mayQueue ? "1" : "0")
                 .whenComplete((reply, failure) -> onAcquireReply(waiter, reply, failure));
     }
@@ -79,9 +103,8 @@ abstract class ClusterProtocol {
         if (failure != null) {
             // The script may have run and its reply been lost: release the id until Redis confirms.
             orphans.add(waiter.id, ticker.read() + leaseNanos);
-            waiter.failure = failure;
-            if (waiter.decide(RemoteWaiter.UNAVAILABLE) != RemoteWaiter.ALREADY_DECIDED) {
-                waiters.remove(waiter.id, waiter);
+            if (waiter.fail(failure, false) != RemoteWaiter.ALREADY_DECIDED) {
+                removeWaiter(waiter);
                 waiter.decided();
             }
             return;
@@ -103,10 +126,10 @@ abstract class ClusterProtocol {
                 }
                 break;
             default:
-                waiter.refusal = new Rejection(name, Rejection.Reason.QUEUE_FULL, Replies.intAt(reply, 3),
-                        Replies.intAt(reply, 4), Replies.intAt(reply, 1), Replies.intAt(reply, 2), Duration.ZERO);
-                if (waiter.decide(RemoteWaiter.REFUSED) != RemoteWaiter.ALREADY_DECIDED) {
-                    waiters.remove(waiter.id, waiter);
+                if (waiter.refuse(new Rejection(name, Rejection.Reason.QUEUE_FULL, Replies.intAt(reply, 3),
+                        Replies.intAt(reply, 4), Replies.intAt(reply, 1), Replies.intAt(reply, 2), Duration.ZERO))
+                        != RemoteWaiter.ALREADY_DECIDED) {
+                    removeWaiter(waiter);
                     waiter.decided();
                 }
                 break;
@@ -126,13 +149,15 @@ abstract class ClusterProtocol {
         if (permits.putIfAbsent(waiter.id, permit) != null) {
             return false;
         }
+        running.incrementAndGet();
         waiter.permit = permit;
         waiter.grantedOnArrival = onArrival;
         if (waiter.decide(RemoteWaiter.GRANTED) == RemoteWaiter.ALREADY_DECIDED) {
             permits.remove(waiter.id, permit);
+            runningEnded();
             return false;
         }
-        waiters.remove(waiter.id, waiter);
+        removeWaiter(waiter);
         waiter.decided();
         return true;
     }
@@ -145,7 +170,7 @@ abstract class ClusterProtocol {
         if (previous == RemoteWaiter.ALREADY_DECIDED) {
             return;
         }
-        waiters.remove(waiter.id, waiter);
+        removeWaiter(waiter);
         if (previous == RemoteWaiter.WAITING) {
             release(waiter.id);
         }
@@ -154,9 +179,8 @@ abstract class ClusterProtocol {
 
     /** A waiter's place is gone (Redis forgot it, or it could not be renewed for a whole lease). */
     void waiterLost(RemoteWaiter waiter, Throwable cause) {
-        waiter.failure = cause;
-        if (waiter.decideIfWaiting(RemoteWaiter.UNAVAILABLE)) {
-            waiters.remove(waiter.id, waiter);
+        if (waiter.fail(cause, true) != RemoteWaiter.ALREADY_DECIDED) {
+            removeWaiter(waiter);
             orphans.add(waiter.id, ticker.read() + leaseNanos);
             waiter.decided();
         }
@@ -171,12 +195,11 @@ abstract class ClusterProtocol {
      * joining leaves that to its acquire's reply, as for a cancellation.
      */
     void waiterUnavailable(RemoteWaiter waiter, Throwable cause) {
-        waiter.failure = cause;
-        int previous = waiter.decide(RemoteWaiter.UNAVAILABLE);
+        int previous = waiter.fail(cause, false);
         if (previous == RemoteWaiter.ALREADY_DECIDED) {
             return;
         }
-        waiters.remove(waiter.id, waiter);
+        removeWaiter(waiter);
         if (previous == RemoteWaiter.WAITING) {
             release(waiter.id);
         }
@@ -212,7 +235,41 @@ abstract class ClusterProtocol {
                 permitLost(permit, LostPermit.Cause.UNKNOWN_TO_REDIS, true);
             }
         });
+        // After the release is written, so that a shutdown this may trigger sends its fence behind it.
+        runningEnded();
     }
+
+    /** A call that held a permit closed it. */
+    final void runningEnded() {
+        if (running.decrementAndGet() == 0 && closed) {
+            checkIdle();
+        }
+    }
+
+    /** Unregisters a decided waiter; once closed, the last one to go may leave the instance idle. */
+    final void removeWaiter(RemoteWaiter waiter) {
+        waiters.remove(waiter.id, waiter);
+        if (closed) {
+            checkIdle();
+        }
+    }
+
+    /**
+     * Completes {@link #idle} when closed and nothing waits or runs. Reads {@link #waiters} before {@link #running}:
+     * a grant counts its call as running before its waiter leaves the map, so a call being granted is always seen
+     * in one of the two.
+     */
+    final void checkIdle() {
+        if (closed && waiters.isEmpty() && running.get() == 0 && idle.complete(null)) {
+            becameIdle();
+        }
+    }
+
+    /** Called once, on the thread that completed {@link #idle}: shut the instance down. */
+    abstract void becameIdle();
+
+    /** The refusal of a waiter that met a closed bulkhead. */
+    abstract Rejection closedRejection(RemoteWaiter waiter);
 
     /**
      * Marks a permit lost and tells the listeners, once. A renewal that finds a permit unknown may have been
