@@ -64,18 +64,34 @@ import java.util.function.Supplier;
  *       fork-join pool), never on a Redis I/O thread.</li>
  * </ul>
  *
+ * <p><b>Weights and priorities</b> ({@link dev.bulwark.CallOptions}, taken by
+ * {@link #call(dev.bulwark.CallOptions, ThrowingSupplier)} and its siblings), cluster-wide:
+ * <ul>
+ *   <li>A call of weight {@code n} holds {@code n} slots of {@code maxConcurrency} and gives back exactly
+ *       {@code n}, once: when its permit is closed, or when its lease expires (a crashed instance).</li>
+ *   <li>The queue is strictly FIFO within a priority across every instance: a head waiter needing 3 slots is not
+ *       passed by later 1-slot callers, which queue behind it; a newcomer takes slots only when nobody waits.</li>
+ *   <li>A higher {@link dev.bulwark.Priority} is served first. When the queue is full, a newcomer evicts the newest
+ *       waiter of the lowest priority if that is lower than its own (reason {@code EVICTED}, carrying the evicted
+ *       call's priority), and is refused with {@code QUEUE_FULL} otherwise. Reserved headroom per priority is not
+ *       supported here.</li>
+ *   <li>A weight above the limit this instance last saw is refused at once with {@link IllegalArgumentException}
+ *       naming {@code weight} (the async forms fail their future). A limit lowered below a waiter's weight, by any
+ *       instance, refuses that waiter with reason {@code WEIGHT_EXCEEDS_LIMIT}, as it does a call that meets such
+ *       a lower limit in Redis before this instance saw it.</li>
+ * </ul>
+ *
  * <p>Each bulkhead opens two connections from the given client (commands, and pub/sub for grant wake-ups) and
  * closes them once it is drained ({@link #drain(Duration)}, {@link #close()}) and its last running call ended; the
  * client itself stays the caller's. Thread-safe.
  */
-public final class RedisBulkhead implements Bulkhead, AutoCloseable {
+public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, AutoCloseable {
 
-    private final ClusterBulkhead engine;
     private final FailureMode failureMode;
     private final Duration leaseDuration;
 
     private RedisBulkhead(ClusterBulkhead engine, FailureMode failureMode, Duration leaseDuration) {
-        this.engine = engine;
+        super(engine);
         this.failureMode = failureMode;
         this.leaseDuration = leaseDuration;
     }
@@ -253,11 +269,12 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
     }
 
     /**
-     * Returns how many permits are held across the whole cluster, after dropping expired leases. Costs one round
+     * Returns how many slots are held across the whole cluster (a permit of weight {@code n} holds {@code n}), after
+     * dropping expired leases. Costs one round
      * trip to Redis (a script that also hands freed slots to waiters), so it is not meant for a hot path; see
      * {@link #localExecutingCount()} for the free local figure.
      *
-     * @return the cluster-wide number of permits held
+     * @return the cluster-wide number of slots held
      * @throws RedisBulkheadException when Redis does not answer within the command timeout
      */
     @Override
@@ -277,7 +294,8 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
     }
 
     /**
-     * Returns how many permits this instance holds in Redis (not yet closed, not lost). No round trip.
+     * Returns how many slots the permits this instance holds in Redis take (not yet closed, not lost). No round
+     * trip.
      *
      * @return this instance's share of {@link #executingCount()}
      */

@@ -1,5 +1,6 @@
 package dev.bulwark.redis.internal;
 
+import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.Ticker;
 import dev.bulwark.redis.LostPermit;
@@ -55,6 +56,17 @@ abstract class ClusterProtocol {
     final ScriptRunner scripts;
     final ConcurrentHashMap<String, RemoteWaiter> waiters = new ConcurrentHashMap<>();
     final ConcurrentHashMap<String, RemotePermit> permits = new ConcurrentHashMap<>();
+    /** The slots of the permits in {@link #permits}: this instance's share of the cluster's slots in use. */
+    final AtomicInteger heldSlots = new AtomicInteger();
+    /** The acquire script's priority argument per ordinal, made once. */
+    private static final String[] PRIORITY_ARGUMENTS = new String[Priority.values().length];
+
+    static {
+        for (Priority priority : Priority.values()) {
+            PRIORITY_ARGUMENTS[priority.ordinal()] = Integer.toString(priority.ordinal());
+        }
+    }
+
     final Orphans orphans = new Orphans();
     volatile ClusterLimits limits;
     /** Set once by the first drain (or close): from then on nothing new is admitted or queued. */
@@ -95,7 +107,8 @@ abstract class ClusterProtocol {
             }
             return;
         }
-        scripts.run(LuaScripts.ACQUIRE, waiter.id, leaseMillis, mayQueue ? "1" : "0")
+        scripts.run(LuaScripts.ACQUIRE, waiter.id, leaseMillis, mayQueue ? "1" : "0",
+                        PRIORITY_ARGUMENTS[waiter.priority.ordinal()])
                 .whenComplete((reply, failure) -> onAcquireReply(waiter, reply, failure));
     }
 
@@ -125,10 +138,14 @@ abstract class ClusterProtocol {
                     release(waiter.id);
                 }
                 break;
+            case 3:
+                // Redis holds a lower limit than this instance had seen when it checked the weight.
+                refusedByRedis(waiter, Rejection.Reason.WEIGHT_EXCEEDS_LIMIT, 0);
+                break;
             default:
                 if (waiter.refuse(new Rejection(name, Rejection.Reason.QUEUE_FULL, Replies.intAt(reply, 3),
-                        Replies.intAt(reply, 4), Replies.intAt(reply, 1), Replies.intAt(reply, 2), Duration.ZERO))
-                        != RemoteWaiter.ALREADY_DECIDED) {
+                        Replies.intAt(reply, 4), Replies.intAt(reply, 1), Replies.intAt(reply, 2), Duration.ZERO,
+                        waiter.priority)) != RemoteWaiter.ALREADY_DECIDED) {
                     removeWaiter(waiter);
                     waiter.decided();
                 }
@@ -143,17 +160,17 @@ abstract class ClusterProtocol {
      *     notification, or the owner gave up first and owns the release)
      */
     boolean grant(RemoteWaiter waiter, boolean onArrival) {
-        RemotePermit permit = new RemotePermit(this, waiter.id, ticker.read(), waiter.leaseRenewedAt);
+        RemotePermit permit = new RemotePermit(this, waiter.id, waiter.weight, ticker.read(), waiter.leaseRenewedAt);
         // Registered before the decision so the heartbeat never misses it; putIfAbsent keeps a duplicate grant
         // notification from replacing the permit that an earlier one already handed out.
-        if (permits.putIfAbsent(waiter.id, permit) != null) {
+        if (!holdPermit(permit)) {
             return false;
         }
         running.incrementAndGet();
         waiter.permit = permit;
         waiter.grantedOnArrival = onArrival;
         if (waiter.decide(RemoteWaiter.GRANTED) == RemoteWaiter.ALREADY_DECIDED) {
-            permits.remove(waiter.id, permit);
+            dropPermit(permit);
             runningEnded();
             return false;
         }
@@ -223,7 +240,7 @@ abstract class ClusterProtocol {
         if (!permit.setFlag(RemotePermit.CLOSED)) {
             return;
         }
-        permits.remove(permit.id, permit);
+        dropPermit(permit);
         if (reportRelease) {
             reportReleased(permit.acquiredAt);
         }
@@ -237,6 +254,49 @@ abstract class ClusterProtocol {
         });
         // After the release is written, so that a shutdown this may trigger sends its fence behind it.
         runningEnded();
+    }
+
+    /** Registers a permit held in Redis, unless one with its id is registered already. */
+    final boolean holdPermit(RemotePermit permit) {
+        if (permits.putIfAbsent(permit.id, permit) != null) {
+            return false;
+        }
+        heldSlots.addAndGet(permit.weight);
+        return true;
+    }
+
+    /** Unregisters a permit (closed or lost); its slots leave this instance's share once. */
+    final void dropPermit(RemotePermit permit) {
+        if (permits.remove(permit.id, permit)) {
+            heldSlots.addAndGet(-permit.weight);
+        }
+    }
+
+    /**
+     * Redis removed this waiter from the queue and published why (its weight exceeds a lowered limit, or a
+     * newcomer of a higher priority evicted it): refuse it, with no release to send.
+     *
+     * @param maxConcurrency the limit Redis held when it decided, or 0 when the limits last seen are that limit
+     */
+    void refusedByRedis(RemoteWaiter waiter, Rejection.Reason reason, int maxConcurrency) {
+        Rejection rejection = rejection(reason, ticker.read() - waiter.enqueuedAt, waiter.priority);
+        if (maxConcurrency > 0 && maxConcurrency != rejection.maxConcurrency()) {
+            rejection = new Rejection(name, reason, maxConcurrency, rejection.maxQueue(), rejection.executingCount(),
+                    rejection.queuedCount(), rejection.waited(), rejection.priority());
+        }
+        if (waiter.refuse(rejection) != RemoteWaiter.ALREADY_DECIDED) {
+            removeWaiter(waiter);
+            waiter.decided();
+        }
+    }
+
+    /** A refusal decided locally: limits as last seen in Redis, counts of this instance. */
+    final Rejection rejection(Rejection.Reason reason, long waitedNanos, Priority priority) {
+        ClusterLimits current = limits;
+        return new Rejection(name, reason, current.maxConcurrency(), current.maxQueue(), heldSlots.get(),
+                waiters.size(),
+                reason == Rejection.Reason.QUEUE_FULL ? Duration.ZERO : ClusterEvents.duration(waitedNanos),
+                priority);
     }
 
     /** A call that held a permit closed it. */
@@ -280,7 +340,7 @@ abstract class ClusterProtocol {
             return;
         }
         if (permit.setFlag(RemotePermit.LOST)) {
-            permits.remove(permit.id, permit);
+            dropPermit(permit);
             events.permitLost(new LostPermit(name, permit.id, ClusterEvents.duration(ticker.read() - permit.acquiredAt),
                     cause));
         }

@@ -1,5 +1,6 @@
 package dev.bulwark.redis.internal;
 
+import dev.bulwark.Rejection;
 import dev.bulwark.Scheduler;
 import dev.bulwark.redis.LostPermit;
 import java.util.ArrayList;
@@ -248,6 +249,9 @@ final class LeaseKeeper {
                     // Granted, and the wake-up was missed (or is still on its way: grant() ignores duplicates).
                     waiter.leaseRenewedAt = sentAt;
                     bulkhead.grant(waiter, false);
+                } else if (waiter.weight > bulkhead.limits.maxConcurrency()) {
+                    // Removed by a lowered limit, and the notice was missed.
+                    bulkhead.refusedByRedis(waiter, Rejection.Reason.WEIGHT_EXCEEDS_LIMIT, 0);
                 } else {
                     bulkhead.waiterLost(waiter, new IllegalStateException("Bulkhead '" + bulkhead.name()
                             + "': Redis no longer knows this waiter (its lease expired or the server lost its state)"));

@@ -24,15 +24,18 @@ final class RemotePermit implements Permit {
 
     final ClusterProtocol bulkhead;
     final String id;
+    /** How many slots it holds (also encoded in {@link #id}, which is how Redis gives back exactly these). */
+    final int weight;
     /** Ticker reading when the permit was granted, for the execution time and the loss report. */
     final long acquiredAt;
     /** Ticker reading when the last request that renewed (or created) the lease was sent. */
     volatile long leaseRenewedAt;
     private volatile int flags;
 
-    RemotePermit(ClusterProtocol bulkhead, String id, long acquiredAt, long leaseRenewedAt) {
+    RemotePermit(ClusterProtocol bulkhead, String id, int weight, long acquiredAt, long leaseRenewedAt) {
         this.bulkhead = bulkhead;
         this.id = id;
+        this.weight = weight;
         this.acquiredAt = acquiredAt;
         this.leaseRenewedAt = leaseRenewedAt;
     }

@@ -1,6 +1,7 @@
 package dev.bulwark.redis.internal;
 
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.internal.spi.VarHandles;
 import dev.bulwark.internal.spi.WaiterFate;
@@ -34,14 +35,21 @@ abstract class RemoteWaiter extends WaiterFate {
 
     final ClusterBulkhead bulkhead;
     final String id;
+    /** How many slots the call takes (also encoded in {@link #id}). */
+    final int weight;
+    /** The call's priority, for its place in the queue and its refusals. */
+    final Priority priority;
     /** Ticker reading when the last request that renewed (or created) this waiter's lease was sent. */
     volatile long leaseRenewedAt;
 
     /** {@code enqueuedAt} is the ticker reading just before the acquire script is sent. */
-    RemoteWaiter(ClusterBulkhead bulkhead, String id, CancellationSignal signal, long enqueuedAt) {
+    RemoteWaiter(ClusterBulkhead bulkhead, String id, int weight, Priority priority, CancellationSignal signal,
+                 long enqueuedAt) {
         super(signal, enqueuedAt, JOINING);
         this.bulkhead = bulkhead;
         this.id = id;
+        this.weight = weight;
+        this.priority = priority;
         this.leaseRenewedAt = enqueuedAt;
     }
 
