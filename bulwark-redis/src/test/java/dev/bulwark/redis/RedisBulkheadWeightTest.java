@@ -1,0 +1,262 @@
+package dev.bulwark.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.bulwark.BulkheadRejectedException;
+import dev.bulwark.CallOptions;
+import dev.bulwark.Permit;
+import dev.bulwark.Priority;
+import dev.bulwark.Rejection;
+import dev.bulwark.redis.testing.RedisFixture;
+import dev.bulwark.redis.testing.RedisServer;
+import dev.bulwark.redis.testing.RemoteProcess;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * Weighted calls and priorities on the cluster-wide bulkhead, across separate clients (as separate instances of a
+ * service would be), against a real {@code redis-server}.
+ */
+class RedisBulkheadWeightTest {
+
+    private static RedisFixture redis;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = new RedisFixture(RedisServer.start());
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        redis.close();
+    }
+
+    private static RedisBulkhead instance(TestInfo test, int maxConcurrency, int maxQueue) {
+        return redis.track(RedisBulkhead.builder(redis.newClient(), test.getDisplayName())
+                .maxConcurrency(maxConcurrency).maxQueue(maxQueue).build());
+    }
+
+    private static void awaitQueued(String name, long count) {
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(redis.queuedOnServer(name)).isEqualTo(count));
+    }
+
+    private static Rejection rejectionOf(CompletableFuture<?> future) throws Exception {
+        Throwable failure = future.handle((value, thrown) -> thrown).get(20, TimeUnit.SECONDS);
+        assertThat(failure).isInstanceOf(BulkheadRejectedException.class);
+        return ((BulkheadRejectedException) failure).rejection();
+    }
+
+    private static String extraOnServer(String name) {
+        return redis.inspect().get("bulwark:{" + name + "}:extra");
+    }
+
+    @Test
+    void aWeightedPermitTakesItsSlotsAndGivesBackExactlyThemOnce(TestInfo test) {
+        RedisBulkhead bulkhead = instance(test, 5, 0);
+
+        Permit heavy = bulkhead.acquire(CallOptions.weight(3));
+
+        assertThat(bulkhead.executingCount()).isEqualTo(3);
+        assertThat(bulkhead.localExecutingCount()).isEqualTo(3);
+        assertThat(redis.holdersOnServer(bulkhead.name())).as("one permit").isEqualTo(1);
+        assertThat(bulkhead.tryAcquire(CallOptions.weight(3))).as("only 2 slots left").isEmpty();
+        Permit light = bulkhead.tryAcquire(CallOptions.weight(2)).orElseThrow();
+        assertThat(bulkhead.executingCount()).isEqualTo(5);
+        assertThat(bulkhead.tryAcquire()).isEmpty();
+
+        heavy.close();
+        heavy.close();
+
+        await().untilAsserted(() -> assertThat(bulkhead.executingCount()).isEqualTo(2));
+        assertThat(bulkhead.localExecutingCount()).isEqualTo(2);
+        assertThat(heavy.isReleased()).isTrue();
+        light.close();
+        await().untilAsserted(() -> assertThat(bulkhead.executingCount()).isZero());
+        assertThat(extraOnServer(bulkhead.name())).as("no slot left over").isNull();
+        assertThat(bulkhead.call(CallOptions.weight(5), () -> "all five")).isEqualTo("all five");
+        await().untilAsserted(() -> assertThat(bulkhead.executingCount()).isZero());
+    }
+
+    @Test
+    void aWeightAboveTheLimitIsRefusedAtOnceNamingWeight(TestInfo test) throws Exception {
+        RedisBulkhead bulkhead = instance(test, 2, 5);
+        AtomicBoolean ran = new AtomicBoolean();
+        CallOptions three = CallOptions.weight(3);
+
+        assertThatThrownBy(() -> bulkhead.acquire(three)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("weight").hasMessageContaining("3");
+        assertThatThrownBy(() -> bulkhead.call(three, () -> ran.getAndSet(true)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("weight");
+        assertThatThrownBy(() -> bulkhead.tryAcquire(three)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("weight");
+        for (CompletableFuture<?> future : List.of(bulkhead.acquireAsync(three),
+                bulkhead.callAsync(three, () -> CompletableFuture.completedFuture(ran.getAndSet(true))))) {
+            assertThat(future.handle((value, thrown) -> thrown).get(10, TimeUnit.SECONDS))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("weight");
+        }
+        assertThat(ran).isFalse();
+        assertThat(bulkhead.executingCount()).isZero();
+        assertThat(bulkhead.queuedCount()).isZero();
+    }
+
+    @Test
+    void aHeavyHeadWaiterIsNotPassedByLaterLightCallersOfOtherInstances(TestInfo test) throws Exception {
+        RedisBulkhead holder = instance(test, 3, 10);
+        RedisBulkhead heavyInstance = instance(test, 3, 10);
+        RedisBulkhead lightInstance = instance(test, 3, 10);
+        List<String> order = new CopyOnWriteArrayList<>();
+        Permit first = holder.acquire();
+        Permit second = holder.acquire();
+        CompletableFuture<Permit> heavy = heavyInstance.acquireAsync(CallOptions.weight(3));
+        heavy.thenRun(() -> order.add("heavy"));
+        awaitQueued(holder.name(), 1);
+        CompletableFuture<Permit> light = lightInstance.acquireAsync(CallOptions.weight(1));
+        light.thenRun(() -> order.add("light"));
+
+        awaitQueued(holder.name(), 2);
+        assertThat(lightInstance.tryAcquire()).as("a free slot is not taken past the heavy head").isEmpty();
+        first.close();
+        await().untilAsserted(() -> assertThat(holder.executingCount()).isEqualTo(1));
+        assertThat(heavy).isNotDone();
+        assertThat(light).as("2 slots free, still behind the head needing 3").isNotDone();
+
+        second.close();
+        Permit heavyPermit = heavy.get(20, TimeUnit.SECONDS);
+        assertThat(holder.executingCount()).isEqualTo(3);
+        assertThat(light).isNotDone();
+        heavyPermit.close();
+        light.get(20, TimeUnit.SECONDS).close();
+
+        assertThat(order).containsExactly("heavy", "light");
+        await().untilAsserted(() -> assertThat(holder.executingCount()).isZero());
+    }
+
+    @Test
+    void loweringTheLimitBelowAQueuedWeightRefusesThatWaiterPrecisely(TestInfo test) throws Exception {
+        RedisBulkhead holder = instance(test, 4, 10);
+        RedisBulkhead other = instance(test, 4, 10);
+        Permit all = holder.acquire(CallOptions.weight(4));
+        CompletableFuture<Permit> heavy = other.acquireAsync(CallOptions.builder().weight(3)
+                .priority(Priority.HIGH).build());
+        awaitQueued(holder.name(), 1);
+        CompletableFuture<Permit> light = other.acquireAsync();
+        awaitQueued(holder.name(), 2);
+
+        holder.changeMaxConcurrency(2);
+
+        Rejection rejection = rejectionOf(heavy);
+        assertThat(rejection.reason()).isEqualTo(Rejection.Reason.WEIGHT_EXCEEDS_LIMIT);
+        assertThat(rejection.priority()).isEqualTo(Priority.HIGH);
+        assertThat(rejection.maxConcurrency()).isEqualTo(2);
+        awaitQueued(holder.name(), 1);
+        assertThat(light).isNotDone();
+        all.close();
+        light.get(20, TimeUnit.SECONDS).close();
+        await().untilAsserted(() -> assertThat(holder.executingCount()).isZero());
+        assertThat(extraOnServer(holder.name())).isNull();
+    }
+
+    @Test
+    void aCallMeetingALowerLimitInRedisThanItsInstanceSawIsRefusedWithTheWeightReason(TestInfo test)
+            throws Exception {
+        RedisBulkhead stale = instance(test, 4, 10);
+        RedisBulkhead other = instance(test, 4, 10);
+        other.changeMaxConcurrency(2);
+        assertThat(stale.maxConcurrency()).as("not seen yet").isEqualTo(4);
+
+        assertThat(rejectionOf(stale.acquireAsync(CallOptions.weight(3))).reason())
+                .isEqualTo(Rejection.Reason.WEIGHT_EXCEEDS_LIMIT);
+        assertThat(stale.maxConcurrency()).isEqualTo(2);
+        assertThatThrownBy(() -> stale.acquire(CallOptions.weight(3))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void higherPrioritiesAreServedFirstAndFifoWithinOne(TestInfo test) throws Exception {
+        RedisBulkhead holder = instance(test, 1, 10);
+        RedisBulkhead waiters = instance(test, 1, 10);
+        List<String> order = new CopyOnWriteArrayList<>();
+        Permit held = holder.acquire();
+        String[][] arrivals = {{"low-1", "LOW"}, {"normal-1", "NORMAL"}, {"critical-1", "CRITICAL"},
+            {"normal-2", "NORMAL"}, {"critical-2", "CRITICAL"}, {"sheddable-1", "SHEDDABLE"}};
+        List<CompletableFuture<String>> done = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < arrivals.length; i++) {
+            String label = arrivals[i][0];
+            done.add(waiters.callAsync(CallOptions.priority(Priority.valueOf(arrivals[i][1])), () -> {
+                order.add(label);
+                return CompletableFuture.completedFuture(label);
+            }));
+            awaitQueued(holder.name(), i + 1);
+        }
+
+        held.close();
+
+        CompletableFuture.allOf(done.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
+        assertThat(order).containsExactly("critical-1", "critical-2", "normal-1", "normal-2", "low-1",
+                "sheddable-1");
+    }
+
+    @Test
+    void aFullQueueEvictsTheNewestWaiterOfALowerPriority(TestInfo test) throws Exception {
+        RedisBulkhead holder = instance(test, 1, 2);
+        RedisBulkhead other = instance(test, 1, 2);
+        Permit held = holder.acquire();
+        CompletableFuture<Permit> lowOld = other.acquireAsync(CallOptions.priority(Priority.LOW));
+        awaitQueued(holder.name(), 1);
+        CompletableFuture<Permit> lowNew = other.acquireAsync(CallOptions.priority(Priority.LOW));
+        awaitQueued(holder.name(), 2);
+
+        CompletableFuture<Permit> high = holder.acquireAsync(CallOptions.priority(Priority.HIGH));
+
+        Rejection evicted = rejectionOf(lowNew);
+        assertThat(evicted.reason()).isEqualTo(Rejection.Reason.EVICTED);
+        assertThat(evicted.priority()).isEqualTo(Priority.LOW);
+        assertThat(lowOld).isNotDone();
+        assertThatThrownBy(() -> other.call(CallOptions.priority(Priority.LOW), () -> "never"))
+                .isInstanceOfSatisfying(BulkheadRejectedException.class, e -> {
+                    assertThat(e.rejection().reason()).isEqualTo(Rejection.Reason.QUEUE_FULL);
+                    assertThat(e.rejection().priority()).isEqualTo(Priority.LOW);
+                });
+        held.close();
+        Permit highPermit = high.get(20, TimeUnit.SECONDS);
+        assertThat(lowOld).isNotDone();
+        highPermit.close();
+        lowOld.get(20, TimeUnit.SECONDS).close();
+        await().untilAsserted(() -> assertThat(holder.executingCount()).isZero());
+    }
+
+    @Test
+    void aKilledInstancesWeightedPermitGivesBackExactlyItsSlotsWithinOneLease(TestInfo test) throws Exception {
+        String name = test.getDisplayName();
+        try (RemoteProcess remote = RemoteProcess.start("hold", redis.server().uri(), name, "1500", "300", "3")) {
+            assertThat(remote.awaitLine("HELD", Duration.ofSeconds(60))).startsWith("HELD 3");
+            RedisBulkhead local = redis.track(RedisBulkhead.builder(redis.newClient(), name).maxConcurrency(3)
+                    .maxQueue(10).build());
+            assertThat(local.executingCount()).isEqualTo(3);
+            CompletableFuture<Permit> waiting = local.acquireAsync(CallOptions.weight(2));
+            awaitQueued(name, 1);
+
+            remote.kill();
+
+            Permit permit = waiting.get(30, TimeUnit.SECONDS);
+            assertThat(local.executingCount()).as("the dead holder's 3 slots are back, exactly").isEqualTo(2);
+            assertThat(local.tryAcquire()).map(p -> {
+                p.close();
+                return true;
+            }).hasValue(true);
+            permit.close();
+            await().untilAsserted(() -> assertThat(local.executingCount()).isZero());
+            assertThat(extraOnServer(name)).isNull();
+        }
+    }
+}
