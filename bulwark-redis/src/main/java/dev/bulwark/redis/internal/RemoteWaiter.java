@@ -86,6 +86,11 @@ abstract class RemoteWaiter extends WaiterFate {
      * @return the status it had, or {@link #ALREADY_DECIDED}
      */
     final int fail(Throwable cause, boolean onlyIfWaiting) {
+        // A waiter that waits never goes back to joining: checked first, so that the failure is only recorded
+        // when this call may still decide (a joining waiter keeps the slot free for its acquire's own failure).
+        if (onlyIfWaiting && status() != WAITING) {
+            return ALREADY_DECIDED;
+        }
         if (!FAILURE.compareAndSet(this, null, cause)) {
             return ALREADY_DECIDED;
         }
