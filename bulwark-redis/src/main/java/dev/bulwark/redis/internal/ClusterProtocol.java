@@ -40,6 +40,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * knows is lost: a holder is told through {@link dev.bulwark.redis.RedisBulkheadListener#permitLost}, a waiter is
  * decided {@code UNAVAILABLE}. Since ids are never reused, a lost permit's later release removes nothing.
  *
+ * <p><b>Failing fast.</b> A waiter never waits for its lease to learn that Redis is gone: a dropped command
+ * connection refuses every waiter at once ({@link #connectionLost}), and a poll or heartbeat that fails or times out
+ * refuses the waiters it carried ({@link #waiterUnavailable}); the lease keeper polls at least every half command
+ * timeout while calls wait. A refused waiter that was queued sends its release, so a grant Redis makes to it later
+ * is handed straight on.
+ *
+ * <p><b>Weights and priorities.</b> A call's weight travels in its id ({@code #n}) and its priority in the acquire's
+ * arguments; the scripts do the counting (see {@link LuaScripts}). Redis removes a waiter that a lowered limit or a
+ * higher-priority newcomer displaces and publishes why; {@link #refusedByRedis} decides it.
+ *
+ * <p><b>Closing.</b> See {@link ClusterLifecycle}: {@link #closed} is set before the queue is refused and read by
+ * every joining waiter after it registered; {@link #running} and {@link #waiters} tell when the instance is idle.
+ *
  * <p><b>Unknown outcomes.</b> A script that fails or times out may still have run. Its id joins the
  * {@link Orphans}, which the lease keeper releases until Redis confirms, so a slot taken by an acquire whose reply
  * was lost comes back within one heartbeat rather than one lease.

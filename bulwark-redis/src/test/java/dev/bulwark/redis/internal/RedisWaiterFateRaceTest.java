@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * still joining. Exactly one wins, the waiter's recorded reason is the winner's, and a loser's reason never
  * replaces it.
  */
-class RemoteWaiterRaceTest {
+class RedisWaiterFateRaceTest {
 
     private static final int ROUNDS = 20_000;
 
