@@ -39,8 +39,8 @@ import java.util.function.Supplier;
  *       which it does not wait for.</li>
  *   <li><b>Leases.</b> Every permit and waiter has a lease, renewed by a heartbeat; a crashed instance's permits
  *       and queue places come back within one lease. A holder whose lease was lost is told through
- *       {@link RedisBulkheadListener#permitLost}; the cluster no longer counts its permit, and its later close
- *       frees nothing.</li>
+ *       {@link RedisBulkheadListener#permitLost}; the cluster no longer counts its permit (or will not once the
+ *       lease ends), and its later close frees nobody else's slot.</li>
  *   <li><b>Failures.</b> When Redis cannot decide (unreachable, too slow, or it lost a waiter's place), the
  *       {@link FailureMode} decides: refuse with {@link Rejection.Reason#UNAVAILABLE} (the Redis failure is attached
  *       as the cause of the {@link dev.bulwark.BulkheadRejectedException}), or run without a permit.

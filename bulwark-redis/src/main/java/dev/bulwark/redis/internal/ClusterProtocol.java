@@ -207,7 +207,7 @@ abstract class ClusterProtocol {
         waiter.decided();
     }
 
-    /** A waiter's place is gone (Redis forgot it, or it could not be renewed for a whole lease). */
+    /** A waiter's place is gone (Redis forgot it, or it can no longer be renewed before its lease ends). */
     void waiterLost(RemoteWaiter waiter, Throwable cause) {
         if (waiter.fail(cause, true) != RemoteWaiter.ALREADY_DECIDED) {
             removeWaiter(waiter);
