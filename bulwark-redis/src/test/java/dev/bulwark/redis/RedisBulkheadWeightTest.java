@@ -13,11 +13,14 @@ import dev.bulwark.redis.testing.RedisFixture;
 import dev.bulwark.redis.testing.RedisServer;
 import dev.bulwark.redis.testing.RemoteProcess;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -233,6 +236,74 @@ class RedisBulkheadWeightTest {
         highPermit.close();
         lowOld.get(20, TimeUnit.SECONDS).close();
         await().untilAsserted(() -> assertThat(holder.executingCount()).isZero());
+    }
+
+    @Test
+    void mixedWeightsFromFourInstancesNeverExceedTheLimitAndEveryCallEndsOnce(TestInfo test) throws Exception {
+        int limit = 5;
+        List<RedisBulkhead> instances = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            instances.add(instance(test, limit, 100));
+        }
+        // Independent of the bulkhead: the slots in use right now, counted inside the operations.
+        AtomicInteger inFlight = new AtomicInteger();
+        AtomicInteger mostInFlight = new AtomicInteger();
+        AtomicInteger completed = new AtomicInteger();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        List<Thread> workers = new ArrayList<>();
+        int callsPerThread = 25;
+        for (int i = 0; i < instances.size(); i++) {
+            RedisBulkhead bulkhead = instances.get(i);
+            for (int t = 0; t < 3; t++) {
+                int seed = i * 3 + t;
+                Thread worker = new Thread(() -> {
+                    for (int call = 0; call < callsPerThread; call++) {
+                        int weight = 1 + (seed + call) % 3;
+                        CallOptions options = CallOptions.weight(weight);
+                        try {
+                            if (call % 2 == 0) {
+                                bulkhead.call(options, () -> {
+                                    inside(weight, limit, inFlight, mostInFlight);
+                                    return weight;
+                                });
+                            } else {
+                                bulkhead.callAsync(options, () -> CompletableFuture.supplyAsync(() -> {
+                                    inside(weight, limit, inFlight, mostInFlight);
+                                    return weight;
+                                })).get(60, TimeUnit.SECONDS);
+                            }
+                            completed.incrementAndGet();
+                        } catch (Throwable failure) {
+                            failures.add(failure);
+                        }
+                    }
+                });
+                worker.start();
+                workers.add(worker);
+            }
+        }
+        for (Thread worker : workers) {
+            worker.join(120_000);
+        }
+
+        assertThat(failures).isEmpty();
+        assertThat(completed).hasValue(4 * 3 * callsPerThread);
+        assertThat(mostInFlight.get()).as("slots in use, counted independently").isBetween(1, limit);
+        await().untilAsserted(() -> {
+            assertThat(redis.holdersOnServer(test.getDisplayName())).isZero();
+            assertThat(redis.queuedOnServer(test.getDisplayName())).isZero();
+        });
+        assertThat(extraOnServer(test.getDisplayName())).as("every weight given back exactly").isNull();
+    }
+
+    private static void inside(int weight, int limit, AtomicInteger inFlight, AtomicInteger mostInFlight) {
+        int now = inFlight.addAndGet(weight);
+        mostInFlight.accumulateAndGet(now, Math::max);
+        if (now > limit) {
+            throw new AssertionError(now + " slots in use, above the limit of " + limit);
+        }
+        LockSupport.parkNanos(200_000);
+        inFlight.addAndGet(-weight);
     }
 
     @Test
