@@ -151,7 +151,7 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
     /**
      * Sets how often waiting calls ask Redis whether they were granted: the safety net behind pub/sub wake-ups,
      * which may be lost while the connection is down. Default: 1 second. While calls wait, the poll is sent at
-     * least every half {@linkplain #commandTimeout command timeout} whatever this says, because it is also how
+     * least every quarter {@linkplain #commandTimeout command timeout} whatever this says, because it is also how
      * waiters learn that Redis stopped answering.
      *
      * @param pollInterval a positive duration
@@ -167,7 +167,7 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
 
     /**
      * Sets how long to wait for any reply from Redis before treating it as unavailable. Default: 1 second. It also
-     * bounds how long a queued call takes to learn that Redis is gone: at most one and a half command timeouts
+     * bounds how long a queued call takes to learn that Redis is gone: at most one and a quarter command timeouts
      * (at once when the connection drops).
      *
      * @param commandTimeout a positive duration, shorter than the lease

@@ -46,7 +46,7 @@ import java.util.function.Supplier;
  *       as the cause of the {@link dev.bulwark.BulkheadRejectedException}), or run without a permit.
  *       Commands are never queued while disconnected and replayed later. Queued callers learn it fast: when the
  *       connection drops they are decided at once, and when Redis stops answering (paused, overloaded) within one
- *       and a half command timeouts (1.5 s with the defaults), never when their lease runs out. A holder whose
+ *       and a quarter command timeouts (1.25 s with the defaults), never when their lease runs out. A holder whose
  *       lease can no longer be renewed in time is told through {@link RedisBulkheadListener#permitLost} while
  *       the lease still runs.</li>
  *   <li><b>Limits</b> are stored in Redis and shared: {@link #changeMaxConcurrency}, {@link #changeMaxQueue} and

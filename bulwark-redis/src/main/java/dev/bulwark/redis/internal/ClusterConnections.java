@@ -117,7 +117,7 @@ public final class ClusterConnections {
     /**
      * Refuses the engine's waiters as soon as the command connection drops, rather than at their next poll. A
      * standalone connection reports its own disconnects; a cluster connection's node connections report to the
-     * client instead, so on Redis Cluster the failed poll (at most half a command timeout later) does it.
+     * client instead, so on Redis Cluster the failed poll (at most a quarter command timeout later) does it.
      */
     private static void watchDisconnects(StatefulConnection<String, String> commands, ClusterBulkhead engine) {
         if (commands instanceof RedisChannelHandler<?, ?> handler) {

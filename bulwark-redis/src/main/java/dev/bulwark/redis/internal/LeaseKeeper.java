@@ -27,8 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p><b>Failing fast.</b> A renewal that fails (the connection is down: rejected at once; Redis is paused or
  * slow: it times out after the command timeout) refuses every waiter it carried with {@code UNAVAILABLE} at once:
  * a waiter cannot be granted while Redis does not answer, and its caller should not wait for a lease to learn it.
- * Because the poll is sent at least every half command timeout while calls wait, a waiter learns of a dead or
- * paused Redis within one and a half command timeouts (1.5 s with the defaults). A failed heartbeat is retried at
+ * Because the poll is sent at least every quarter command timeout while calls wait, a waiter learns of a dead or
+ * paused Redis within one and a quarter command timeouts (1.25 s with the defaults). A failed heartbeat is retried at
  * every tick until one is answered, and a holder is told of a lease it can no longer renew in time.
  *
  * <p>Invariant: exactly one chain of regular ticks exists (each schedules the next; {@link #pollSoon()} adds only
@@ -61,7 +61,7 @@ final class LeaseKeeper {
         this.bulkhead = bulkhead;
         this.heartbeatNanos = heartbeatNanos;
         this.pollNanos = pollNanos;
-        this.probeNanos = Math.max(1, Math.min(pollNanos, commandTimeoutNanos / 2));
+        this.probeNanos = Math.max(1, Math.min(pollNanos, commandTimeoutNanos / 4));
         this.tickNanos = Math.min(heartbeatNanos, probeNanos);
         this.giveUpAgeNanos = giveUpAge(bulkhead.leaseNanos(), heartbeatNanos, tickNanos, commandTimeoutNanos);
     }
