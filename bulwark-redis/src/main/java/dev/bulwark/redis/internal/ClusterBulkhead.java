@@ -16,7 +16,6 @@ import dev.bulwark.redis.FailureMode;
 import dev.bulwark.redis.RedisBulkheadException;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
-import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
