@@ -41,9 +41,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * decided {@code UNAVAILABLE}. Since ids are never reused, a lost permit's later release removes nothing.
  *
  * <p><b>Failing fast.</b> A waiter never waits for its lease to learn that Redis is gone: a dropped command
- * connection refuses every waiter at once ({@link #connectionLost}), and a poll or heartbeat that fails or times out
- * refuses the waiters it carried ({@link #waiterUnavailable}); the lease keeper polls at least every half command
- * timeout while calls wait. A refused waiter that was queued sends its release, so a grant Redis makes to it later
+ * connection refuses every waiter at once ({@link #connectionLost}), any command that times out refuses the queued
+ * ones ({@link #redisSilent}), and a poll or heartbeat that fails refuses the waiters it carried
+ * ({@link #waiterUnavailable}); the lease keeper polls at least every quarter command timeout while calls wait. A refused waiter that was queued sends its release, so a grant Redis makes to it later
  * is handed straight on.
  *
  * <p><b>Weights and priorities.</b> A call's weight travels in its id ({@code #n}) and its priority in the acquire's
@@ -102,7 +102,7 @@ abstract class ClusterProtocol {
         this.limits = settings.initialLimits();
         this.keys = new BulkheadKeys(name);
         this.scripts = new ScriptRunner(commands, keys, () -> limits, settings.scheduler(),
-                settings.commandTimeout().toNanos());
+                settings.commandTimeout().toNanos(), this::redisSilent);
     }
 
     /**
@@ -234,6 +234,18 @@ abstract class ClusterProtocol {
             release(waiter.id);
         }
         waiter.decided();
+    }
+
+    /**
+     * A command got no reply within the command timeout: every queued waiter of this instance is refused at once
+     * (a waiter still joining is decided by its own acquire's reply or timeout).
+     */
+    void redisSilent(Throwable cause) {
+        for (RemoteWaiter waiter : waiters.values()) {
+            if (waiter.status() == RemoteWaiter.WAITING) {
+                waiterUnavailable(waiter, cause);
+            }
+        }
     }
 
     /** The command connection dropped: every waiter of this instance is refused at once. */
