@@ -239,6 +239,29 @@ class RedisBulkheadWeightTest {
     }
 
     @Test
+    void aQueueAboveALoweredLimitRefusesAHigherPriorityWithoutEvictingAnyone(TestInfo test) throws Exception {
+        RedisBulkhead holder = instance(test, 1, 3);
+        RedisBulkhead other = instance(test, 1, 3);
+        Permit held = holder.acquire();
+        List<CompletableFuture<Permit>> low = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            low.add(other.acquireAsync(CallOptions.priority(Priority.LOW)));
+            awaitQueued(holder.name(), i + 1);
+        }
+        holder.changeMaxQueue(1);
+
+        assertThatThrownBy(() -> holder.call(CallOptions.priority(Priority.CRITICAL), () -> "never"))
+                .isInstanceOfSatisfying(BulkheadRejectedException.class,
+                        e -> assertThat(e.rejection().reason()).isEqualTo(Rejection.Reason.QUEUE_FULL));
+        assertThat(redis.queuedOnServer(holder.name())).as("nobody evicted for nothing").isEqualTo(3);
+        assertThat(low).noneMatch(CompletableFuture::isDone);
+        held.close();
+        for (CompletableFuture<Permit> waiter : low) {
+            waiter.get(20, TimeUnit.SECONDS).close();
+        }
+    }
+
+    @Test
     void mixedWeightsFromFourInstancesNeverExceedTheLimitAndEveryCallEndsOnce(TestInfo test) throws Exception {
         int limit = 5;
         List<RedisBulkhead> instances = new ArrayList<>();

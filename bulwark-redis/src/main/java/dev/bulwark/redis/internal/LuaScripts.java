@@ -195,7 +195,8 @@ public final class LuaScripts {
               executing = executing + w
               status = 1
             elseif ARGV[7] == '1' and maxQueue > 0 then
-              if queued >= maxQueue then
+              if queued == maxQueue then
+                -- Only when evicting makes room: a queue above a lowered maxQueue refuses without evicting.
                 local tail = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')
                 if math.floor(tonumber(tail[2]) / PRIORITY_STEP) > priority then
                   dequeue(tail[1])
