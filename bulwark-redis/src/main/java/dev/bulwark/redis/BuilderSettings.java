@@ -150,9 +150,9 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
 
     /**
      * Sets how often waiting calls ask Redis whether they were granted: the safety net behind pub/sub wake-ups,
-     * which may be lost while the connection is down. Default: 1 second. While calls wait, the poll is sent at
-     * least every quarter {@linkplain #commandTimeout command timeout} whatever this says, because it is also how
-     * waiters learn that Redis stopped answering.
+     * which may be lost while the connection is down. Default: 1 second. Between polls, while calls wait, this
+     * instance also checks at least every quarter {@linkplain #commandTimeout command timeout} that Redis answers
+     * (one script with no ids, whatever the queue's length): that is how waiters learn Redis stopped answering.
      *
      * @param pollInterval a positive duration
      * @return this builder

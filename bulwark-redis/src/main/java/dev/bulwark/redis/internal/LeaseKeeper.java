@@ -19,15 +19,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * waiters whose last successful renewal is so old that a renewal sent at the next tick could no longer be answered
  * before their lease ends are given up as lost ({@link #giveUpAgeNanos}: a holder hears of it <em>before</em> Redis
  * drops it); then, when the heartbeat is due, one {@code renew} script per batch renews every held permit and every
- * queued waiter, and otherwise, when waiters exist, the same script renews just the waiters (the poll, sent at
- * least every {@link #probeNanos}). The reply says for each id whether Redis still knows it: a waiter Redis lists
+ * queued waiter, and otherwise, when waiters exist, the same script renews just the waiters (the poll, at the poll
+ * interval) or, between polls, runs with no ids at all (the probe, at least every {@link #probeNanos}: it costs
+ * Redis the same whatever the queue's length). The reply says for each id whether Redis still knows it: a waiter Redis lists
  * as a holder was granted (its wake-up was missed), an unknown permit or waiter is lost. Orphaned ids are released
  * on every tick that finds some, one sweep at a time.
  *
  * <p><b>Failing fast.</b> A renewal that fails (the connection is down: rejected at once; Redis is paused or
  * slow: it times out after the command timeout) refuses every waiter it carried with {@code UNAVAILABLE} at once:
  * a waiter cannot be granted while Redis does not answer, and its caller should not wait for a lease to learn it.
- * Because the poll is sent at least every quarter command timeout while calls wait, a waiter learns of a dead or
+ * Because a poll or probe is sent at least every quarter command timeout while calls wait, a waiter learns of a dead or
  * paused Redis within one and a quarter command timeouts (1.25 s with the defaults). A failed heartbeat is retried at
  * every tick until one is answered, and a holder is told of a lease it can no longer renew in time.
  *
@@ -43,7 +44,10 @@ final class LeaseKeeper {
     private final ClusterBulkhead bulkhead;
     private final long heartbeatNanos;
     private final long pollNanos;
-    /** How long a poll may wait while calls wait: bounds how long a waiter takes to learn Redis is gone. */
+    /**
+     * How often, while calls wait, Redis is asked whether it answers (a poll, or an id-less probe between polls):
+     * bounds how long a waiter takes to learn Redis is gone.
+     */
     private final long probeNanos;
     private final long tickNanos;
     /** The age of a last renewal at which a permit or waiter is given up as lost, see {@link #giveUpAge}. */
@@ -53,6 +57,7 @@ final class LeaseKeeper {
     private final AtomicBoolean sweeping = new AtomicBoolean();
     private volatile long lastHeartbeatAt;
     private volatile long lastPollAt;
+    private volatile long lastProbeAt;
     private volatile boolean pollRequested;
     private volatile Scheduler.Cancellable nextTick;
     private volatile boolean stopped;
@@ -83,6 +88,7 @@ final class LeaseKeeper {
         long now = bulkhead.ticker().read();
         lastHeartbeatAt = now;
         lastPollAt = now;
+        lastProbeAt = now;
         schedule(tickNanos);
     }
 
@@ -135,28 +141,40 @@ final class LeaseKeeper {
             long now = bulkhead.ticker().read();
             giveUpOverdue(now);
             boolean heartbeat = now - lastHeartbeatAt >= heartbeatNanos;
-            boolean poll = pollRequested || now - lastPollAt >= probeNanos;
+            boolean poll = pollRequested || now - lastPollAt >= pollNanos;
+            boolean probe = now - lastProbeAt >= probeNanos;
             sweepOrphans(now);
-            if ((heartbeat || poll) && renewing.compareAndSet(false, true)) {
-                List<String> ids = new ArrayList<>();
-                List<Object> owners = new ArrayList<>();
-                if (heartbeat) {
-                    for (Map.Entry<String, RemotePermit> entry : bulkhead.permits.entrySet()) {
-                        ids.add(entry.getKey());
-                        owners.add(entry.getValue());
-                    }
-                    lastHeartbeatAt = now;
-                }
-                for (Map.Entry<String, RemoteWaiter> entry : bulkhead.waiters.entrySet()) {
+            if ((heartbeat || poll || probe) && renewing.compareAndSet(false, true)) {
+                List<RemoteWaiter> waiting = new ArrayList<>();
+                for (RemoteWaiter waiter : bulkhead.waiters.values()) {
                     // A joining waiter's acquire may not have run yet: renewing it now could wrongly report it lost.
-                    if (entry.getValue().status() == RemoteWaiter.WAITING) {
-                        ids.add(entry.getKey());
-                        owners.add(entry.getValue());
+                    if (waiter.status() == RemoteWaiter.WAITING) {
+                        waiting.add(waiter);
                     }
                 }
-                lastPollAt = now;
-                pollRequested = false;
-                renew(ids, owners, now, heartbeat);
+                lastProbeAt = now;
+                if (heartbeat || poll) {
+                    List<String> ids = new ArrayList<>();
+                    List<Object> owners = new ArrayList<>();
+                    if (heartbeat) {
+                        for (Map.Entry<String, RemotePermit> entry : bulkhead.permits.entrySet()) {
+                            ids.add(entry.getKey());
+                            owners.add(entry.getValue());
+                        }
+                        lastHeartbeatAt = now;
+                    }
+                    for (RemoteWaiter waiter : waiting) {
+                        ids.add(waiter.id);
+                        owners.add(waiter);
+                    }
+                    lastPollAt = now;
+                    pollRequested = false;
+                    renew(ids, owners, now, heartbeat);
+                } else if (!waiting.isEmpty()) {
+                    probe(waiting, now);
+                } else {
+                    renewing.set(false);
+                }
             }
         } finally {
             running.set(false);
@@ -213,6 +231,25 @@ final class LeaseKeeper {
                 }
             });
         }
+    }
+
+    /**
+     * Asks Redis whether it answers, between polls, while calls wait: a {@code renew} with no ids (it drops expired
+     * leases, grants and returns the limits), so the probe costs Redis the same whatever the queue's length. If it
+     * fails, the waiters that waited when it was sent are refused.
+     */
+    private void probe(List<RemoteWaiter> waiting, long sentAt) {
+        bulkhead.scripts.run(LuaScripts.RENEW, bulkhead.leaseMillis()).whenComplete((reply, failure) -> {
+            try {
+                if (failure == null) {
+                    bulkhead.refreshLimits(reply, 0);
+                } else {
+                    renewalFailed(new ArrayList<>(waiting), failure, sentAt, false);
+                }
+            } finally {
+                renewing.set(false);
+            }
+        });
     }
 
     /**
