@@ -150,7 +150,9 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
 
     /**
      * Sets how often waiting calls ask Redis whether they were granted: the safety net behind pub/sub wake-ups,
-     * which may be lost while the connection is down. Default: 1 second.
+     * which may be lost while the connection is down. Default: 1 second. Between polls, while calls wait, this
+     * instance also checks at least every quarter {@linkplain #commandTimeout command timeout} that Redis answers
+     * (one script with no ids, whatever the queue's length): that is how waiters learn Redis stopped answering.
      *
      * @param pollInterval a positive duration
      * @return this builder
@@ -164,7 +166,9 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
     }
 
     /**
-     * Sets how long to wait for any reply from Redis before treating it as unavailable. Default: 1 second.
+     * Sets how long to wait for any reply from Redis before treating it as unavailable. Default: 1 second. It also
+     * bounds how long a queued call takes to learn that Redis is gone: at most one and a quarter command timeouts
+     * (at once when the connection drops).
      *
      * @param commandTimeout a positive duration, shorter than the lease
      * @return this builder

@@ -35,8 +35,9 @@ public record LostPermit(String bulkheadName, String permitId, Duration heldFor,
          */
         UNKNOWN_TO_REDIS,
         /**
-         * This instance could not renew the lease for a whole lease duration (Redis unreachable or too slow), so
-         * the server has dropped it or is about to.
+         * This instance could not renew the lease (Redis unreachable or too slow), and its next attempt could no
+         * longer be answered before the lease ends: reported while the lease still runs, so the server drops the
+         * permit soon (when the holder closes it, its release frees the slot at once if Redis still counts it).
          */
         LEASE_NOT_RENEWED
     }

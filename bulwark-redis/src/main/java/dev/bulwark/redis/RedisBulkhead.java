@@ -3,6 +3,7 @@ package dev.bulwark.redis;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.BulkheadListener;
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.DrainResult;
 import dev.bulwark.Permit;
 import dev.bulwark.Rejection;
 import dev.bulwark.Subscription;
@@ -38,12 +39,16 @@ import java.util.function.Supplier;
  *       which it does not wait for.</li>
  *   <li><b>Leases.</b> Every permit and waiter has a lease, renewed by a heartbeat; a crashed instance's permits
  *       and queue places come back within one lease. A holder whose lease was lost is told through
- *       {@link RedisBulkheadListener#permitLost}; the cluster no longer counts its permit, and its later close
- *       frees nothing.</li>
+ *       {@link RedisBulkheadListener#permitLost}; the cluster no longer counts its permit (or will not once the
+ *       lease ends), and its later close frees nobody else's slot.</li>
  *   <li><b>Failures.</b> When Redis cannot decide (unreachable, too slow, or it lost a waiter's place), the
  *       {@link FailureMode} decides: refuse with {@link Rejection.Reason#UNAVAILABLE} (the Redis failure is attached
  *       as the cause of the {@link dev.bulwark.BulkheadRejectedException}), or run without a permit.
- *       Commands are never queued while disconnected and replayed later.</li>
+ *       Commands are never queued while disconnected and replayed later. Queued callers learn it fast: when the
+ *       connection drops they are decided at once, and when Redis stops answering (paused, overloaded) within one
+ *       and a quarter command timeouts (1.25 s with the defaults), never when their lease runs out. A holder whose
+ *       lease can no longer be renewed in time is told through {@link RedisBulkheadListener#permitLost} while
+ *       the lease still runs.</li>
  *   <li><b>Limits</b> are stored in Redis and shared: {@link #changeMaxConcurrency}, {@link #changeMaxQueue} and
  *       {@link #changeMaxWait} change them for every instance (one round trip each). The builder's values only
  *       initialize them when Redis holds none yet (first use, or after Redis lost its data). {@link #maxConcurrency()}
@@ -59,17 +64,34 @@ import java.util.function.Supplier;
  *       fork-join pool), never on a Redis I/O thread.</li>
  * </ul>
  *
+ * <p><b>Weights and priorities</b> ({@link dev.bulwark.CallOptions}, taken by
+ * {@link #call(dev.bulwark.CallOptions, ThrowingSupplier)} and its siblings), cluster-wide:
+ * <ul>
+ *   <li>A call of weight {@code n} holds {@code n} slots of {@code maxConcurrency} and gives back exactly
+ *       {@code n}, once: when its permit is closed, or when its lease expires (a crashed instance).</li>
+ *   <li>The queue is strictly FIFO within a priority across every instance: a head waiter needing 3 slots is not
+ *       passed by later 1-slot callers, which queue behind it; a newcomer takes slots only when nobody waits.</li>
+ *   <li>A higher {@link dev.bulwark.Priority} is served first. When the queue is full, a newcomer evicts the newest
+ *       waiter of the lowest priority if that is lower than its own (reason {@code EVICTED}, carrying the evicted
+ *       call's priority), and is refused with {@code QUEUE_FULL} otherwise. Reserved headroom per priority is not
+ *       supported here.</li>
+ *   <li>A weight above the limit this instance last saw is refused at once with {@link IllegalArgumentException}
+ *       naming {@code weight} (the async forms fail their future). A limit lowered below a waiter's weight, by any
+ *       instance, refuses that waiter with reason {@code WEIGHT_EXCEEDS_LIMIT}, as it does a call that meets such
+ *       a lower limit in Redis before this instance saw it.</li>
+ * </ul>
+ *
  * <p>Each bulkhead opens two connections from the given client (commands, and pub/sub for grant wake-ups) and
- * closes them in {@link #close()}; the client itself stays the caller's. Thread-safe.
+ * closes them once it is drained ({@link #drain(Duration)}, {@link #close()}) and its last running call ended; the
+ * client itself stays the caller's. Thread-safe.
  */
-public final class RedisBulkhead implements Bulkhead, AutoCloseable {
+public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, AutoCloseable {
 
-    private final ClusterBulkhead engine;
     private final FailureMode failureMode;
     private final Duration leaseDuration;
 
     private RedisBulkhead(ClusterBulkhead engine, FailureMode failureMode, Duration leaseDuration) {
-        this.engine = engine;
+        super(engine);
         this.failureMode = failureMode;
         this.leaseDuration = leaseDuration;
     }
@@ -137,8 +159,7 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
      * sends the release without waiting for it.
      *
      * @throws dev.bulwark.BulkheadRejectedException also with reason {@code UNAVAILABLE} when Redis cannot decide
-     *     and the bulkhead fails closed
-     * @throws IllegalStateException when this bulkhead is closed
+     *     and the bulkhead fails closed, and with reason {@code CLOSED} once this instance is closed or draining
      */
     @Override
     public <T, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
@@ -149,7 +170,8 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
     /**
      * {@inheritDoc}
      *
-     * <p>A bulkhead that is closed completes the future with {@link IllegalStateException}.
+     * <p>Once this instance is closed or draining the future fails with a
+     * {@link dev.bulwark.BulkheadRejectedException} of reason {@code CLOSED}.
      */
     @Override
     public <T> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
@@ -162,7 +184,8 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
      *
      * <p>The permit is held in Redis under a cluster-unique id and its lease is renewed until it is closed.
      *
-     * @throws IllegalStateException when this bulkhead is closed
+     * @throws dev.bulwark.BulkheadRejectedException also with reason {@code CLOSED} once this instance is closed or
+     *     draining
      */
     @Override
     public Permit acquire(CancellationSignal signal) {
@@ -183,7 +206,8 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
     /**
      * {@inheritDoc}
      *
-     * <p>A bulkhead that is closed completes the future with {@link IllegalStateException}.
+     * <p>Once this instance is closed or draining the future fails with a
+     * {@link dev.bulwark.BulkheadRejectedException} of reason {@code CLOSED}.
      */
     @Override
     public CompletableFuture<Permit> acquireAsync(CancellationSignal signal) {
@@ -245,11 +269,12 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
     }
 
     /**
-     * Returns how many permits are held across the whole cluster, after dropping expired leases. Costs one round
+     * Returns how many slots are held across the whole cluster (a permit of weight {@code n} holds {@code n}), after
+     * dropping expired leases. Costs one round
      * trip to Redis (a script that also hands freed slots to waiters), so it is not meant for a hot path; see
      * {@link #localExecutingCount()} for the free local figure.
      *
-     * @return the cluster-wide number of permits held
+     * @return the cluster-wide number of slots held
      * @throws RedisBulkheadException when Redis does not answer within the command timeout
      */
     @Override
@@ -269,7 +294,8 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
     }
 
     /**
-     * Returns how many permits this instance holds in Redis (not yet closed, not lost). No round trip.
+     * Returns how many slots the permits this instance holds in Redis take (not yet closed, not lost). No round
+     * trip.
      *
      * @return this instance's share of {@link #executingCount()}
      */
@@ -345,14 +371,50 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
     }
 
     /**
-     * Stops this instance: waiting calls end with a {@link java.util.concurrent.CancellationException} and leave the
-     * queue, heartbeats stop, and both connections close (after up to one command timeout for pending releases).
-     * Permits still held are no longer renewed and come back to the cluster within one lease. Afterwards calls fail
-     * with {@link IllegalStateException} and {@link #tryAcquire()} returns empty. Idempotent.
+     * Drains this instance of the cluster-wide bulkhead: it stops admitting (a new call is refused with a
+     * {@link dev.bulwark.BulkheadRejectedException} of reason {@link Rejection.Reason#CLOSED}, through the overflow
+     * handler; {@link #tryAcquire()} returns empty), refuses each of its queued waiters the same way (they never run,
+     * and their places leave the Redis queue, so the next waiter of another instance moves up), then waits up to
+     * {@code deadline} for its running calls to close their permits, which release their slots to the cluster as
+     * usual, each exactly once. The other instances of the bulkhead are not affected.
+     *
+     * <p>Once nothing of this instance runs any more, it shuts down: the heartbeat stops and both connections close
+     * (after pending releases had up to one command timeout to reach Redis). Calls still running at the deadline
+     * keep their leases renewed and their connections open until the last of them ends.
+     *
+     * <p>Idempotent and thread-safe: a later drain refuses nothing more and waits again for what still runs.
+     * Never blocks past the deadline; {@link Duration#ZERO} does not wait. On interrupt it returns early with the
+     * thread's interrupt flag set.
+     *
+     * @param deadline how long to wait for running calls, zero or positive
+     * @return the waiters this call refused, this instance's calls still running when it returned (permits held
+     *     in Redis, permits already lost but not closed, calls run without a permit), and the time waited
+     * @throws NullPointerException when {@code deadline} is {@code null}
+     * @throws IllegalArgumentException when {@code deadline} is negative (the message names {@code deadline})
+     */
+    public DrainResult drain(Duration deadline) {
+        Objects.requireNonNull(deadline, "deadline");
+        if (deadline.isNegative()) {
+            throw new IllegalArgumentException("deadline must not be negative but was " + deadline);
+        }
+        return engine.drain(Arguments.boundedNanos(deadline));
+    }
+
+    /**
+     * Closes this instance without waiting: {@code drain(Duration.ZERO)}. Idempotent, thread-safe.
      */
     @Override
     public void close() {
         engine.close();
+    }
+
+    /**
+     * Returns whether {@link #close()} or {@link #drain(Duration)} was called on this instance. A volatile read.
+     *
+     * @return {@code true} once closed; never goes back to {@code false}
+     */
+    public boolean isClosed() {
+        return engine.isClosed();
     }
 
     @Override

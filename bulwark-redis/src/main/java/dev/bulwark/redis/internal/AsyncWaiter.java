@@ -2,6 +2,7 @@ package dev.bulwark.redis.internal;
 
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
+import dev.bulwark.Priority;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -15,9 +16,9 @@ abstract class AsyncWaiter extends RemoteWaiter {
 
     final CompletableFuture<?> callerFuture;
 
-    AsyncWaiter(ClusterBulkhead bulkhead, String id, CancellationSignal signal, long enqueuedAt,
-                CompletableFuture<?> callerFuture) {
-        super(bulkhead, id, signal, enqueuedAt);
+    AsyncWaiter(ClusterBulkhead bulkhead, String id, int weight, Priority priority, CancellationSignal signal,
+                long enqueuedAt, CompletableFuture<?> callerFuture) {
+        super(bulkhead, id, weight, priority, signal, enqueuedAt);
         this.callerFuture = callerFuture;
     }
 

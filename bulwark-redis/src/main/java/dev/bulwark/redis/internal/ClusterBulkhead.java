@@ -1,8 +1,11 @@
 package dev.bulwark.redis.internal;
 
 import dev.bulwark.BulkheadRejectedException;
+import dev.bulwark.CallOptions;
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.DrainResult;
 import dev.bulwark.Permit;
+import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.Scheduler;
 import dev.bulwark.ThrowingSupplier;
@@ -13,7 +16,6 @@ import dev.bulwark.redis.FailureMode;
 import dev.bulwark.redis.RedisBulkheadException;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
-import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -49,11 +51,9 @@ public final class ClusterBulkhead extends ClusterProtocol {
     private final ClusterSettings settings;
     private final Scheduler scheduler;
     private final Executor executor;
-    private final AutoCloseable connections;
     private final PermitIds ids = new PermitIds();
     private final LeaseKeeper leaseKeeper;
-    private final GrantSubscriber subscriber;
-    private volatile boolean closed;
+    private final ClusterLifecycle lifecycle;
 
     /**
      * Creates the engine and starts it: subscribes to grant messages, loads the scripts, reads the cluster-wide
@@ -71,10 +71,11 @@ public final class ClusterBulkhead extends ClusterProtocol {
         this.settings = settings;
         this.scheduler = settings.scheduler();
         this.executor = settings.executor();
-        this.connections = connections;
         this.leaseKeeper = new LeaseKeeper(this, settings.heartbeatInterval().toNanos(),
-                settings.pollInterval().toNanos());
-        this.subscriber = new GrantSubscriber(this, keys.channel());
+                settings.pollInterval().toNanos(), settings.commandTimeout().toNanos());
+        GrantSubscriber subscriber = new GrantSubscriber(this, keys.channel());
+        this.lifecycle = new ClusterLifecycle(this, leaseKeeper, subscriber, connections,
+                settings.commandTimeout().toNanos());
         subscriber.subscribe(pubSub, settings.commandTimeout());
         scripts.preload();
         readLimitsOnStart(settings.commandTimeout().toNanos());
@@ -109,11 +110,23 @@ public final class ClusterBulkhead extends ClusterProtocol {
     // ---------------------------------------------------------------------------------------------------------
     // Sync calls
 
-    /** Runs a sync operation holding a permit. */
+    /** Runs a sync operation holding a permit of weight 1. */
     public <T, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
             throws X {
+        return call(1, Priority.NORMAL, signal, operation);
+    }
+
+    /** Runs a sync operation holding a permit of the options' weight. */
+    public <T, X extends Throwable> T call(CallOptions options, ThrowingSupplier<? extends T, X> operation)
+            throws X {
+        Objects.requireNonNull(options, "options");
+        return call(options.weight(), options.priority(), options.signal(), operation);
+    }
+
+    private <T, X extends Throwable> T call(int weight, Priority priority, CancellationSignal signal,
+                                            ThrowingSupplier<? extends T, X> operation) throws X {
         Objects.requireNonNull(operation, "operation");
-        Permit permit = acquire(signal);
+        Permit permit = acquire(weight, priority, signal);
         try {
             return operation.get();
         } finally {
@@ -121,26 +134,50 @@ public final class ClusterBulkhead extends ClusterProtocol {
         }
     }
 
-    /** Takes a permit, waiting in the cluster-wide queue if needed. */
+    /** Takes a permit of weight 1, waiting in the cluster-wide queue if needed. */
     public Permit acquire(CancellationSignal signal) {
+        return acquire(1, Priority.NORMAL, signal);
+    }
+
+    /** Takes a permit of the options' weight, waiting in the cluster-wide queue if needed. */
+    public Permit acquire(CallOptions options) {
+        Objects.requireNonNull(options, "options");
+        return acquire(options.weight(), options.priority(), options.signal());
+    }
+
+    private Permit acquire(int weight, Priority priority, CancellationSignal signal) {
         Objects.requireNonNull(signal, "signal");
-        requireOpen();
+        requireWeightWithinLimit(weight);
+        if (closed) {
+            throw reject(rejection(Rejection.Reason.CLOSED, 0, priority), null);
+        }
         if (signal.isCancelled()) {
             throw Outcomes.cancelledBeforeStart(name, signal);
         }
-        return SyncWaiter.await(this, ids.next(), signal);
+        return SyncWaiter.await(this, ids.next(weight), weight, priority, signal);
     }
 
-    /** Takes a permit only if one is free now and nobody waits anywhere in the cluster. */
+    /** Takes a permit of weight 1 only if one is free now and nobody waits anywhere in the cluster. */
     public Optional<Permit> tryAcquire() {
+        return tryAcquire(1);
+    }
+
+    /** Takes a permit of the options' weight only if its slots are free now and nobody waits. */
+    public Optional<Permit> tryAcquire(CallOptions options) {
+        Objects.requireNonNull(options, "options");
+        requireWeightWithinLimit(options.weight());
+        return options.signal().isCancelled() ? Optional.empty() : tryAcquire(options.weight());
+    }
+
+    private Optional<Permit> tryAcquire(int weight) {
         if (closed) {
             return Optional.empty();
         }
-        String id = ids.next();
+        String id = ids.next(weight);
         long startedAt = ticker.read();
         List<Object> reply;
         try {
-            reply = scripts.run(LuaScripts.ACQUIRE, id, leaseMillis, "0").get();
+            reply = scripts.run(LuaScripts.ACQUIRE, id, leaseMillis, "0", "2").get();
         } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
             orphans.add(id, ticker.read() + leaseNanos);
@@ -154,60 +191,119 @@ public final class ClusterBulkhead extends ClusterProtocol {
         if (Replies.intAt(reply, 0) != 1) {
             return Optional.empty();
         }
-        RemotePermit permit = new RemotePermit(this, id, ticker.read(), startedAt);
-        permits.put(id, permit);
+        RemotePermit permit = new RemotePermit(this, id, weight, ticker.read(), startedAt);
+        running.incrementAndGet();
+        holdPermit(permit);
         events.admitted(0);
         return Optional.of(permit);
+    }
+
+    /**
+     * A weight above the concurrency limit this instance last saw could never be granted: bad input, refused at
+     * once. (If Redis holds a lower limit still, the script refuses it with {@code WEIGHT_EXCEEDS_LIMIT}.)
+     */
+    private void requireWeightWithinLimit(int weight) {
+        int maxConcurrency = limits.maxConcurrency();
+        if (weight > maxConcurrency) {
+            throw new IllegalArgumentException("weight must not exceed maxConcurrency (" + maxConcurrency
+                    + " cluster-wide, as bulkhead '" + name + "' last saw it) but was " + weight);
+        }
     }
 
     // ---------------------------------------------------------------------------------------------------------
     // Async calls
 
-    /** Starts an async operation once a permit is granted; never blocks. */
+    /** Starts an async operation once a permit of weight 1 is granted; never blocks. */
     public <T> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
                                               CancellationSignal signal) {
+        return callAsync(1, Priority.NORMAL, signal, operation);
+    }
+
+    /** Starts an async operation once a permit of the options' weight is granted; never blocks. */
+    public <T> CompletableFuture<T> callAsync(CallOptions options,
+                                              Supplier<? extends CompletionStage<T>> operation) {
+        Objects.requireNonNull(options, "options");
+        return callAsync(options.weight(), options.priority(), options.signal(), operation);
+    }
+
+    private <T> CompletableFuture<T> callAsync(int weight, Priority priority, CancellationSignal signal,
+                                               Supplier<? extends CompletionStage<T>> operation) {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(signal, "signal");
         CompletableFuture<T> result = new CompletableFuture<>();
-        if (closed) {
-            result.completeExceptionally(closedException());
-        } else if (signal.isCancelled()) {
-            result.completeExceptionally(Outcomes.cancelledBeforeStart(name, signal));
-        } else {
-            AsyncWaiter waiter = new AsyncWaiter(this, ids.next(), signal, ticker.read(), result) {
-                @Override
-                void begin(Permit permit) {
-                    AsyncOperation.start(operation, result, (ignoredStart, ignoredFailure) -> permit.close(), 0L);
-                }
-            };
-            join(waiter, true);
-            waiter.armCancellation();
+        if (refusedAtOnce(weight, priority, signal, result)) {
+            return result;
         }
+        AsyncWaiter waiter = new AsyncWaiter(this, ids.next(weight), weight, priority, signal, ticker.read(), result) {
+            @Override
+            void begin(Permit permit) {
+                AsyncOperation.start(operation, result, (ignoredStart, ignoredFailure) -> permit.close(), 0L);
+            }
+        };
+        join(waiter, true);
+        waiter.armCancellation();
         return result;
     }
 
-    /** Takes a permit without blocking. */
+    /** Takes a permit of weight 1 without blocking. */
     public CompletableFuture<Permit> acquireAsync(CancellationSignal signal) {
+        return acquireAsync(1, Priority.NORMAL, signal);
+    }
+
+    /** Takes a permit of the options' weight without blocking. */
+    public CompletableFuture<Permit> acquireAsync(CallOptions options) {
+        Objects.requireNonNull(options, "options");
+        return acquireAsync(options.weight(), options.priority(), options.signal());
+    }
+
+    private CompletableFuture<Permit> acquireAsync(int weight, Priority priority, CancellationSignal signal) {
         Objects.requireNonNull(signal, "signal");
         CompletableFuture<Permit> future = new CompletableFuture<>();
-        if (closed) {
-            future.completeExceptionally(closedException());
-        } else if (signal.isCancelled()) {
-            future.completeExceptionally(Outcomes.cancelledBeforeStart(name, signal));
-        } else {
-            AsyncWaiter waiter = new AsyncWaiter(this, ids.next(), signal, ticker.read(), future) {
-                @Override
-                void begin(Permit permit) {
-                    if (!future.complete(permit)) {
-                        // The caller abandoned the future meanwhile: nobody will ever close this permit.
-                        permit.close();
-                    }
-                }
-            };
-            join(waiter, true);
-            waiter.armCancellation();
+        if (refusedAtOnce(weight, priority, signal, future)) {
+            return future;
         }
+        AsyncWaiter waiter = new AsyncWaiter(this, ids.next(weight), weight, priority, signal, ticker.read(), future) {
+            @Override
+            void begin(Permit permit) {
+                if (!future.complete(permit)) {
+                    // The caller abandoned the future meanwhile: nobody will ever close this permit.
+                    permit.close();
+                }
+            }
+        };
+        join(waiter, true);
+        waiter.armCancellation();
         return future;
+    }
+
+    /**
+     * Ends an async call before it joins the queue when its weight exceeds the limit, the bulkhead is closed
+     * (refused {@code CLOSED}, the overflow handler on the executor) or its signal is already cancelled.
+     */
+    private boolean refusedAtOnce(int weight, Priority priority, CancellationSignal signal,
+                                  CompletableFuture<?> future) {
+        try {
+            requireWeightWithinLimit(weight);
+        } catch (IllegalArgumentException tooHeavy) {
+            future.completeExceptionally(tooHeavy);
+            return true;
+        }
+        if (closed) {
+            Rejection rejection = rejection(Rejection.Reason.CLOSED, 0, priority);
+            dispatch(() -> {
+                try {
+                    future.completeExceptionally(reject(rejection, null));
+                } catch (RuntimeException handlerFailed) {
+                    future.completeExceptionally(handlerFailed);
+                }
+            });
+            return true;
+        }
+        if (signal.isCancelled()) {
+            future.completeExceptionally(Outcomes.cancelledBeforeStart(name, signal));
+            return true;
+        }
+        return false;
     }
 
     void pollSoon() {
@@ -227,19 +323,12 @@ public final class ClusterBulkhead extends ClusterProtocol {
     Permit runWithoutPermit(Throwable cause) {
         events.ranWithoutPermit(cause);
         events.admitted(0);
+        running.incrementAndGet();
         return new UnbackedPermit(this, ticker.read());
     }
 
     // ---------------------------------------------------------------------------------------------------------
     // Outcomes
-
-    /** A refusal decided locally: limits as last seen in Redis, counts of this instance. */
-    Rejection rejection(Rejection.Reason reason, long waitedNanos) {
-        ClusterLimits current = limits;
-        return new Rejection(name, reason, current.maxConcurrency(), current.maxQueue(), permits.size(),
-                waiters.size(),
-                reason == Rejection.Reason.QUEUE_FULL ? Duration.ZERO : ClusterEvents.duration(waitedNanos));
-    }
 
     /** Reports the refusal, runs the overflow handler on the current thread, and makes the exception. */
     BulkheadRejectedException reject(Rejection rejection, Throwable redisFailure) {
@@ -273,25 +362,20 @@ public final class ClusterBulkhead extends ClusterProtocol {
             case RemoteWaiter.REFUSED:
                 throw reject(waiter.refusal, null);
             case RemoteWaiter.TIMED_OUT:
-                throw reject(rejection(Rejection.Reason.WAIT_TIMEOUT, waited), null);
+                throw reject(rejection(Rejection.Reason.WAIT_TIMEOUT, waited, waiter.priority), null);
             case RemoteWaiter.UNAVAILABLE:
                 if (settings.failureMode() == FailureMode.FAIL_OPEN) {
                     return runWithoutPermit(waiter.failure);
                 }
-                throw reject(rejection(Rejection.Reason.UNAVAILABLE, waited), waiter.failure);
+                throw reject(rejection(Rejection.Reason.UNAVAILABLE, waited, waiter.priority), waiter.failure);
             default:
                 throw new IllegalStateException("Undecided waiter " + waiter.id);
         }
     }
 
-    private IllegalStateException closedException() {
-        return new IllegalStateException("Bulkhead '" + name + "' is closed");
-    }
-
-    private void requireOpen() {
-        if (closed) {
-            throw closedException();
-        }
+    @Override
+    Rejection closedRejection(RemoteWaiter waiter) {
+        return rejection(Rejection.Reason.CLOSED, ticker.read() - waiter.enqueuedAt, waiter.priority);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -340,9 +424,9 @@ public final class ClusterBulkhead extends ClusterProtocol {
         }
     }
 
-    /** Permits this instance holds in Redis (not lost, not closed). */
+    /** Slots of the permits this instance holds in Redis (not lost, not closed). */
     public int localExecutingCount() {
-        return permits.size();
+        return heldSlots.get();
     }
 
     /** Calls of this instance waiting in the cluster-wide queue (or joining it). */
@@ -366,37 +450,28 @@ public final class ClusterBulkhead extends ClusterProtocol {
         return leaseMillis;
     }
 
+    /** Whether a drain or close began. */
+    public boolean isClosed() {
+        return closed;
+    }
+
     /**
-     * Stops this instance: waiting calls are cancelled (their places released), the lease keeper stops, pending
-     * releases get up to one command timeout to reach Redis, and the connections close. Permits still held are no
-     * longer renewed and expire within one lease.
+     * Drains this instance: stops admitting, refuses its queued waiters with {@code CLOSED}, waits up to
+     * {@code deadlineNanos} for its running calls, and shuts down once nothing runs. See {@link ClusterLifecycle}.
      */
+    public DrainResult drain(long deadlineNanos) {
+        return lifecycle.drain(deadlineNanos);
+    }
+
+    /** {@code drain} without waiting. */
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        leaseKeeper.stop();
-        for (RemoteWaiter waiter : waiters.values()) {
-            abandon(waiter, RemoteWaiter.CANCELLED);
-        }
-        if (!orphans.isEmpty()) {
-            scripts.run(LuaScripts.RELEASE, orphans.snapshot(LeaseKeeper.BATCH).toArray(new String[0]));
-        }
-        try {
-            // Sent last on the connection, so it is answered after every release sent before it.
-            scripts.run(LuaScripts.COUNTS).get(settings.commandTimeout().toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-        } catch (Exception ignored) {
-            // Redis is unreachable: what was not released expires with its lease.
-        }
-        subscriber.close();
-        try {
-            connections.close();
-        } catch (Exception failure) {
-            LOGGER.log(System.Logger.Level.DEBUG, "Bulkhead '" + name + "': closing the connections failed", failure);
-        }
+        lifecycle.drain(0);
+    }
+
+    @Override
+    void becameIdle() {
+        // Often on a Redis I/O thread (a release's reply), which must not wait for Redis.
+        dispatch(lifecycle::shutdown);
     }
 
     @Override

@@ -2,7 +2,10 @@ package dev.bulwark.redis.internal;
 
 import dev.bulwark.redis.RedisBulkheadException;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
@@ -100,11 +103,31 @@ public final class ClusterConnections {
         try {
             commands = commandConnection.get();
             pubSub = pubSubConnection.get();
-            return new ClusterBulkhead(settings, async.apply(commands), pubSub, closer(commands, pubSub));
+            ClusterBulkhead engine = new ClusterBulkhead(settings, async.apply(commands), pubSub,
+                    closer(commands, pubSub));
+            watchDisconnects(commands, engine);
+            return engine;
         } catch (RuntimeException failure) {
             closeQuietly(commands, pubSub);
             throw failure instanceof RedisBulkheadException ? failure
                     : new RedisBulkheadException(settings.name(), "connect", failure);
+        }
+    }
+
+    /**
+     * Refuses the engine's waiters as soon as the command connection drops, rather than at their next poll. A
+     * standalone connection reports its own disconnects; a cluster connection's node connections report to the
+     * client instead, so on Redis Cluster the failed poll (at most a quarter command timeout later) does it.
+     */
+    private static void watchDisconnects(StatefulConnection<String, String> commands, ClusterBulkhead engine) {
+        if (commands instanceof RedisChannelHandler<?, ?> handler) {
+            handler.addListener(new RedisConnectionStateListener() {
+                @Override
+                public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+                    engine.connectionLost(new RedisConnectionException("Bulkhead '" + engine.name()
+                            + "': the connection to Redis was lost"));
+                }
+            });
         }
     }
 

@@ -1,12 +1,15 @@
 package dev.bulwark.redis.internal;
 
+import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.Ticker;
 import dev.bulwark.redis.LostPermit;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The client half of the cluster-wide bulkhead's protocol, whose server half is {@link LuaScripts} (read its notes
@@ -37,6 +40,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * knows is lost: a holder is told through {@link dev.bulwark.redis.RedisBulkheadListener#permitLost}, a waiter is
  * decided {@code UNAVAILABLE}. Since ids are never reused, a lost permit's later release removes nothing.
  *
+ * <p><b>Failing fast.</b> A waiter never waits for its lease to learn that Redis is gone: a dropped command
+ * connection refuses every waiter at once ({@link #connectionLost}), any command that times out refuses the queued
+ * ones ({@link #redisSilent}), and a poll or heartbeat that fails refuses the waiters it carried
+ * ({@link #waiterUnavailable}); the lease keeper polls at least every quarter command timeout while calls wait. A refused waiter that was queued sends its release, so a grant Redis makes to it later
+ * is handed straight on.
+ *
+ * <p><b>Weights and priorities.</b> A call's weight travels in its id ({@code #n}) and its priority in the acquire's
+ * arguments; the scripts do the counting (see {@link LuaScripts}). Redis removes a waiter that a lowered limit or a
+ * higher-priority newcomer displaces and publishes why; {@link #refusedByRedis} decides it.
+ *
+ * <p><b>Closing.</b> See {@link ClusterLifecycle}: {@link #closed} is set before the queue is refused and read by
+ * every joining waiter after it registered; {@link #running} and {@link #waiters} tell when the instance is idle.
+ *
  * <p><b>Unknown outcomes.</b> A script that fails or times out may still have run. Its id joins the
  * {@link Orphans}, which the lease keeper releases until Redis confirms, so a slot taken by an acquire whose reply
  * was lost comes back within one heartbeat rather than one lease.
@@ -53,8 +69,29 @@ abstract class ClusterProtocol {
     final ScriptRunner scripts;
     final ConcurrentHashMap<String, RemoteWaiter> waiters = new ConcurrentHashMap<>();
     final ConcurrentHashMap<String, RemotePermit> permits = new ConcurrentHashMap<>();
+    /** The slots of the permits in {@link #permits}: this instance's share of the cluster's slots in use. */
+    final AtomicInteger heldSlots = new AtomicInteger();
+    /** The acquire script's priority argument per ordinal, made once. */
+    private static final String[] PRIORITY_ARGUMENTS = new String[Priority.values().length];
+
+    static {
+        for (Priority priority : Priority.values()) {
+            PRIORITY_ARGUMENTS[priority.ordinal()] = Integer.toString(priority.ordinal());
+        }
+    }
+
     final Orphans orphans = new Orphans();
     volatile ClusterLimits limits;
+    /** Set once by the first drain (or close): from then on nothing new is admitted or queued. */
+    volatile boolean closed;
+    /**
+     * Calls of this instance that hold a permit object not yet closed: backed by Redis, lost, or run without a
+     * permit. What a drain waits for. Incremented before the permit is published (and, for a grant, before the
+     * waiter leaves {@link #waiters}), decremented once, when the permit is first closed.
+     */
+    final AtomicInteger running = new AtomicInteger();
+    /** Completed once this instance is closed, waits for nothing and runs nothing: what drains wait for. */
+    final CompletableFuture<Void> idle = new CompletableFuture<>();
 
     ClusterProtocol(ClusterSettings settings, RedisScriptingAsyncCommands<String, String> commands) {
         this.name = settings.name();
@@ -65,13 +102,26 @@ abstract class ClusterProtocol {
         this.limits = settings.initialLimits();
         this.keys = new BulkheadKeys(name);
         this.scripts = new ScriptRunner(commands, keys, () -> limits, settings.scheduler(),
-                settings.commandTimeout().toNanos());
+                settings.commandTimeout().toNanos(), this::redisSilent);
     }
 
-    /** Registers the waiter, then sends its acquire; the reply decides or queues it. */
+    /**
+     * Registers the waiter, then sends its acquire; the reply decides or queues it. A waiter that finds the
+     * bulkhead closed once registered sends nothing and is refused: a drain sets {@link #closed} before it scans
+     * {@link #waiters}, and this reads it after registering, so each waiter is either seen by the drain or sees the
+     * drain.
+     */
     void join(RemoteWaiter waiter, boolean mayQueue) {
         waiters.put(waiter.id, waiter);
-        scripts.run(LuaScripts.ACQUIRE, waiter.id, leaseMillis, mayQueue ? "1" : "0")
+        if (closed) {
+            if (waiter.refuse(closedRejection(waiter)) != RemoteWaiter.ALREADY_DECIDED) {
+                removeWaiter(waiter);
+                waiter.decided();
+            }
+            return;
+        }
+        scripts.run(LuaScripts.ACQUIRE, waiter.id, leaseMillis, mayQueue ? "1" : "0",
+                        PRIORITY_ARGUMENTS[waiter.priority.ordinal()])
                 .whenComplete((reply, failure) -> onAcquireReply(waiter, reply, failure));
     }
 
@@ -79,9 +129,8 @@ abstract class ClusterProtocol {
         if (failure != null) {
             // The script may have run and its reply been lost: release the id until Redis confirms.
             orphans.add(waiter.id, ticker.read() + leaseNanos);
-            waiter.failure = failure;
-            if (waiter.decide(RemoteWaiter.UNAVAILABLE) != RemoteWaiter.ALREADY_DECIDED) {
-                waiters.remove(waiter.id, waiter);
+            if (waiter.fail(failure, false) != RemoteWaiter.ALREADY_DECIDED) {
+                removeWaiter(waiter);
                 waiter.decided();
             }
             return;
@@ -102,11 +151,15 @@ abstract class ClusterProtocol {
                     release(waiter.id);
                 }
                 break;
+            case 3:
+                // Redis holds a lower limit than this instance had seen when it checked the weight.
+                refusedByRedis(waiter, Rejection.Reason.WEIGHT_EXCEEDS_LIMIT, 0);
+                break;
             default:
-                waiter.refusal = new Rejection(name, Rejection.Reason.QUEUE_FULL, Replies.intAt(reply, 3),
-                        Replies.intAt(reply, 4), Replies.intAt(reply, 1), Replies.intAt(reply, 2), Duration.ZERO);
-                if (waiter.decide(RemoteWaiter.REFUSED) != RemoteWaiter.ALREADY_DECIDED) {
-                    waiters.remove(waiter.id, waiter);
+                if (waiter.refuse(new Rejection(name, Rejection.Reason.QUEUE_FULL, Replies.intAt(reply, 3),
+                        Replies.intAt(reply, 4), Replies.intAt(reply, 1), Replies.intAt(reply, 2), Duration.ZERO,
+                        waiter.priority)) != RemoteWaiter.ALREADY_DECIDED) {
+                    removeWaiter(waiter);
                     waiter.decided();
                 }
                 break;
@@ -120,19 +173,21 @@ abstract class ClusterProtocol {
      *     notification, or the owner gave up first and owns the release)
      */
     boolean grant(RemoteWaiter waiter, boolean onArrival) {
-        RemotePermit permit = new RemotePermit(this, waiter.id, ticker.read(), waiter.leaseRenewedAt);
+        RemotePermit permit = new RemotePermit(this, waiter.id, waiter.weight, ticker.read(), waiter.leaseRenewedAt);
         // Registered before the decision so the heartbeat never misses it; putIfAbsent keeps a duplicate grant
         // notification from replacing the permit that an earlier one already handed out.
-        if (permits.putIfAbsent(waiter.id, permit) != null) {
+        if (!holdPermit(permit)) {
             return false;
         }
+        running.incrementAndGet();
         waiter.permit = permit;
         waiter.grantedOnArrival = onArrival;
         if (waiter.decide(RemoteWaiter.GRANTED) == RemoteWaiter.ALREADY_DECIDED) {
-            permits.remove(waiter.id, permit);
+            dropPermit(permit);
+            runningEnded();
             return false;
         }
-        waiters.remove(waiter.id, waiter);
+        removeWaiter(waiter);
         waiter.decided();
         return true;
     }
@@ -145,34 +200,74 @@ abstract class ClusterProtocol {
         if (previous == RemoteWaiter.ALREADY_DECIDED) {
             return;
         }
-        waiters.remove(waiter.id, waiter);
+        removeWaiter(waiter);
         if (previous == RemoteWaiter.WAITING) {
             release(waiter.id);
         }
         waiter.decided();
     }
 
-    /** A waiter's place is gone (Redis forgot it, or it could not be renewed for a whole lease). */
+    /** A waiter's place is gone (Redis forgot it, or it can no longer be renewed before its lease ends). */
     void waiterLost(RemoteWaiter waiter, Throwable cause) {
-        waiter.failure = cause;
-        if (waiter.decideIfWaiting(RemoteWaiter.UNAVAILABLE)) {
-            waiters.remove(waiter.id, waiter);
+        if (waiter.fail(cause, true) != RemoteWaiter.ALREADY_DECIDED) {
+            removeWaiter(waiter);
             orphans.add(waiter.id, ticker.read() + leaseNanos);
             waiter.decided();
         }
     }
 
-    /** Closes a permit: the first close sends the release (unless the permit was lost) and reports it. */
+    /**
+     * Redis cannot decide this waiter now (a renewal or poll carrying it failed, or the command connection
+     * dropped): refuse it with {@code UNAVAILABLE} at once, whether it waits or is still joining, instead of letting
+     * it wait for its lease. A waiter that was queued sends the release of its place (if Redis is gone the release
+     * fails and the id becomes an orphan, released once Redis answers again), so a grant that Redis makes to it
+     * meanwhile frees the slot again and no permit is ever handed to a caller that nobody backs. A waiter still
+     * joining leaves that to its acquire's reply, as for a cancellation.
+     */
+    void waiterUnavailable(RemoteWaiter waiter, Throwable cause) {
+        int previous = waiter.fail(cause, false);
+        if (previous == RemoteWaiter.ALREADY_DECIDED) {
+            return;
+        }
+        removeWaiter(waiter);
+        if (previous == RemoteWaiter.WAITING) {
+            release(waiter.id);
+        }
+        waiter.decided();
+    }
+
+    /**
+     * A command got no reply within the command timeout: every queued waiter of this instance is refused at once
+     * (a waiter still joining is decided by its own acquire's reply or timeout).
+     */
+    void redisSilent(Throwable cause) {
+        for (RemoteWaiter waiter : waiters.values()) {
+            if (waiter.status() == RemoteWaiter.WAITING) {
+                waiterUnavailable(waiter, cause);
+            }
+        }
+    }
+
+    /** The command connection dropped: every waiter of this instance is refused at once. */
+    void connectionLost(Throwable cause) {
+        for (RemoteWaiter waiter : waiters.values()) {
+            waiterUnavailable(waiter, cause);
+        }
+    }
+
+    /**
+     * Closes a permit: the first close reports it and sends the release. A permit already lost sends it too: if it
+     * was given up because its renewal failed, Redis may still count it until its lease ends, and the release
+     * frees that slot as soon as the operation ends; if Redis dropped it, the release removes nothing (ids are
+     * never reused).
+     */
     void closePermit(RemotePermit permit, boolean reportRelease) {
         if (!permit.setFlag(RemotePermit.CLOSED)) {
             return;
         }
-        permits.remove(permit.id, permit);
+        dropPermit(permit);
         if (reportRelease) {
             reportReleased(permit.acquiredAt);
-        }
-        if ((permit.flags() & RemotePermit.LOST) != 0) {
-            return;
         }
         scripts.run(LuaScripts.RELEASE, permit.id).whenComplete((reply, failure) -> {
             if (failure != null) {
@@ -182,7 +277,84 @@ abstract class ClusterProtocol {
                 permitLost(permit, LostPermit.Cause.UNKNOWN_TO_REDIS, true);
             }
         });
+        // After the release is written, so that a shutdown this may trigger sends its fence behind it.
+        runningEnded();
     }
+
+    /** Registers a permit held in Redis, unless one with its id is registered already. */
+    final boolean holdPermit(RemotePermit permit) {
+        if (permits.putIfAbsent(permit.id, permit) != null) {
+            return false;
+        }
+        heldSlots.addAndGet(permit.weight);
+        return true;
+    }
+
+    /** Unregisters a permit (closed or lost); its slots leave this instance's share once. */
+    final void dropPermit(RemotePermit permit) {
+        if (permits.remove(permit.id, permit)) {
+            heldSlots.addAndGet(-permit.weight);
+        }
+    }
+
+    /**
+     * Redis removed this waiter from the queue and published why (its weight exceeds a lowered limit, or a
+     * newcomer of a higher priority evicted it): refuse it, with no release to send.
+     *
+     * @param maxConcurrency the limit Redis held when it decided, or 0 when the limits last seen are that limit
+     */
+    void refusedByRedis(RemoteWaiter waiter, Rejection.Reason reason, int maxConcurrency) {
+        Rejection rejection = rejection(reason, ticker.read() - waiter.enqueuedAt, waiter.priority);
+        if (maxConcurrency > 0 && maxConcurrency != rejection.maxConcurrency()) {
+            rejection = new Rejection(name, reason, maxConcurrency, rejection.maxQueue(), rejection.executingCount(),
+                    rejection.queuedCount(), rejection.waited(), rejection.priority());
+        }
+        if (waiter.refuse(rejection) != RemoteWaiter.ALREADY_DECIDED) {
+            removeWaiter(waiter);
+            waiter.decided();
+        }
+    }
+
+    /** A refusal decided locally: limits as last seen in Redis, counts of this instance. */
+    final Rejection rejection(Rejection.Reason reason, long waitedNanos, Priority priority) {
+        ClusterLimits current = limits;
+        return new Rejection(name, reason, current.maxConcurrency(), current.maxQueue(), heldSlots.get(),
+                waiters.size(),
+                reason == Rejection.Reason.QUEUE_FULL ? Duration.ZERO : ClusterEvents.duration(waitedNanos),
+                priority);
+    }
+
+    /** A call that held a permit closed it. */
+    final void runningEnded() {
+        if (running.decrementAndGet() == 0 && closed) {
+            checkIdle();
+        }
+    }
+
+    /** Unregisters a decided waiter; once closed, the last one to go may leave the instance idle. */
+    final void removeWaiter(RemoteWaiter waiter) {
+        waiters.remove(waiter.id, waiter);
+        if (closed) {
+            checkIdle();
+        }
+    }
+
+    /**
+     * Completes {@link #idle} when closed and nothing waits or runs. Reads {@link #waiters} before {@link #running}:
+     * a grant counts its call as running before its waiter leaves the map, so a call being granted is always seen
+     * in one of the two.
+     */
+    final void checkIdle() {
+        if (closed && waiters.isEmpty() && running.get() == 0 && idle.complete(null)) {
+            becameIdle();
+        }
+    }
+
+    /** Called once, on the thread that completed {@link #idle}: shut the instance down. */
+    abstract void becameIdle();
+
+    /** The refusal of a waiter that met a closed bulkhead. */
+    abstract Rejection closedRejection(RemoteWaiter waiter);
 
     /**
      * Marks a permit lost and tells the listeners, once. A renewal that finds a permit unknown may have been
@@ -193,7 +365,7 @@ abstract class ClusterProtocol {
             return;
         }
         if (permit.setFlag(RemotePermit.LOST)) {
-            permits.remove(permit.id, permit);
+            dropPermit(permit);
             events.permitLost(new LostPermit(name, permit.id, ClusterEvents.duration(ticker.read() - permit.acquiredAt),
                     cause));
         }

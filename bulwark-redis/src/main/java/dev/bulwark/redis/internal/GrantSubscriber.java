@@ -1,5 +1,6 @@
 package dev.bulwark.redis.internal;
 
+import dev.bulwark.Rejection;
 import dev.bulwark.redis.RedisBulkheadException;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -9,9 +10,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Listens on the bulkhead's grant channel. A message lists ids that some instance's script just granted; the ids
- * of this instance's waiters are decided {@code GRANTED} here, on the pub/sub I/O thread (which only flips states
- * and hands work on). When the subscription is (re)established, for example after a reconnect during which
+ * Listens on the bulkhead's grant channel. A message lists ids that some instance's script just granted (decided
+ * {@code GRANTED} here), refused because their weight exceeds a lowered limit ({@code !limit:id}) or evicted by a
+ * newcomer of a higher priority (prefix {@code ~}); only this instance's waiters are decided, on the pub/sub I/O
+ * thread (which only flips states and hands work on). When the subscription is (re)established, for example after a reconnect during which
  * messages may have been missed, the lease keeper polls at once.
  */
 final class GrantSubscriber extends RedisPubSubAdapter<String, String> {
@@ -52,9 +54,25 @@ final class GrantSubscriber extends RedisPubSubAdapter<String, String> {
             if (end < 0) {
                 end = length;
             }
-            RemoteWaiter waiter = bulkhead.waiters.get(message.substring(start, end));
-            if (waiter != null) {
-                bulkhead.grant(waiter, false);
+            char kind = message.charAt(start);
+            if (kind == '!') {
+                // "!limit:id": the limit that the waiter's weight exceeds.
+                int colon = message.indexOf(':', start);
+                RemoteWaiter waiter = bulkhead.waiters.get(message.substring(colon + 1, end));
+                if (waiter != null) {
+                    bulkhead.refusedByRedis(waiter, Rejection.Reason.WEIGHT_EXCEEDS_LIMIT,
+                            Integer.parseInt(message, start + 1, colon, 10));
+                }
+            } else if (kind == '~') {
+                RemoteWaiter waiter = bulkhead.waiters.get(message.substring(start + 1, end));
+                if (waiter != null) {
+                    bulkhead.refusedByRedis(waiter, Rejection.Reason.EVICTED, 0);
+                }
+            } else {
+                RemoteWaiter waiter = bulkhead.waiters.get(message.substring(start, end));
+                if (waiter != null) {
+                    bulkhead.grant(waiter, false);
+                }
             }
             start = end + 1;
         }

@@ -15,14 +15,20 @@ import java.util.HexFormat;
  * <ul>
  *   <li>{@code bulwark:{N}:holders} (sorted set): one member per permit held anywhere in the cluster, scored by
  *       its lease expiry in server milliseconds.</li>
- *   <li>{@code bulwark:{N}:queue} (sorted set): one member per waiting call, scored by its ticket, so the lowest
- *       score is the oldest arrival.</li>
+ *   <li>{@code bulwark:{N}:extra} (string, absent when 0): the slots weighted holders take beyond one each, so
+ *       the slots in use are {@code ZCARD holders + extra}. A weighted call's id ends in {@code #weight}; an id
+ *       without it weighs 1, so unweighted calls cost what they did before weights.</li>
+ *   <li>{@code bulwark:{N}:queue} (sorted set): one member per waiting call, scored by
+ *       {@code priority ordinal x 2^48 + ticket}, so the lowest score is the oldest arrival of the highest
+ *       priority (exact in a double while tickets stay below 2^48).</li>
  *   <li>{@code bulwark:{N}:waiters} (sorted set): the same members as the queue, scored by their lease
  *       expiry.</li>
  *   <li>{@code bulwark:{N}:config} (hash): {@code maxConcurrency}, {@code maxQueue}, {@code maxWaitNanos}
  *       (0 for no bound) shared by every instance.</li>
  *   <li>{@code bulwark:{N}:tickets} (string): the ticket counter ({@code INCR}).</li>
- *   <li>Channel {@code bulwark:{N}:granted}: each message lists the ids just granted, separated by spaces.</li>
+ *   <li>Channel {@code bulwark:{N}:granted}: each message lists, separated by spaces, the ids just granted, the
+ *       ids refused because their weight exceeds a lowered limit (as {@code !limit:id}) and the ids evicted by a
+ *       newcomer of a higher priority (prefixed {@code ~}).</li>
  * </ul>
  * Permit and waiter ids are unique per call ({@code instance id + sequence number}); a waiter that is granted
  * keeps its id as its permit id.
@@ -34,20 +40,26 @@ import java.util.HexFormat;
  * <ol>
  *   <li>no member of {@code holders} or {@code waiters} has an expired lease;</li>
  *   <li>{@code queue} and {@code waiters} hold exactly the same members;</li>
- *   <li>if {@code queue} is not empty then {@code ZCARD holders >= maxConcurrency}: a slot is never free while
- *       someone waits, so a newcomer can never barge past a waiter;</li>
- *   <li>{@code ZCARD holders} grows only through {@code acquire} (when it is below {@code maxConcurrency} and
- *       the queue is empty) or {@code grant} (while it is below {@code maxConcurrency}), so it never exceeds the
- *       limit except after the limit was lowered;</li>
+ *   <li>if {@code queue} is not empty then the slots in use plus the head's weight exceed {@code maxConcurrency}:
+ *       the head never stays queued while its slots are free, and a newcomer takes slots only when nobody waits,
+ *       so nobody barges past a waiter, and a head needing 3 slots is not passed by later 1-slot callers (strict
+ *       FIFO within a priority; a higher priority is served first);</li>
+ *   <li>the slots in use grow only through {@code acquire} (when they stay within {@code maxConcurrency} and the
+ *       queue is empty) or {@code grant} (while the head fits), so they never exceed the limit except after the
+ *       limit was lowered; {@code extra} changes with exactly the holders of weight above 1 that enter or leave
+ *       {@code holders} (by grant, release or expiry), so a permit gives back exactly its weight, once;</li>
+ *   <li>no queued weight exceeds {@code maxConcurrency}: {@code acquire} refuses such a call, {@code configure}
+ *       removes every such waiter when the limit is lowered, and {@code grant} removes a head that exceeds it;</li>
  *   <li>a member is in at most one of {@code holders} and {@code queue}; a granted waiter moves from the queue to
  *       the holders with the lease expiry it had as a waiter, and its id is published.</li>
  * </ol>
  *
  * <h2>Scripts</h2>
  * <ul>
- *   <li>{@link #ACQUIRE}: takes a slot if one is free and nobody waits; else queues the caller (when allowed and
- *       the queue has room) with the next ticket; else refuses. Replies with the outcome, the counts and the
- *       cluster-wide limits.</li>
+ *   <li>{@link #ACQUIRE}: takes the caller's slots if they are free and nobody waits; else queues the caller (when
+ *       allowed and the queue has room, or when the newest waiter of the lowest priority is of a lower priority
+ *       than the caller: that one is evicted) with the next ticket of its priority; else refuses. Replies with
+ *       the outcome, the counts and the cluster-wide limits.</li>
  *   <li>{@link #RELEASE}: for each id, removes it from the holders (a release) or from the queue (a waiter giving
  *       up), then grants. Releasing an id that is neither (its lease expired, Redis restarted) changes nothing,
  *       which is why a lost permit can never free a slot that someone else holds. Because a grant that raced a
@@ -57,17 +69,18 @@ import java.util.HexFormat;
  *   <li>{@link #COUNTS}: the cluster-wide counts and limits.</li>
  *   <li>{@link #CONFIGURE}: sets one limit cluster-wide, then grants (raising the limit admits waiters).</li>
  * </ul>
- * Arguments common to all: {@code KEYS} = holders, queue, waiters, config, tickets; {@code ARGV[1]} = channel,
+ * Arguments common to all: {@code KEYS} = holders, queue, waiters, config, tickets, extra; {@code ARGV[1]} = channel,
  * {@code ARGV[2..4]} = the limits that initialize the config hash when it is missing (first use, or after a
  * restart lost it).
  */
 public final class LuaScripts {
 
     private static final String PRELUDE = """
-            local holders, queue, waiters, config, tickets = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+            local holders, queue, waiters, config, tickets, extra = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
             local channel = ARGV[1]
             local clock = redis.call('TIME')
             local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+            local PRIORITY_STEP = 281474976710656
 
             local function limits()
               local c = redis.call('HMGET', config, 'maxConcurrency', 'maxQueue', 'maxWaitNanos')
@@ -78,6 +91,24 @@ public final class LuaScripts {
               return tonumber(c[1]), tonumber(c[2]), c[3]
             end
 
+            local function weightOf(id)
+              local w = string.match(id, '#(%d+)$')
+              if w then
+                return tonumber(w)
+              end
+              return 1
+            end
+
+            local function addExtra(n)
+              if n ~= 0 and redis.call('INCRBY', extra, n) <= 0 then
+                redis.call('DEL', extra)
+              end
+            end
+
+            local function slotsUsed()
+              return redis.call('ZCARD', holders) + (tonumber(redis.call('GET', extra)) or 0)
+            end
+
             local function removeAll(key, members)
               for i = 1, #members, 500 do
                 redis.call('ZREM', key, unpack(members, i, math.min(i + 499, #members)))
@@ -85,6 +116,14 @@ public final class LuaScripts {
             end
 
             local function purge()
+              if redis.call('EXISTS', extra) == 1 then
+                local expiredHolders = redis.call('ZRANGEBYSCORE', holders, '-inf', now)
+                local freed = 0
+                for _, id in ipairs(expiredHolders) do
+                  freed = freed + weightOf(id) - 1
+                end
+                addExtra(-freed)
+              end
               redis.call('ZREMRANGEBYSCORE', holders, '-inf', now)
               local expired = redis.call('ZRANGEBYSCORE', waiters, '-inf', now)
               if #expired > 0 then
@@ -93,52 +132,92 @@ public final class LuaScripts {
               end
             end
 
+            local function dequeue(id)
+              redis.call('ZREM', queue, id)
+              local expiry = redis.call('ZSCORE', waiters, id)
+              redis.call('ZREM', waiters, id)
+              return expiry
+            end
+
             local function grant(maxConcurrency)
-              local executing = redis.call('ZCARD', holders)
-              local granted = {}
-              while executing < maxConcurrency do
-                local head = redis.call('ZPOPMIN', queue)
+              local executing = slotsUsed()
+              local notices = {}
+              while true do
+                local head = redis.call('ZRANGE', queue, 0, 0)
                 if #head == 0 then
                   break
                 end
                 local id = head[1]
-                local expiry = redis.call('ZSCORE', waiters, id)
-                redis.call('ZREM', waiters, id)
-                if expiry then
-                  redis.call('ZADD', holders, expiry, id)
-                  executing = executing + 1
-                  granted[#granted + 1] = id
+                local w = weightOf(id)
+                if w > maxConcurrency then
+                  dequeue(id)
+                  notices[#notices + 1] = '!' .. maxConcurrency .. ':' .. id
+                elseif executing + w <= maxConcurrency then
+                  local expiry = dequeue(id)
+                  if expiry then
+                    redis.call('ZADD', holders, expiry, id)
+                    addExtra(w - 1)
+                    executing = executing + w
+                    notices[#notices + 1] = id
+                  end
+                else
+                  break
                 end
               end
-              if #granted > 0 then
-                redis.call('PUBLISH', channel, table.concat(granted, ' '))
+              if #notices > 0 then
+                redis.call('PUBLISH', channel, table.concat(notices, ' '))
               end
               return executing
             end
             """;
 
-    /** ARGV[5] id, ARGV[6] lease ms, ARGV[7] "1" when the caller may queue. Reply: status (0 full, 1 granted,
-     *  2 queued), executing, queued, maxConcurrency, maxQueue, maxWaitNanos. */
+    /** ARGV[5] id, ARGV[6] lease ms, ARGV[7] "1" when the caller may queue, ARGV[8] priority ordinal. Reply: status
+     *  (0 full, 1 granted, 2 queued, 3 weight above the limit), executing slots, queued, maxConcurrency, maxQueue,
+     *  maxWaitNanos. */
     public static final LuaScripts.Script ACQUIRE = new Script("acquire", PRELUDE + """
             local maxConcurrency, maxQueue, maxWait = limits()
             purge()
             local executing = grant(maxConcurrency)
             local queued = redis.call('ZCARD', queue)
             local id = ARGV[5]
+            local w = weightOf(id)
+            local priority = tonumber(ARGV[8])
             local status = 0
             if redis.call('ZSCORE', holders, id) then
               status = 1
             elseif redis.call('ZSCORE', queue, id) then
               status = 2
-            elseif queued == 0 and executing < maxConcurrency then
+            elseif w > maxConcurrency then
+              status = 3
+            elseif queued == 0 and executing + w <= maxConcurrency then
               redis.call('ZADD', holders, now + tonumber(ARGV[6]), id)
-              executing = executing + 1
+              addExtra(w - 1)
+              executing = executing + w
               status = 1
-            elseif ARGV[7] == '1' and queued < maxQueue then
-              redis.call('ZADD', queue, redis.call('INCR', tickets), id)
-              redis.call('ZADD', waiters, now + tonumber(ARGV[6]), id)
-              queued = queued + 1
-              status = 2
+            elseif ARGV[7] == '1' and maxQueue > 0 then
+              if queued == maxQueue then
+                -- Only when evicting makes room: a queue above a lowered maxQueue refuses without evicting.
+                local tail = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')
+                if math.floor(tonumber(tail[2]) / PRIORITY_STEP) > priority then
+                  dequeue(tail[1])
+                  redis.call('PUBLISH', channel, '~' .. tail[1])
+                  queued = queued - 1
+                end
+              end
+              if queued < maxQueue then
+                redis.call('ZADD', queue, priority * PRIORITY_STEP + redis.call('INCR', tickets), id)
+                redis.call('ZADD', waiters, now + tonumber(ARGV[6]), id)
+                queued = queued + 1
+                status = 2
+                if redis.call('ZRANGE', queue, 0, 0)[1] == id then
+                  -- A newcomer of a higher priority than every waiter is the new head, and may fit.
+                  executing = grant(maxConcurrency)
+                  if redis.call('ZSCORE', holders, id) then
+                    status = 1
+                    queued = queued - 1
+                  end
+                end
+              end
             end
             return {status, executing, queued, maxConcurrency, maxQueue, maxWait}
             """);
@@ -151,6 +230,7 @@ public final class LuaScripts {
             for i = 5, #ARGV do
               local id = ARGV[i]
               if redis.call('ZREM', holders, id) == 1 then
+                addExtra(1 - weightOf(id))
                 outcomes[#outcomes + 1] = 1
               elseif redis.call('ZREM', queue, id) == 1 then
                 redis.call('ZREM', waiters, id)
@@ -186,7 +266,7 @@ public final class LuaScripts {
             return reply
             """);
 
-    /** Reply: executing, queued, maxConcurrency, maxQueue, maxWaitNanos. */
+    /** Reply: executing slots, queued, maxConcurrency, maxQueue, maxWaitNanos. */
     public static final LuaScripts.Script COUNTS = new Script("counts", PRELUDE + """
             local maxConcurrency, maxQueue, maxWait = limits()
             purge()
@@ -194,12 +274,25 @@ public final class LuaScripts {
             return {executing, redis.call('ZCARD', queue), maxConcurrency, maxQueue, maxWait}
             """);
 
-    /** ARGV[5] field, ARGV[6] value. Reply as {@link #COUNTS}, after the change. */
+    /** ARGV[5] field, ARGV[6] value. Reply as {@link #COUNTS}, after the change. A lowered concurrency limit
+     *  refuses every waiter whose weight exceeds it, wherever it stands in the queue. */
     public static final LuaScripts.Script CONFIGURE = new Script("configure", PRELUDE + """
             limits()
             redis.call('HSET', config, ARGV[5], ARGV[6])
             local maxConcurrency, maxQueue, maxWait = limits()
             purge()
+            if ARGV[5] == 'maxConcurrency' then
+              local refused = {}
+              for _, id in ipairs(redis.call('ZRANGE', queue, 0, -1)) do
+                if weightOf(id) > maxConcurrency then
+                  dequeue(id)
+                  refused[#refused + 1] = '!' .. maxConcurrency .. ':' .. id
+                end
+              end
+              if #refused > 0 then
+                redis.call('PUBLISH', channel, table.concat(refused, ' '))
+              end
+            end
             local executing = grant(maxConcurrency)
             return {executing, redis.call('ZCARD', queue), maxConcurrency, maxQueue, maxWait}
             """);

@@ -7,7 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Makes permit and waiter ids that are unique across the cluster and never reused: a random 96-bit instance
  * prefix and a per-instance sequence number. Uniqueness is what makes a late or repeated release harmless: it can
- * only ever remove the id it names. Ids contain no spaces (grant messages are space-separated).
+ * only ever remove the id it names. Ids contain no spaces (grant messages are space-separated) and never start
+ * with {@code !} or {@code ~} (the prefixes of refusal and eviction notices).
  */
 final class PermitIds {
 
@@ -20,7 +21,12 @@ final class PermitIds {
         this.prefix = HexFormat.of().formatHex(random) + '-';
     }
 
-    String next() {
-        return prefix + Long.toString(sequence.incrementAndGet(), 36);
+    /**
+     * A new id for a call of {@code weight} slots: a weighted call's id ends in {@code #weight}, which is how the
+     * scripts know how many slots it takes (see {@link LuaScripts}).
+     */
+    String next(int weight) {
+        String id = prefix + Long.toString(sequence.incrementAndGet(), 36);
+        return weight == 1 ? id : id + '#' + weight;
     }
 }

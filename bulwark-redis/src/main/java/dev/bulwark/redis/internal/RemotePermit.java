@@ -11,8 +11,9 @@ import java.lang.invoke.VarHandle;
  * <p>Invariant: {@link #flags} only gains bits, each by compare-and-set, so each of the two facts about a permit
  * is established once by exactly one thread: {@link #CLOSED} (its holder closed it; only that thread sends the
  * release and reports {@code released}) and {@link #LOST} (Redis no longer counts it; only that thread reports
- * {@code permitLost}). A permit closed after it was lost sends no release: its slot already went back to the
- * cluster, and because ids are never reused a release could not free anyone else's slot anyway.
+ * {@code permitLost}). A permit closed after it was lost still sends its release: because ids are never reused
+ * it can only remove its own entry, which Redis may still count when the loss was declared ahead of the lease's
+ * end (see {@link LeaseKeeper#giveUpAge}).
  */
 final class RemotePermit implements Permit {
 
@@ -23,15 +24,18 @@ final class RemotePermit implements Permit {
 
     final ClusterProtocol bulkhead;
     final String id;
+    /** How many slots it holds (also encoded in {@link #id}, which is how Redis gives back exactly these). */
+    final int weight;
     /** Ticker reading when the permit was granted, for the execution time and the loss report. */
     final long acquiredAt;
     /** Ticker reading when the last request that renewed (or created) the lease was sent. */
     volatile long leaseRenewedAt;
     private volatile int flags;
 
-    RemotePermit(ClusterProtocol bulkhead, String id, long acquiredAt, long leaseRenewedAt) {
+    RemotePermit(ClusterProtocol bulkhead, String id, int weight, long acquiredAt, long leaseRenewedAt) {
         this.bulkhead = bulkhead;
         this.id = id;
+        this.weight = weight;
         this.acquiredAt = acquiredAt;
         this.leaseRenewedAt = leaseRenewedAt;
     }

@@ -1,8 +1,12 @@
 package dev.bulwark.redis.internal;
 
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.spi.VarHandles;
 import dev.bulwark.internal.spi.WaiterFate;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * One call of this instance that is joining or waiting in the cluster-wide queue, registered under its id so that
@@ -26,16 +30,26 @@ abstract class RemoteWaiter extends WaiterFate {
     /** What {@link #decide} returns when the fate was already decided. */
     static final int ALREADY_DECIDED = Integer.MIN_VALUE;
 
+    private static final VarHandle REFUSAL = VarHandles.field(MethodHandles.lookup(), "refusal", Rejection.class);
+    private static final VarHandle FAILURE = VarHandles.field(MethodHandles.lookup(), "failure", Throwable.class);
+
     final ClusterBulkhead bulkhead;
     final String id;
+    /** How many slots the call takes (also encoded in {@link #id}). */
+    final int weight;
+    /** The call's priority, for its place in the queue and its refusals. */
+    final Priority priority;
     /** Ticker reading when the last request that renewed (or created) this waiter's lease was sent. */
     volatile long leaseRenewedAt;
 
     /** {@code enqueuedAt} is the ticker reading just before the acquire script is sent. */
-    RemoteWaiter(ClusterBulkhead bulkhead, String id, CancellationSignal signal, long enqueuedAt) {
+    RemoteWaiter(ClusterBulkhead bulkhead, String id, int weight, Priority priority, CancellationSignal signal,
+                 long enqueuedAt) {
         super(signal, enqueuedAt, JOINING);
         this.bulkhead = bulkhead;
         this.id = id;
+        this.weight = weight;
+        this.priority = priority;
         this.leaseRenewedAt = enqueuedAt;
     }
 
@@ -45,10 +59,46 @@ abstract class RemoteWaiter extends WaiterFate {
     long maxWaitNanos;
     /** Written before the CAS to GRANTED. */
     RemotePermit permit;
-    /** Written before the CAS to REFUSED. */
-    Rejection refusal;
-    /** Written before the CAS to UNAVAILABLE. */
-    Throwable failure;
+    /**
+     * Why the call is refused: set once, by compare-and-set from {@code null}, before the CAS to REFUSED, so that
+     * of two threads refusing at once only the first may decide, and the reason read is the winner's.
+     */
+    volatile Rejection refusal;
+    /** What Redis failed with: set once like {@link #refusal}, before the CAS to UNAVAILABLE. */
+    volatile Throwable failure;
+
+    /**
+     * Refuses the call with {@code rejection} if its fate is still open (joining or waiting).
+     *
+     * @return the status it had, or {@link #ALREADY_DECIDED}
+     */
+    final int refuse(Rejection rejection) {
+        if (!REFUSAL.compareAndSet(this, null, rejection)) {
+            return ALREADY_DECIDED;
+        }
+        return decide(REFUSED);
+    }
+
+    /**
+     * Decides the call {@code UNAVAILABLE} because of {@code cause}, if its fate is still open (and, when
+     * {@code onlyIfWaiting}, only if it waits in the queue).
+     *
+     * @return the status it had, or {@link #ALREADY_DECIDED}
+     */
+    final int fail(Throwable cause, boolean onlyIfWaiting) {
+        // A waiter that waits never goes back to joining: checked first, so that the failure is only recorded
+        // when this call may still decide (a joining waiter keeps the slot free for its acquire's own failure).
+        if (onlyIfWaiting && status() != WAITING) {
+            return ALREADY_DECIDED;
+        }
+        if (!FAILURE.compareAndSet(this, null, cause)) {
+            return ALREADY_DECIDED;
+        }
+        if (onlyIfWaiting) {
+            return decideIfWaiting(UNAVAILABLE) ? WAITING : ALREADY_DECIDED;
+        }
+        return decide(UNAVAILABLE);
+    }
 
     /** The acquire reply said "queued": JOINING to WAITING. Fails if the fate was decided meanwhile. */
     final boolean markWaiting(long maxWaitNanos) {

@@ -10,13 +10,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
  * Runs the bulkhead's Lua scripts by digest ({@code EVALSHA}), and re-sends the source ({@code EVAL}, which also
  * caches it) when the server answers {@code NOSCRIPT} because its script cache was flushed or it restarted.
  * Every command is bounded by the command timeout: a reply that does not come in time fails the returned future
- * with a {@link TimeoutException}; the caller then treats the outcome as unknown.
+ * with a {@link TimeoutException}; the caller then treats the outcome as unknown, and the bulkhead is told (its
+ * queued waiters cannot be granted while Redis is silent).
  *
  * <p>Thread-safe. Commands are written to one connection in call order, so a command sent after another one's
  * reply arrived is always executed after it on the server. Two commands in flight at the same time may execute
@@ -30,14 +32,18 @@ final class ScriptRunner {
     private final Supplier<ClusterLimits> defaults;
     private final Scheduler scheduler;
     private final long timeoutNanos;
+    /** Told of every command that timed out (on the scheduler's thread): Redis is not answering. */
+    private final Consumer<TimeoutException> timedOut;
 
     ScriptRunner(RedisScriptingAsyncCommands<String, String> commands, BulkheadKeys keys,
-                 Supplier<ClusterLimits> defaults, Scheduler scheduler, long timeoutNanos) {
+                 Supplier<ClusterLimits> defaults, Scheduler scheduler, long timeoutNanos,
+                 Consumer<TimeoutException> timedOut) {
         this.commands = commands;
         this.keys = keys;
         this.defaults = defaults;
         this.scheduler = scheduler;
         this.timeoutNanos = timeoutNanos;
+        this.timedOut = timedOut;
     }
 
     /**
@@ -99,9 +105,13 @@ final class ScriptRunner {
         CompletableFuture<T> bounded = new CompletableFuture<>();
         Scheduler.Cancellable timer;
         try {
-            timer = scheduler.schedule(() -> bounded.completeExceptionally(new TimeoutException(
-                    "Redis did not answer the '" + script.name() + "' script within "
-                            + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms")), timeoutNanos, TimeUnit.NANOSECONDS);
+            timer = scheduler.schedule(() -> {
+                TimeoutException timeout = new TimeoutException("Redis did not answer the '" + script.name()
+                        + "' script within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
+                if (bounded.completeExceptionally(timeout)) {
+                    timedOut.accept(timeout);
+                }
+            }, timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (RuntimeException schedulerRefused) {
             return reply;
         }

@@ -2,6 +2,7 @@ package dev.bulwark.redis.internal;
 
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
+import dev.bulwark.Priority;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -14,17 +15,20 @@ final class SyncWaiter extends RemoteWaiter implements Runnable {
 
     private final Thread thread;
 
-    SyncWaiter(ClusterBulkhead bulkhead, String id, CancellationSignal signal, long enqueuedAt) {
-        super(bulkhead, id, signal, enqueuedAt);
+    SyncWaiter(ClusterBulkhead bulkhead, String id, int weight, Priority priority, CancellationSignal signal,
+               long enqueuedAt) {
+        super(bulkhead, id, weight, priority, signal, enqueuedAt);
         this.thread = Thread.currentThread();
     }
 
     /**
-     * Takes a permit of {@code bulkhead} for the calling thread under the new id {@code id}, waiting in the
+     * Takes a permit of {@code weight} slots of {@code bulkhead} for the calling thread under the new id {@code id}
+     * (which carries the weight), waiting at {@code priority} in the
      * cluster-wide queue if needed; returns it, or throws.
      */
-    static Permit await(ClusterBulkhead bulkhead, String id, CancellationSignal signal) {
-        SyncWaiter waiter = new SyncWaiter(bulkhead, id, signal, bulkhead.ticker().read());
+    static Permit await(ClusterBulkhead bulkhead, String id, int weight, Priority priority,
+                        CancellationSignal signal) {
+        SyncWaiter waiter = new SyncWaiter(bulkhead, id, weight, priority, signal, bulkhead.ticker().read());
         bulkhead.join(waiter, true);
         CancellationSignal.Registration registration = signal.canBeCancelled() ? signal.onCancel(waiter) : null;
         // An interrupt while the acquire is in flight is held back: a call admitted at once runs (as in-process),

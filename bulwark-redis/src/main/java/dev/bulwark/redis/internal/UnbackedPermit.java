@@ -13,6 +13,7 @@ final class UnbackedPermit implements Permit {
     private final long acquiredAt;
     private final AtomicBoolean closed = new AtomicBoolean();
 
+    /** The caller has counted the call in {@link ClusterProtocol#running}; the first close counts it out. */
     UnbackedPermit(ClusterProtocol bulkhead, long acquiredAt) {
         this.bulkhead = bulkhead;
         this.acquiredAt = acquiredAt;
@@ -22,6 +23,7 @@ final class UnbackedPermit implements Permit {
     public void close() {
         if (closed.compareAndSet(false, true)) {
             bulkhead.reportReleased(acquiredAt);
+            bulkhead.runningEnded();
         }
     }
 

@@ -96,6 +96,10 @@ public final class RedisServer implements AutoCloseable {
         if (current == null) {
             return;
         }
+        if (current.isAlive()) {
+            // A paused server ignores SIGTERM until it runs again.
+            signal("-CONT");
+        }
         current.destroy();
         try {
             if (!current.waitFor(10, TimeUnit.SECONDS)) {
@@ -105,6 +109,37 @@ public final class RedisServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         process = null;
+    }
+
+    /**
+     * Freezes the server process ({@code kill -STOP}): its connections stay open but nothing is answered, like a
+     * server stuck in a long pause. {@link #resume()} lets it go on where it stopped.
+     */
+    public void pause() {
+        signal("-STOP");
+    }
+
+    /** Lets a {@link #pause() paused} server run again ({@code kill -CONT}). */
+    public void resume() {
+        signal("-CONT");
+    }
+
+    private void signal(String signal) {
+        Process current = process;
+        if (current == null) {
+            throw new IllegalStateException("redis-server on port " + port + " is not running");
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", signal, Long.toString(current.pid())).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill " + signal + " " + current.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("Could not run kill " + signal, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Starts the stopped server again on the same port, empty. */

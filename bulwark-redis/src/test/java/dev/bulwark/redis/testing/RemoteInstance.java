@@ -1,5 +1,6 @@
 package dev.bulwark.redis.testing;
 
+import dev.bulwark.CallOptions;
 import dev.bulwark.Permit;
 import dev.bulwark.redis.RedisBulkhead;
 import io.lettuce.core.RedisClient;
@@ -16,8 +17,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code calls <redis uri> <name> <threads> <callsPerThread>}: runs the calls through the bulkhead (limit 3)
  *       with the same in-flight check as the test JVM, then prints {@code DONE completed=.. rejected=..
  *       violations=..} and exits.</li>
- *   <li>{@code hold <redis uri> <name> <leaseMillis> <heartbeatMillis>}: takes one permit, prints
- *       {@code HELD <count>} and keeps it (renewing its lease) until the process is killed.</li>
+ *   <li>{@code hold <redis uri> <name> <leaseMillis> <heartbeatMillis> [weight]}: takes one permit (of
+ *       {@code weight} slots, default 1), prints {@code HELD <slots>} and keeps it (renewing its lease) until the
+ *       process is killed.</li>
  * </ul>
  */
 public final class RemoteInstance {
@@ -31,7 +33,7 @@ public final class RemoteInstance {
         switch (args[0]) {
             case "calls" -> calls(client, args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]));
             case "hold" -> hold(client, args[2], Duration.ofMillis(Long.parseLong(args[3])),
-                    Duration.ofMillis(Long.parseLong(args[4])));
+                    Duration.ofMillis(Long.parseLong(args[4])), args.length > 5 ? Integer.parseInt(args[5]) : 1);
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
     }
@@ -69,11 +71,12 @@ public final class RemoteInstance {
         System.exit(0);
     }
 
-    private static void hold(RedisClient client, String name, Duration lease, Duration heartbeat) throws Exception {
+    private static void hold(RedisClient client, String name, Duration lease, Duration heartbeat, int weight)
+            throws Exception {
         RedisBulkhead bulkhead = RedisBulkhead.builder(client, name).maxConcurrency(3).maxQueue(10)
                 .leaseDuration(lease).heartbeatInterval(heartbeat).pollInterval(heartbeat)
                 .commandTimeout(Duration.ofMillis(Math.min(1000, lease.toMillis() / 2))).build();
-        Permit permit = bulkhead.acquire();
+        Permit permit = bulkhead.acquire(CallOptions.weight(weight));
         System.out.println("HELD " + bulkhead.localExecutingCount() + " " + permit);
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);
