@@ -1,15 +1,10 @@
 package dev.bulwark;
 
 import dev.bulwark.internal.InProcessBulkhead;
-import dev.bulwark.internal.spi.Arguments;
-import dev.bulwark.internal.Names;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -277,14 +272,9 @@ public interface Bulkhead extends Policy, AutoCloseable {
      * @throws java.util.concurrent.CancellationException when the signal was cancelled before the slots were
      *     granted, or the thread was interrupted while waiting (its interrupt status is restored)
      * @throws NullPointerException when an argument is {@code null}
-     * @throws UnsupportedOperationException from an implementation that supports only weight 1 and
-     *     {@link Priority#NORMAL} (the default method of this interface)
      */
-    default <T extends @Nullable Object, X extends Throwable> T call(CallOptions options,
-                                                                     ThrowingSupplier<? extends T, X> operation)
-            throws X {
-        return call(operation, plainSignal(options));
-    }
+    <T extends @Nullable Object, X extends Throwable> T call(CallOptions options,
+                                                             ThrowingSupplier<? extends T, X> operation) throws X;
 
     /**
      * Starts {@code operation} once {@link CallOptions#weight()} slots are free, by the rules of
@@ -297,13 +287,9 @@ public interface Bulkhead extends Policy, AutoCloseable {
      *     {@link IllegalArgumentException} (naming {@code weight}) when the weight exceeds the current
      *     {@link #maxConcurrency()}
      * @throws NullPointerException when an argument is {@code null}
-     * @throws UnsupportedOperationException from an implementation that supports only weight 1 and
-     *     {@link Priority#NORMAL} (the default method of this interface)
      */
-    default <T extends @Nullable Object> CompletableFuture<T> callAsync(
-            CallOptions options, java.util.function.Supplier<? extends java.util.concurrent.CompletionStage<T>> operation) {
-        return callAsync(operation, plainSignal(options));
-    }
+    <T extends @Nullable Object> CompletableFuture<T> callAsync(
+            CallOptions options, java.util.function.Supplier<? extends java.util.concurrent.CompletionStage<T>> operation);
 
     /**
      * Takes {@link CallOptions#weight()} slots, waiting at the options' priority by the rules of
@@ -319,12 +305,8 @@ public interface Bulkhead extends Policy, AutoCloseable {
      * @throws java.util.concurrent.CancellationException when the signal was cancelled before the slots were
      *     granted, or the thread was interrupted while waiting (its interrupt status is restored)
      * @throws NullPointerException when {@code options} is {@code null}
-     * @throws UnsupportedOperationException from an implementation that supports only weight 1 and
-     *     {@link Priority#NORMAL} (the default method of this interface)
      */
-    default Permit acquire(CallOptions options) {
-        return acquire(plainSignal(options));
-    }
+    Permit acquire(CallOptions options);
 
     /**
      * Takes {@link CallOptions#weight()} slots if they are free now, nobody waits and the options' priority may use
@@ -335,13 +317,8 @@ public interface Bulkhead extends Policy, AutoCloseable {
      * @throws IllegalArgumentException when the weight exceeds the current {@link #maxConcurrency()} (message names
      *     {@code weight})
      * @throws NullPointerException when {@code options} is {@code null}
-     * @throws UnsupportedOperationException from an implementation that supports only weight 1 and
-     *     {@link Priority#NORMAL} (the default method of this interface)
      */
-    default Optional<Permit> tryAcquire(CallOptions options) {
-        plainSignal(options);
-        return options.signal().isCancelled() ? Optional.empty() : tryAcquire();
-    }
+    Optional<Permit> tryAcquire(CallOptions options);
 
     /**
      * Takes {@link CallOptions#weight()} slots without blocking, by the rules of
@@ -351,12 +328,8 @@ public interface Bulkhead extends Policy, AutoCloseable {
      * @return a future for the permit; completed exceptionally with {@link IllegalArgumentException} (naming
      *     {@code weight}) when the weight exceeds the current {@link #maxConcurrency()}
      * @throws NullPointerException when {@code options} is {@code null}
-     * @throws UnsupportedOperationException from an implementation that supports only weight 1 and
-     *     {@link Priority#NORMAL} (the default method of this interface)
      */
-    default CompletableFuture<Permit> acquireAsync(CallOptions options) {
-        return acquireAsync(plainSignal(options));
-    }
+    CompletableFuture<Permit> acquireAsync(CallOptions options);
 
     /**
      * Takes {@code permits} slots as one permit; shorthand for {@code acquire(CallOptions.weight(permits))}.
@@ -409,12 +382,8 @@ public interface Bulkhead extends Policy, AutoCloseable {
      * @return the number of waiters refused, the calls still holding slots, and the time waited
      * @throws NullPointerException when {@code deadline} is {@code null}
      * @throws IllegalArgumentException when {@code deadline} is negative (message names {@code deadline})
-     * @throws UnsupportedOperationException from an implementation without drain (the default method of this
-     *     interface)
      */
-    default DrainResult drain(Duration deadline) {
-        throw new UnsupportedOperationException("drain needs an implementation that supports it: " + name());
-    }
+    DrainResult drain(Duration deadline);
 
     /**
      * Closes the bulkhead without waiting: {@code drain(Duration.ZERO)}. Stops admitting and refuses the queue
@@ -428,222 +397,20 @@ public interface Bulkhead extends Policy, AutoCloseable {
      * Returns whether {@link #close()} or {@link #drain(Duration)} was called. A volatile read.
      *
      * @return {@code true} once closed; never goes back to {@code false}
-     * @throws UnsupportedOperationException from an implementation without drain (the default method of this
-     *     interface)
      */
-    default boolean isClosed() {
-        throw new UnsupportedOperationException("isClosed needs an implementation that supports drain: " + name());
-    }
-
-    /**
-     * The signal of options an implementation without weights and priorities can serve.
-     *
-     * @throws UnsupportedOperationException when the options ask for a weight or priority
-     */
-    private CancellationSignal plainSignal(CallOptions options) {
-        Objects.requireNonNull(options, "options");
-        if (options.weight() != 1 || options.priority() != Priority.NORMAL) {
-            throw new UnsupportedOperationException("weights need an implementation that supports them: " + name()
-                    + " was asked for " + options);
-        }
-        return options.signal();
-    }
+    boolean isClosed();
 
     /**
      * Configures an in-process bulkhead. Not thread-safe: configure on one thread, then {@link #build()}.
      * Each setter checks its argument at once and names it in the exception.
      */
-    final class Builder {
-        String name;
-        int maxConcurrency = 10;
-        int maxQueue;
-        @Nullable Duration maxWait;
-        @Nullable Consumer<? super Rejection> rejectionHandler;
-        final List<BulkheadListener> listeners = new ArrayList<>();
-        Ticker ticker = Ticker.system();
-        Scheduler scheduler = Scheduler.shared();
-        QueueOrder queueOrder = QueueOrder.FIFO;
-        AdaptiveLimit adaptiveLimit;
-        /** Per priority ordinal: slots only that priority or a higher one may take. */
-        final int[] reserved = new int[Priority.values().length];
+    final class Builder extends BulkheadSettings {
 
         Builder() {
-            this.name = Names.next("bulkhead");
         }
 
         Builder(BulkheadConfig config) {
-            this.name = config.name();
-            this.maxConcurrency = config.maxConcurrency();
-            this.maxQueue = config.maxQueue();
-            this.maxWait = config.maxWait().orElse(null);
-            this.rejectionHandler = config.rejectionHandler().orElse(null);
-            this.listeners.addAll(config.listeners());
-            this.ticker = config.ticker();
-            this.scheduler = config.scheduler();
-            this.queueOrder = config.queueOrder();
-            this.adaptiveLimit = config.adaptiveLimit().orElse(null);
-            for (Priority priority : Priority.values()) {
-                this.reserved[priority.ordinal()] = config.reserved(priority);
-            }
-        }
-
-        /**
-         * Sets the name used in rejections, exception messages and metrics. Default: {@code bulkhead-N}.
-         *
-         * @param name a non-blank name
-         * @return this builder
-         * @throws NullPointerException when {@code name} is {@code null}
-         * @throws IllegalArgumentException when {@code name} is blank
-         */
-        public Builder name(String name) {
-            this.name = Arguments.requireName(name);
-            return this;
-        }
-
-        /**
-         * Sets how many calls may hold a slot at once. Default: 10.
-         *
-         * @param maxConcurrency at least 1
-         * @return this builder
-         * @throws IllegalArgumentException when {@code maxConcurrency} is less than 1
-         */
-        public Builder maxConcurrency(int maxConcurrency) {
-            this.maxConcurrency = Arguments.requireMaxConcurrency(maxConcurrency);
-            return this;
-        }
-
-        /**
-         * Sets how many calls may wait for a slot. Default: 0 (refuse at once when no slot is free).
-         *
-         * @param maxQueue at least 0; {@link Integer#MAX_VALUE} means no practical bound
-         * @return this builder
-         * @throws IllegalArgumentException when {@code maxQueue} is negative
-         */
-        public Builder maxQueue(int maxQueue) {
-            this.maxQueue = Arguments.requireMaxQueue(maxQueue);
-            return this;
-        }
-
-        /**
-         * Sets the longest a call waits for a slot before it is refused with
-         * {@link Rejection.Reason#WAIT_TIMEOUT}. Default: no time bound.
-         *
-         * @param maxWait a positive duration
-         * @return this builder
-         * @throws NullPointerException when {@code maxWait} is {@code null}
-         * @throws IllegalArgumentException when {@code maxWait} is zero or negative
-         */
-        public Builder maxWait(Duration maxWait) {
-            this.maxWait = Arguments.requirePositive(Objects.requireNonNull(maxWait, "maxWait"), "maxWait");
-            return this;
-        }
-
-        /**
-         * Sets the overflow handler, called with every {@link Rejection} before the refusal is thrown: on the
-         * refused caller's thread, or on the timer thread for an asynchronous wait that timed out. Its result is
-         * ignored; if it throws, the throwable is added as suppressed to the {@link BulkheadRejectedException}
-         * and the bulkhead is unaffected. It is never called for cancellations.
-         *
-         * @param handler the handler
-         * @return this builder
-         * @throws NullPointerException when {@code handler} is {@code null}
-         */
-        public Builder onRejected(Consumer<? super Rejection> handler) {
-            this.rejectionHandler = Objects.requireNonNull(handler, "handler");
-            return this;
-        }
-
-        /**
-         * Adds a listener; several may be added and are called in the order added.
-         *
-         * @param listener the listener
-         * @return this builder
-         * @throws NullPointerException when {@code listener} is {@code null}
-         */
-        public Builder listener(BulkheadListener listener) {
-            listeners.add(Objects.requireNonNull(listener, "listener"));
-            return this;
-        }
-
-        /**
-         * Sets the source of time for waits (for tests). Default: {@link Ticker#system()}.
-         *
-         * @param ticker the ticker
-         * @return this builder
-         * @throws NullPointerException when {@code ticker} is {@code null}
-         */
-        public Builder ticker(Ticker ticker) {
-            this.ticker = Objects.requireNonNull(ticker, "ticker");
-            return this;
-        }
-
-        /**
-         * Sets the scheduler that times out asynchronous waits (for tests, or to use an executor of one's own).
-         * Default: {@link Scheduler#shared()}.
-         *
-         * @param scheduler the scheduler
-         * @return this builder
-         * @throws NullPointerException when {@code scheduler} is {@code null}
-         */
-        public Builder scheduler(Scheduler scheduler) {
-            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
-            return this;
-        }
-
-        /**
-         * Sets the order in which waiting calls get freed slots. Default: {@link QueueOrder#FIFO}.
-         *
-         * @param order the order
-         * @return this builder
-         * @throws NullPointerException when {@code order} is {@code null}
-         */
-        public Builder queueOrder(QueueOrder order) {
-            this.queueOrder = Objects.requireNonNull(order, "order");
-            return this;
-        }
-
-        /**
-         * Reserves headroom for a priority: {@code slots} slots that only calls of {@code priority} or a higher one
-         * may take. A call of a lower priority takes its slots only while the reserves of all priorities above it
-         * stay free afterwards (see {@link BulkheadConfig#headroom(Priority)}); if they would not, it queues (or is
-         * refused when the queue is full), and the queue keeps its strict order. Example:
-         * {@code reserve(Priority.CRITICAL, 2)} on a limit of 10 lets CRITICAL calls use all 10 slots and every other
-         * call at most 8. Calling it again for the same priority replaces the value; 0 removes the reserve.
-         * Default: no reserve.
-         *
-         * @param priority the priority the slots are kept for; not {@link Priority#SHEDDABLE}, which every call may
-         *     use anyway
-         * @param slots at least 0; all reserves together must stay below {@code maxConcurrency} (checked by
-         *     {@link #config()})
-         * @return this builder
-         * @throws NullPointerException when {@code priority} is {@code null}
-         * @throws IllegalArgumentException when {@code slots} is negative, or {@code priority} is
-         *     {@link Priority#SHEDDABLE}
-         */
-        public Builder reserve(Priority priority, int slots) {
-            Objects.requireNonNull(priority, "priority");
-            if (priority == Priority.SHEDDABLE) {
-                throw new IllegalArgumentException("priority SHEDDABLE cannot have a reserve: every call may use "
-                        + "slots reserved for the lowest priority");
-            }
-            if (slots < 0) {
-                throw new IllegalArgumentException("slots must not be negative but was " + slots);
-            }
-            reserved[priority.ordinal()] = slots;
-            return this;
-        }
-
-        /**
-         * Makes the concurrency limit adaptive: it moves between the limit's minimum and maximum from observed
-         * latencies and outcomes, starting at {@link #maxConcurrency(int)}. See {@link AdaptiveLimit}.
-         *
-         * @param limit the algorithm and its bounds
-         * @return this builder
-         * @throws NullPointerException when {@code limit} is {@code null}
-         */
-        public Builder adaptive(AdaptiveLimit limit) {
-            this.adaptiveLimit = Objects.requireNonNull(limit, "limit");
-            return this;
+            super(config);
         }
 
         /**

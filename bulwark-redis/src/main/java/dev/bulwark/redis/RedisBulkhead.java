@@ -392,6 +392,7 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
      * @throws NullPointerException when {@code deadline} is {@code null}
      * @throws IllegalArgumentException when {@code deadline} is negative (the message names {@code deadline})
      */
+    @Override
     public DrainResult drain(Duration deadline) {
         Objects.requireNonNull(deadline, "deadline");
         if (deadline.isNegative()) {
@@ -413,6 +414,7 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
      *
      * @return {@code true} once closed; never goes back to {@code false}
      */
+    @Override
     public boolean isClosed() {
         return engine.isClosed();
     }
