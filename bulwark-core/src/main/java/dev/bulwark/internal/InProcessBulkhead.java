@@ -15,6 +15,7 @@ import dev.bulwark.Ticker;
 import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.internal.spi.AsyncOperation;
 import dev.bulwark.internal.spi.Outcomes;
+import dev.bulwark.internal.spi.RejectionAccess;
 import dev.bulwark.internal.spi.VarHandles;
 import dev.bulwark.internal.stats.SampledListener;
 import java.lang.invoke.MethodHandles;
@@ -235,7 +236,7 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
             return;
         }
         if (outcome != MUST_WAIT) {
-            throw reject(queueFull(outcome));
+            throw rejectQueueFull(outcome);
         }
         SyncWaiter.await(this, signal);
     }
@@ -258,7 +259,7 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
             reportAdmitted(0);
             startAsync(operation, result);
         } else if (outcome != MUST_WAIT) {
-            result.completeExceptionally(reject(queueFull(outcome)));
+            result.completeExceptionally(rejectQueueFull(outcome));
         } else {
             waitAsync(new AsyncCallWaiter<>(this, signal, ticker.read(), maxWaitNanos, operation, result), result);
         }
@@ -277,7 +278,7 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
             return CompletableFuture.completedFuture(newPermit());
         }
         if (outcome != MUST_WAIT) {
-            return CompletableFuture.failedFuture(reject(queueFull(outcome)));
+            return CompletableFuture.failedFuture(rejectQueueFull(outcome));
         }
         CompletableFuture<Permit> future = new CompletableFuture<>();
         waitAsync(new AsyncPermitWaiter(this, signal, ticker.read(), maxWaitNanos, future), future);
@@ -317,6 +318,22 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
             listeners.rejected(rejection);
         }
         return Outcomes.reject(rejection, null, rejectionHandler);
+    }
+
+    /**
+     * Refuses a call that found the queue full in {@code observedState}. When nobody needs the {@link Rejection} now
+     * (no listener, no overflow handler) the exception is the refusal's only allocation: it keeps the counts and the
+     * cached facts of the limits, and builds its {@code Rejection} when asked (see {@link BulkheadRejectedException}).
+     */
+    BulkheadRejectedException rejectQueueFull(long observedState) {
+        if (events != null || rejectionHandler != null) {
+            return reject(queueFull(observedState));
+        }
+        Rejection template = queueFullTemplate();
+        int executing = executingIn(template, observedState);
+        int queued = waitingIn(observedState);
+        FlightRecorderEvents.rejected(template, executing, queued);
+        return RejectionAccess.withCounts(template, executing, queued);
     }
 
     /** A queued waiter got its slot and will run. */

@@ -316,6 +316,34 @@ abstract class SlotQueue {
                 Math.max(0, limit - available(observedState)), waiting(observedState), Duration.ZERO);
     }
 
+    /**
+     * The facts of a queue-full refusal at the current limits, with zero counts, kept for the one-allocation refusal
+     * ({@link InProcessBulkhead#rejectQueueFull}); replaced when a limit changed. Racy by design: two threads may
+     * both replace it with equal values.
+     */
+    private volatile Rejection queueFullTemplate;
+
+    Rejection queueFullTemplate() {
+        Rejection template = queueFullTemplate;
+        int limit = maxConcurrency;
+        int queueLimit = maxQueue;
+        if (template == null || template.maxConcurrency() != limit || template.maxQueue() != queueLimit) {
+            template = new Rejection(name, Rejection.Reason.QUEUE_FULL, limit, queueLimit, 0, 0, Duration.ZERO);
+            queueFullTemplate = template;
+        }
+        return template;
+    }
+
+    /** The executing count of a queue-full refusal seen in {@code observedState}, as {@link #queueFull} has it. */
+    static int executingIn(Rejection template, long observedState) {
+        return Math.max(0, template.maxConcurrency() - available(observedState));
+    }
+
+    /** The waiting count of a refusal seen in {@code observedState}. */
+    static int waitingIn(long observedState) {
+        return waiting(observedState);
+    }
+
     Rejection waitTimeout(long waitedNanos) {
         int limit = maxConcurrency;
         long current = state;
