@@ -44,8 +44,9 @@ import java.util.concurrent.TimeUnit;
  * when the timer thread itself is not scheduled (an overloaded machine), or behind a slow task of another timer.
  * Tasks run on the timer thread and must be short: they complete futures and wake threads.
  *
- * <p><b>Idling.</b> With no timer at all the worker parks without a deadline; the first {@link #schedule} after that
- * unparks it (a flag makes the unpark one volatile read when the worker is awake).
+ * <p><b>Idling.</b> After {@value #IDLE_AFTER_EMPTY_TICKS} ticks with no timer at all the worker parks without a
+ * deadline; the first {@link #schedule} after that unparks it (a flag makes the unpark one volatile read when the
+ * worker is awake). Until then it keeps ticking, so a stream of short-lived timers never pays for unparking it.
  */
 public final class TimerWheel implements Scheduler {
 
@@ -61,6 +62,13 @@ public final class TimerWheel implements Scheduler {
             throw new ExceptionInInitializerError(e);
         }
     }
+
+    /**
+     * Empty ticks before the worker parks without a deadline. Short timers cancelled before they are filed (a sync
+     * timeout of a call that returns at once) leave the wheel empty at every tick; parking at once would make every
+     * next schedule pay an unpark, a system call that costs more than the call itself.
+     */
+    static final int IDLE_AFTER_EMPTY_TICKS = 1_000;
 
     private final long tickNanos;
     private final TimerNode[] heads;
@@ -198,16 +206,21 @@ public final class TimerWheel implements Scheduler {
     }
 
     private void work() {
+        int emptyTicks = 0;
         while (!shutdown) {
             long now = time.nanoTime();
             advanceTo(now);
-            if (filed == 0 && pending == null) {
+            if (filed == 0 && pending == null && ++emptyTicks > IDLE_AFTER_EMPTY_TICKS) {
                 idle = true;
                 if (pending == null && cancelled == null && !shutdown) {
                     java.util.concurrent.locks.LockSupport.park(this);
                 }
                 idle = false;
+                emptyTicks = 0;
                 continue;
+            }
+            if (filed != 0) {
+                emptyTicks = 0;
             }
             long nextTickAt = origin + currentTick * tickNanos;
             long sleep = nextTickAt - time.nanoTime();
