@@ -5,15 +5,16 @@
  * implementation and may change without notice. {@code dev.bulwark.internal.spi} holds what Bulwark's own
  * bulkheads and bindings share (outcomes, waiter fate, async start, argument checks, binding a registry) and is
  * exported to those modules alone;
- * {@code dev.bulwark.internal.stats} (the bulkhead's own statistics) only to the Micrometer binding.
+ * {@code dev.bulwark.internal.stats} (the bulkhead's own statistics and timing sampler) only to the metrics bindings.
  */
 // The qualified exports name modules that are not built yet when this one compiles.
 @SuppressWarnings("module")
 module dev.bulwark {
     exports dev.bulwark;
     exports dev.bulwark.internal.spi to dev.bulwark.redis, dev.bulwark.micrometer, dev.bulwark.opentelemetry;
-    // The bulkhead's own statistics (striped counters, sampled timers), read by the Micrometer binding at scrape.
-    exports dev.bulwark.internal.stats to dev.bulwark.micrometer;
+    // The bulkhead's own statistics (striped counters, sampled timers), read by the metrics bindings at scrape; the
+    // OpenTelemetry binding uses the same timing sampler.
+    exports dev.bulwark.internal.stats to dev.bulwark.micrometer, dev.bulwark.opentelemetry;
 
     // Flight Recorder events (part of every standard JDK) let operators record rejections and waits without code.
     requires jdk.jfr;

@@ -10,12 +10,32 @@ import java.util.Objects;
  * stack trace (refusing is expected flow under load, and filling a stack trace would cost more than the rest
  * of the refusal); its message is built only when first asked for. If the overflow handler threw, its
  * throwable is attached as {@linkplain #getSuppressed() suppressed}.
+ *
+ * <p><b>One allocation per refusal.</b> When nobody needs the {@link Rejection} at the moment of a refusal (no
+ * listener, no overflow handler), an in-process bulkhead refuses a call with a full queue by allocating this
+ * exception alone (48 bytes with compressed references): it holds the two counts of the moment and a
+ * {@link Rejection} the bulkhead keeps for its limits, and {@link #rejection()} builds the refusal's own
+ * {@code Rejection} from them when first asked. Either way {@code rejection()} returns equal values every time.
+ *
+ * <p>Instances are immutable once thrown, apart from the suppressed throwables, and may be shared between threads.
  */
 public final class BulkheadRejectedException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
-    private final transient Rejection rejection;
+    static {
+        // The in-process bulkhead's way to the lazy constructor, which is not public API.
+        dev.bulwark.internal.spi.RejectionAccess.install(BulkheadRejectedException::new);
+    }
+
+    /**
+     * The facts, or (made by a bulkhead) the facts but for the counts, which {@link #executingCount} and
+     * {@link #queuedCount} hold. Written again, at most once more, by {@link #rejection()}: a race of two readers
+     * writes equal values, and a record's final fields make either one safe to publish without a fence.
+     */
+    private transient Rejection rejection;
+    private final transient int executingCount;
+    private final transient int queuedCount;
 
     /**
      * Creates the exception for a refusal.
@@ -24,8 +44,7 @@ public final class BulkheadRejectedException extends RuntimeException {
      * @throws NullPointerException when {@code rejection} is {@code null}
      */
     public BulkheadRejectedException(Rejection rejection) {
-        super(null, null, true, false);
-        this.rejection = Objects.requireNonNull(rejection, "rejection");
+        this(rejection, (Throwable) null);
     }
 
     /**
@@ -39,15 +58,36 @@ public final class BulkheadRejectedException extends RuntimeException {
     public BulkheadRejectedException(Rejection rejection, Throwable cause) {
         super(null, cause, true, false);
         this.rejection = Objects.requireNonNull(rejection, "rejection");
+        this.executingCount = rejection.executingCount();
+        this.queuedCount = rejection.queuedCount();
+    }
+
+    /** A refusal whose facts are {@code template}'s but for the two counts; see the class documentation. */
+    private BulkheadRejectedException(Rejection template, int executingCount, int queuedCount) {
+        super(null, null, true, false);
+        this.rejection = template;
+        this.executingCount = executingCount;
+        this.queuedCount = queuedCount;
     }
 
     /**
-     * Returns the facts of the refusal.
+     * Returns the facts of the refusal. Thread-safe; the values are the same at every call (the instance too, once
+     * built: the first call may build it from the facts the bulkhead kept).
      *
      * @return the rejection, never {@code null}
      */
     public Rejection rejection() {
-        return rejection;
+        Rejection facts = rejection;
+        if (facts == null) {
+            return null; // deserialized: the facts are transient, as they always were
+        }
+        if (facts.executingCount() == executingCount && facts.queuedCount() == queuedCount) {
+            return facts;
+        }
+        Rejection own = new Rejection(facts.bulkheadName(), facts.reason(), facts.maxConcurrency(), facts.maxQueue(),
+                executingCount, queuedCount, facts.waited(), facts.priority());
+        rejection = own;
+        return own;
     }
 
     /**
@@ -57,7 +97,7 @@ public final class BulkheadRejectedException extends RuntimeException {
      */
     @Override
     public String getMessage() {
-        Rejection r = rejection;
+        Rejection r = rejection();
         StringBuilder message = new StringBuilder(128)
                 .append("Bulkhead '").append(r.bulkheadName()).append("' rejected the call: ").append(r.reason())
                 .append(" (executing ").append(r.executingCount()).append(" of ").append(r.maxConcurrency())

@@ -5,6 +5,7 @@ import dev.bulwark.Scheduler;
 import dev.bulwark.internal.spi.Outcomes;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 
 /**
  * A waiter whose owner is a future: no thread waits. Its fate is decided by the same compare-and-set as a sync
@@ -12,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * the node is queued and disarmed once its fate is decided: a timer task (maximum wait), a listener on the
  * cancellation signal, and a callback on the caller's future (the caller cancelled or completed it).
  */
-abstract class AsyncWaiter extends Waiter {
+abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object, Throwable> {
 
     private final CompletableFuture<?> callerFuture;
 
@@ -49,7 +50,7 @@ abstract class AsyncWaiter extends Waiter {
     final void arm(Scheduler scheduler) {
         if (timed) {
             try {
-                timeoutArmed(scheduler.schedule(this::timeOut, deadline - bulkhead.ticker().read(),
+                timeoutArmed(scheduler.schedule(this, deadline - bulkhead.ticker().read(),
                         TimeUnit.NANOSECONDS));
             } catch (RuntimeException schedulerRefused) {
                 // Without a timer the wait could outlive its bound; refuse to wait at all instead.
@@ -64,7 +65,7 @@ abstract class AsyncWaiter extends Waiter {
         if (signal.canBeCancelled()) {
             cancellationArmed(signal.onCancel(this::cancelledBySignal));
         }
-        callerFuture.whenComplete((ignoredResult, ignoredFailure) -> callerGaveUp());
+        callerFuture.whenComplete(this);
         if (status() != WAITING) {
             disarm();
         }
@@ -77,8 +78,12 @@ abstract class AsyncWaiter extends Waiter {
         callerFuture.completeExceptionally(bulkhead.waiterEvicted(this, waited));
     }
 
-    /** Timer task: runs on the scheduler's thread, which is where the overflow handler then runs. */
-    private void timeOut() {
+    /**
+     * The timer task of the maximum wait (the waiter is its own task, so arming the timer allocates no method
+     * reference): runs on the scheduler's thread, which is where the overflow handler then runs.
+     */
+    @Override
+    public final void run() {
         if (tryAbandon(TIMED_OUT)) {
             bulkhead.removeAbandoned(this);
             disarm();
@@ -96,7 +101,9 @@ abstract class AsyncWaiter extends Waiter {
         }
     }
 
-    private void callerGaveUp() {
+    /** The caller's future completed (the waiter is its own callback, so arming allocates no lambda). */
+    @Override
+    public final void accept(Object ignoredResult, Throwable ignoredFailure) {
         if (tryAbandon(CANCELLED)) {
             bulkhead.removeAbandoned(this);
             disarm();

@@ -4,6 +4,7 @@ import dev.bulwark.BulkheadListener;
 import dev.bulwark.Rejection;
 import dev.bulwark.Ticker;
 import dev.bulwark.internal.stats.SampledListener;
+import dev.bulwark.internal.stats.TimingSampler;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -20,8 +21,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * as the rest of an uncontended call. {@link #startTime} reads the clock only when someone needs the time: a
  * listener that overrides {@link BulkheadListener#released} (found once, when it is attached), or a metrics
  * binding's {@link SampledListener} whose sampler picks this call. Otherwise it returns
- * {@link SampledListener#UNTIMED} and {@link #released} reads no clock either; sampled listeners then only count
- * the call. One reading serves every listener. A listener attached while an untimed call runs sees
+ * {@link SampledListener#UNTIMED} and {@link #released} reads no clock either, nor tells the sampled listeners
+ * anything (they derive their release counts, see {@link SampledListener#releasesSampled()}), so that a call outside
+ * the sample costs a bound bulkhead only its admission count. One reading serves every listener. A listener attached while an untimed call runs sees
  * that call's release with an execution time of 0.
  */
 final class BulkheadEvents {
@@ -30,30 +32,29 @@ final class BulkheadEvents {
 
     private final String bulkheadName;
     private final Entry[] entries;
-    /** The sampled listeners among the entries; the first one's sampler decides for all. */
-    private final SampledListener[] sampled;
+    /** The first sampled listener's sampler, which decides for all of them; {@code null} when none is attached. */
+    private final TimingSampler sampler;
     /** Whether some plain listener wants every execution time. */
     private final boolean timesEveryCall;
 
     private BulkheadEvents(String bulkheadName, Entry[] entries) {
         this.bulkheadName = bulkheadName;
         this.entries = entries;
-        int count = 0;
         boolean timesAll = false;
         for (Entry entry : entries) {
-            if (entry.sampled != null) {
-                count++;
-            } else {
-                timesAll |= entry.wantsExecutionTime;
-            }
+            timesAll |= entry.sampled == null && entry.wantsExecutionTime;
         }
-        this.sampled = new SampledListener[count];
-        int next = 0;
+        TimingSampler first = null;
         for (Entry entry : entries) {
             if (entry.sampled != null) {
-                sampled[next++] = entry.sampled;
+                // Told before this dispatcher is published, so before it reports any release to them.
+                entry.sampled.releasesSampled();
+                if (first == null) {
+                    first = entry.sampled.sampler();
+                }
             }
         }
+        this.sampler = first;
         this.timesEveryCall = timesAll;
     }
 
@@ -133,7 +134,8 @@ final class BulkheadEvents {
      * @return the reading, or {@link SampledListener#UNTIMED}
      */
     long startTime(Ticker ticker) {
-        if (timesEveryCall || (sampled.length != 0 && sampled[0].sampler().shouldTime())) {
+        TimingSampler decides = sampler;
+        if (timesEveryCall || (decides != null && decides.shouldTime())) {
             return ticker.read();
         }
         return SampledListener.UNTIMED;
@@ -178,12 +180,16 @@ final class BulkheadEvents {
      * @param endedAt the clock reading that ended the execution (meaningless when untimed)
      */
     void released(long executionNanos, long endedAt) {
+        boolean untimed = executionNanos == SampledListener.UNTIMED;
         long executionTime = Math.max(0L, executionNanos);
         for (int i = 0; i < entries.length; i++) {
             Entry entry = entries[i];
             try {
                 if (entry.sampled != null) {
-                    entry.sampled.released(executionNanos, endedAt);
+                    // An untimed release is not reported at all: the sampled listener derives its count.
+                    if (!untimed) {
+                        entry.sampled.released(executionNanos, endedAt);
+                    }
                 } else {
                     entry.listener.released(executionTime);
                 }

@@ -38,6 +38,21 @@ final class FlightRecorderEvents {
         }
     }
 
+    /** The same as {@link #rejected(Rejection)} for a refusal whose {@code Rejection} is not built (no wait). */
+    static void rejected(Rejection template, int executing, int queued) {
+        RejectionEvent event = new RejectionEvent();
+        if (event.shouldCommit()) {
+            event.bulkhead = template.bulkheadName();
+            event.reason = template.reason().name();
+            event.maxConcurrency = template.maxConcurrency();
+            event.maxQueue = template.maxQueue();
+            event.executing = executing;
+            event.queued = queued;
+            event.waited = 0L;
+            event.commit();
+        }
+    }
+
     /** Starts timing a wait; returns {@code null} when the wait event is not being recorded. */
     static Object beginWait(String bulkhead, int queuedAhead) {
         WaitEvent event = new WaitEvent();

@@ -74,7 +74,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
      */
     public InProcessBulkhead(BulkheadConfig config) {
         super(config.name(), config.maxConcurrency(), config.maxQueue(), config.queueOrder() == QueueOrder.LIFO,
-                headroomOf(config));
+                WaiterQueue.headroomOf(config));
         this.config = config;
         this.ticker = config.ticker();
         this.scheduler = config.scheduler();
@@ -84,14 +84,6 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         this.maxWaitNanos = Arguments.boundedNanos(maxWait);
         this.limiter = config.adaptiveLimit().map(limit -> AdaptiveLimiter.of(limit, config.maxConcurrency()))
                 .orElse(null);
-    }
-
-    private static int[] headroomOf(BulkheadConfig config) {
-        int[] headroom = new int[WaiterQueue.LEVELS];
-        for (int level = 0; level < headroom.length; level++) {
-            headroom[level] = config.headroom(WaiterQueue.priority(level));
-        }
-        return headroom;
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -259,7 +251,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
             return;
         }
         if (outcome != MUST_WAIT) {
-            throw reject(queueFull(outcome));
+            throw rejectQueueFull(outcome);
         }
         SyncWaiter.await(this, signal);
     }
@@ -282,7 +274,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
             reportAdmitted(0);
             startAsync(operation, result);
         } else if (outcome != MUST_WAIT) {
-            result.completeExceptionally(reject(queueFull(outcome)));
+            result.completeExceptionally(rejectQueueFull(outcome));
         } else {
             waitAsync(new AsyncCallWaiter<>(this, signal, ticker.read(), maxWaitNanos, operation, result), result);
         }
@@ -301,7 +293,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
             return CompletableFuture.completedFuture(newPermit());
         }
         if (outcome != MUST_WAIT) {
-            return CompletableFuture.failedFuture(reject(queueFull(outcome)));
+            return CompletableFuture.failedFuture(rejectQueueFull(outcome));
         }
         CompletableFuture<Permit> future = new CompletableFuture<>();
         waitAsync(new AsyncPermitWaiter(this, signal, ticker.read(), maxWaitNanos, future), future);
@@ -352,6 +344,12 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
             listeners.rejected(rejection);
         }
         return Outcomes.reject(rejection, null, rejectionHandler);
+    }
+
+    /** Refuses a call that found the queue full in {@code observedState}; see {@link #quietQueueFull}. */
+    BulkheadRejectedException rejectQueueFull(long observedState) {
+        return events != null || rejectionHandler != null ? reject(queueFull(observedState))
+                : quietQueueFull(observedState);
     }
 
     /** A queued waiter got its slot and will run. */

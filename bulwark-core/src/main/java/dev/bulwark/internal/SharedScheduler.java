@@ -27,6 +27,11 @@ public final class SharedScheduler implements Scheduler {
         return Holder.WHEEL.schedule(task, delay, unit);
     }
 
+    /** The wheel itself, for policies whose deadline object is its own timer node (started on first use). */
+    static TimerWheel wheel() {
+        return Holder.WHEEL;
+    }
+
     @Override
     public String toString() {
         return "Scheduler.shared()";

@@ -108,11 +108,11 @@ abstract class SlotQueue {
     // ---------------------------------------------------------------------------------------------------------
     // State word
 
-    private static int waiting(long state) {
+    static int waiting(long state) {
         return (int) (state >>> 32) & Integer.MAX_VALUE;
     }
 
-    private static int available(long state) {
+    static int available(long state) {
         return (int) state;
     }
 

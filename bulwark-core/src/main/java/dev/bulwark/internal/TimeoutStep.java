@@ -40,6 +40,8 @@ public final class TimeoutStep implements ChainStep {
     private final Listeners<TimeoutListener> listeners;
     private final Scheduler scheduler;
     private final Ticker ticker;
+    /** Whether the scheduler is the shared timing wheel, so that a sync deadline can be its own timer node. */
+    private final boolean sharedWheel;
 
     /**
      * Creates the step from checked configuration.
@@ -61,6 +63,7 @@ public final class TimeoutStep implements ChainStep {
         this.listeners = new Listeners<>(name, listeners);
         this.scheduler = scheduler;
         this.ticker = ticker;
+        this.sharedWheel = scheduler == SharedScheduler.INSTANCE;
     }
 
     /**
@@ -91,13 +94,36 @@ public final class TimeoutStep implements ChainStep {
         return timeout;
     }
 
-    private void reportTimedOut(TimeoutExceededException exception) {
+    void reportTimedOut(TimeoutExceededException exception) {
         if (listeners.any()) {
             listeners.notify("timedOut", listener -> listener.timedOut(exception));
         }
     }
 
-    private void reportInTime(long startedAt) {
+    /** Reads the clock for a call's start if someone listens, else returns {@link #UNTIMED}. */
+    long startTimeIfListened() {
+        return listeners.any() ? ticker.read() : UNTIMED;
+    }
+
+    /** Marks a call whose start was not read because nobody listened then. */
+    static final long UNTIMED = Long.MIN_VALUE;
+
+    long timeoutNanos() {
+        return timeoutNanos;
+    }
+
+    boolean interruptsOnTimeout() {
+        return interruptOnTimeout;
+    }
+
+    void reportInTime(long startedAt) {
+        if (startedAt == UNTIMED) {
+            // A listener attached while the call ran: nobody read the start, so it gets an elapsed time of 0.
+            if (listeners.any()) {
+                listeners.notify("finishedInTime", listener -> listener.finishedInTime(0L));
+            }
+            return;
+        }
         if (listeners.any()) {
             long elapsed = Math.max(0L, ticker.read() - startedAt);
             listeners.notify("finishedInTime", listener -> listener.finishedInTime(elapsed));
@@ -120,6 +146,9 @@ public final class TimeoutStep implements ChainStep {
                                            CancellationSignal signal) throws X {
         if (signal.isCancelled()) {
             throw Signals.cancelled("Timeout '" + name + "': the call was cancelled before it started", signal);
+        }
+        if (sharedWheel) {
+            return SyncWheelDeadline.call(this, chain, next, operation, signal);
         }
         CancellationSignal inner = CancellationSignal.create();
         CancellationSignal.Registration link = Signals.link(signal, inner);

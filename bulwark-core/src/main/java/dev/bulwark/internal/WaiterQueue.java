@@ -1,5 +1,6 @@
 package dev.bulwark.internal;
 
+import dev.bulwark.BulkheadConfig;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 
@@ -170,5 +171,14 @@ final class WaiterQueue {
         waiter.previous = null;
         waiter.next = null;
         waiter.linked = false;
+    }
+
+    /** The headroom of each priority level, from the configuration's reserves. */
+    static int[] headroomOf(BulkheadConfig config) {
+        int[] headroom = new int[WaiterQueue.LEVELS];
+        for (int level = 0; level < headroom.length; level++) {
+            headroom[level] = config.headroom(WaiterQueue.priority(level));
+        }
+        return headroom;
     }
 }

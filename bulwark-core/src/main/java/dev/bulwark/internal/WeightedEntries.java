@@ -10,6 +10,7 @@ import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.internal.spi.Outcomes;
+import dev.bulwark.internal.spi.RejectionAccess;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -35,6 +36,38 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
 
     WeightedEntries(String name, int maxConcurrency, int maxQueue, boolean lifo, int[] headroom) {
         super(name, maxConcurrency, maxQueue, lifo, headroom);
+    }
+
+    /**
+     * The facts of a queue-full refusal at the current limits, with zero counts, kept for the one-allocation refusal
+     * ({@link InProcessBulkhead#rejectQueueFull}); replaced when a limit changed. Racy by design: two threads may
+     * both replace it with equal values.
+     */
+    private volatile Rejection queueFullTemplate;
+
+    Rejection queueFullTemplate() {
+        Rejection template = queueFullTemplate;
+        int limit = maxConcurrency;
+        int queueLimit = maxQueue;
+        if (template == null || template.maxConcurrency() != limit || template.maxQueue() != queueLimit) {
+            template = new Rejection(name, Rejection.Reason.QUEUE_FULL, limit, queueLimit, 0, 0, Duration.ZERO);
+            queueFullTemplate = template;
+        }
+        return template;
+    }
+
+    /**
+     * Refuses a call that found the queue full in {@code observedState} when nobody needs the {@link Rejection} now
+     * (no listener, no overflow handler): the exception is the refusal's only allocation. It keeps the counts and
+     * the cached facts of the limits, and builds its {@code Rejection} when asked (see
+     * {@link BulkheadRejectedException}).
+     */
+    final BulkheadRejectedException quietQueueFull(long observedState) {
+        Rejection template = queueFullTemplate();
+        int executing = Math.max(0, template.maxConcurrency() - available(observedState));
+        int queued = waiting(observedState);
+        FlightRecorderEvents.rejected(template, executing, queued);
+        return RejectionAccess.withCounts(template, executing, queued);
     }
 
     // Provided by InProcessBulkhead, the only subclass.

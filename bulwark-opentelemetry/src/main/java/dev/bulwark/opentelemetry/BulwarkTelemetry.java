@@ -26,8 +26,17 @@ import java.util.concurrent.ConcurrentMap;
  *
  * <p><b>Cost.</b> Values that are read (calls holding a slot, waiting, the limits) are asynchronous instruments the
  * SDK observes at collection; call counts are striped {@link java.util.concurrent.atomic.LongAdder}s reported by
- * asynchronous counters; only durations are recorded per call, into histograms with attribute sets built at binding.
- * A call through a bound bulkhead allocates nothing and takes no lock here.
+ * asynchronous counters; only durations are recorded, into histograms with attribute sets built at binding. A call
+ * through a bound bulkhead allocates nothing and takes no lock here.
+ *
+ * <p><b>Sampled lease durations.</b> A clock reading costs about as much as a whole uncontended call, so by default
+ * an in-process bulkhead times a sample of its leases, as the Micrometer binding does: every lease while calls are
+ * few (below about 2,000 a second), else one in 2 to 64, chosen at random so that 1,000 to 2,000 leases a second are
+ * timed. {@value InstrumentNames#BULKHEAD_LEASE_DURATION} then records the timed leases only: its distribution
+ * (buckets, mean, min, max) estimates that of all leases, and its count is the sample's size; the exact number of
+ * leases is the {@code admitted} point of {@value InstrumentNames#BULKHEAD_CALLS}. Waits in the queue are always
+ * recorded in full. {@code builder(openTelemetry).exactTiming(true).build()} records every lease, for two clock
+ * readings per call.
  *
  * <p><b>Lifetime.</b> Binding attaches a listener to the policy and registers callbacks; the returned
  * {@link Subscription} detaches the listener and removes the callbacks (their series stop being exported; the
@@ -44,19 +53,31 @@ public final class BulwarkTelemetry {
     private final Bindings bindings;
     private final ConcurrentMap<String, FallbackCounter> fallbackCounters = new ConcurrentHashMap<>();
 
-    private BulwarkTelemetry(OpenTelemetry openTelemetry) {
-        this.bindings = new Bindings(new Instruments(openTelemetry));
+    private BulwarkTelemetry(OpenTelemetry openTelemetry, boolean exactTiming) {
+        this.bindings = new Bindings(new Instruments(openTelemetry), exactTiming);
     }
 
     /**
-     * Creates the binder for an {@link OpenTelemetry} instance (its meter provider).
+     * Creates the binder for an {@link OpenTelemetry} instance (its meter provider), with sampled lease durations;
+     * the same as {@code builder(openTelemetry).build()}.
      *
      * @param openTelemetry where the instruments are created
      * @return a new binder
      * @throws NullPointerException when {@code openTelemetry} is {@code null}
      */
     public static BulwarkTelemetry create(OpenTelemetry openTelemetry) {
-        return new BulwarkTelemetry(Objects.requireNonNull(openTelemetry, "openTelemetry"));
+        return builder(openTelemetry).build();
+    }
+
+    /**
+     * Starts configuring a binder for an {@link OpenTelemetry} instance.
+     *
+     * @param openTelemetry where the instruments are created
+     * @return a new builder, with sampled lease durations
+     * @throws NullPointerException when {@code openTelemetry} is {@code null}
+     */
+    public static Builder builder(OpenTelemetry openTelemetry) {
+        return new Builder(Objects.requireNonNull(openTelemetry, "openTelemetry"));
     }
 
     /**
@@ -136,5 +157,41 @@ public final class BulwarkTelemetry {
     @Override
     public String toString() {
         return "BulwarkTelemetry[" + InstrumentNames.SCOPE + "]";
+    }
+
+    /**
+     * Configures a {@link BulwarkTelemetry}. Not thread-safe; {@link #build()} may be called more than once, each time
+     * making an independent binder.
+     */
+    public static final class Builder {
+
+        private final OpenTelemetry openTelemetry;
+        private boolean exactTiming;
+
+        private Builder(OpenTelemetry openTelemetry) {
+            this.openTelemetry = openTelemetry;
+        }
+
+        /**
+         * Chooses whether bulkheads time every lease (two clock readings per call, every lease recorded into
+         * {@value InstrumentNames#BULKHEAD_LEASE_DURATION}) instead of a sample (the default; see the class
+         * documentation).
+         *
+         * @param exactTiming {@code true} to time and record every lease
+         * @return this builder
+         */
+        public Builder exactTiming(boolean exactTiming) {
+            this.exactTiming = exactTiming;
+            return this;
+        }
+
+        /**
+         * Makes the binder.
+         *
+         * @return a new binder
+         */
+        public BulwarkTelemetry build() {
+            return new BulwarkTelemetry(openTelemetry, exactTiming);
+        }
     }
 }

@@ -49,6 +49,20 @@ public final class TimerStatistics {
     }
 
     /**
+     * Records the duration of a timed event without counting the event: for owners that keep the exact count
+     * elsewhere (derived from counts they keep anyway) and read it through {@link #totalNanos(long)}. Then
+     * {@link #count()} stays 0 for these events, and {@link #timedCount()} counts them.
+     *
+     * @param nanos its duration; negative counts as 0
+     */
+    public void recordSample(long nanos) {
+        long value = Math.max(0L, nanos);
+        histogram.record(value);
+        timedTotalNanos.add(value);
+        timedCount.increment();
+    }
+
+    /**
      * Returns the exact number of events.
      *
      * @return the count
@@ -83,6 +97,25 @@ public final class TimerStatistics {
             return total;
         }
         return (double) total / timed * all;
+    }
+
+    /**
+     * Returns the total time of {@code events} events in nanoseconds, estimated from the timed ones: exact when
+     * every one of them was timed, else the sampled mean times {@code events}.
+     *
+     * @param events the exact number of events, kept by the caller
+     * @return the total, 0 when nothing was timed
+     */
+    public double totalNanos(long events) {
+        long timed = timedCount.sum();
+        long total = timedTotalNanos.sum();
+        if (timed == 0) {
+            return 0.0;
+        }
+        if (timed >= events) {
+            return total;
+        }
+        return (double) total / timed * events;
     }
 
     /**

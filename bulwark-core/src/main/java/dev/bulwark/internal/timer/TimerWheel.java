@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p><b>Layout.</b> Time is cut into ticks of {@link #tickNanos} (1 ms for the shared wheel). A timer due at tick
  * {@code t} lives in bucket {@code t & (buckets - 1)} with {@code rounds = (t - currentTick) / buckets} laps to wait,
- * as in Netty's {@code HashedWheelTimer}; each bucket is a doubly linked list of {@link Timer} nodes owned by the
+ * as in Netty's {@code HashedWheelTimer}; each bucket is a doubly linked list of {@link TimerNode}s owned by the
  * worker thread alone. Scheduling and cancelling are O(1) and never take a lock, so callers never contend with the
  * timer thread the way a {@code ScheduledThreadPoolExecutor}'s locked heap makes them.
  *
@@ -22,14 +22,18 @@ import java.util.concurrent.TimeUnit;
  * is a field of the node: no allocation besides the node itself). A cancelling thread wins the node's state by CAS,
  * drops the node's task at once (so the task and everything it refers to, a waiter and its future say, is
  * unreachable from the wheel from that moment), and pushes the node on {@link #cancelled}, a second intrusive stack,
- * from which the worker unlinks it on its next tick. So a cancelled timer costs at most one tick of a 40-byte node.
+ * from which the worker unlinks it on its next tick. So a cancelled timer costs at most one tick of its node. An object
+ * that needs a timer can be its own node ({@link TimerNode} subclass, {@link #scheduleAfter}), so that a schedule
+ * allocates nothing at all; such a node carries its delay, which the worker turns into a deadline from a clock
+ * reading taken after it took the node from {@code pending}, so the scheduling thread reads no clock.
  *
  * <p><b>Invariants.</b>
  * <ol>
- *   <li>A node's {@link Timer#state} goes from {@code WAITING} to exactly one of {@code FIRED} (the worker's CAS,
+ *   <li>A node's {@link TimerNode#state} goes from {@code WAITING} to exactly one of {@code FIRED} (the worker's CAS,
  *       just before it runs the task) or {@code CANCELLED} (the canceller's CAS); the winner alone acts, so a task
  *       runs at most once and never after a successful cancel.</li>
- *   <li>Bucket lists, {@code rounds} and {@code bucketIndex} are touched by the worker thread only.</li>
+ *   <li>Bucket lists, {@code rounds} and {@code bucketIndex} are touched by the worker thread only (but for the
+ *       {@code -2} that marks a delay, written by {@link #scheduleAfter} before the push publishes the node).</li>
  *   <li>A node is pushed on {@code pending} once (by {@link #schedule}) and on {@code cancelled} at most once (by the
  *       cancel CAS winner); each stack link field belongs to one stack.</li>
  *   <li>Never early: the worker fires a node only when the wheel's clock has reached its deadline; a node whose
@@ -40,8 +44,9 @@ import java.util.concurrent.TimeUnit;
  * when the timer thread itself is not scheduled (an overloaded machine), or behind a slow task of another timer.
  * Tasks run on the timer thread and must be short: they complete futures and wake threads.
  *
- * <p><b>Idling.</b> With no timer at all the worker parks without a deadline; the first {@link #schedule} after that
- * unparks it (a flag makes the unpark one volatile read when the worker is awake).
+ * <p><b>Idling.</b> After {@value #IDLE_AFTER_EMPTY_TICKS} ticks with no timer at all the worker parks without a
+ * deadline; the first {@link #schedule} after that unparks it (a flag makes the unpark one volatile read when the
+ * worker is awake). Until then it keeps ticking, so a stream of short-lived timers never pays for unparking it.
  */
 public final class TimerWheel implements Scheduler {
 
@@ -51,23 +56,30 @@ public final class TimerWheel implements Scheduler {
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            PENDING = lookup.findVarHandle(TimerWheel.class, "pending", Timer.class);
-            CANCELLED_STACK = lookup.findVarHandle(TimerWheel.class, "cancelled", Timer.class);
+            PENDING = lookup.findVarHandle(TimerWheel.class, "pending", TimerNode.class);
+            CANCELLED_STACK = lookup.findVarHandle(TimerWheel.class, "cancelled", TimerNode.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
+    /**
+     * Empty ticks before the worker parks without a deadline. Short timers cancelled before they are filed (a sync
+     * timeout of a call that returns at once) leave the wheel empty at every tick; parking at once would make every
+     * next schedule pay an unpark, a system call that costs more than the call itself.
+     */
+    static final int IDLE_AFTER_EMPTY_TICKS = 1_000;
+
     private final long tickNanos;
-    private final Timer[] heads;
+    private final TimerNode[] heads;
     private final int mask;
     private final long origin;
     private final TimeSource time;
 
     /** Newly scheduled timers, newest first. */
-    private volatile Timer pending;
+    private volatile TimerNode pending;
     /** Cancelled timers still to be unlinked, newest first. */
-    private volatile Timer cancelled;
+    private volatile TimerNode cancelled;
     /** Worker only: the next tick to process. */
     private long currentTick;
     /** Timers filed in buckets; written by the worker only, volatile so that tests and diagnostics can read it. */
@@ -103,7 +115,7 @@ public final class TimerWheel implements Scheduler {
             throw new IllegalArgumentException("buckets must be a positive power of two but was " + buckets);
         }
         this.tickNanos = tickNanos;
-        this.heads = new Timer[buckets];
+        this.heads = new TimerNode[buckets];
         this.mask = buckets - 1;
         this.time = time;
         this.origin = time.nanoTime();
@@ -138,15 +150,37 @@ public final class TimerWheel implements Scheduler {
             deadline = Long.MAX_VALUE; // overflow: practically never
         }
         Timer timer = new Timer(this, task, deadline);
-        Timer head;
+        push(timer);
+        return timer;
+    }
+
+    /**
+     * Schedules a node whose {@link TimerNode#deadline} holds a delay, without reading the clock: the worker turns the
+     * delay into a deadline from its own clock reading, taken after it took the node from the pending stack, so the
+     * node is never early (that reading comes after this push). It is late by the time the node waits on the pending
+     * stack, at most one tick while the worker is awake (it is woken at once when idle), so it expires normally
+     * within two ticks after its delay.
+     *
+     * @param node a new node of this wheel, its deadline field the delay in nanoseconds (not negative)
+     * @throws RejectedExecutionException when the wheel is shut down
+     */
+    public void scheduleAfter(TimerNode node) {
+        if (shutdown) {
+            throw new RejectedExecutionException("the timer is shut down");
+        }
+        node.bucketIndex = -2; // marks the deadline as a delay still to be converted (worker reads it after the push)
+        push(node);
+    }
+
+    private void push(TimerNode node) {
+        TimerNode head;
         do {
             head = pending;
-            timer.nextPending = head;
-        } while (!PENDING.compareAndSet(this, head, timer));
+            node.nextPending = head;
+        } while (!PENDING.compareAndSet(this, head, node));
         if (idle) {
             wake();
         }
-        return timer;
     }
 
     private void wake() {
@@ -172,16 +206,21 @@ public final class TimerWheel implements Scheduler {
     }
 
     private void work() {
+        int emptyTicks = 0;
         while (!shutdown) {
             long now = time.nanoTime();
             advanceTo(now);
-            if (filed == 0 && pending == null) {
+            if (filed == 0 && pending == null && ++emptyTicks > IDLE_AFTER_EMPTY_TICKS) {
                 idle = true;
                 if (pending == null && cancelled == null && !shutdown) {
                     java.util.concurrent.locks.LockSupport.park(this);
                 }
                 idle = false;
+                emptyTicks = 0;
                 continue;
+            }
+            if (filed != 0) {
+                emptyTicks = 0;
             }
             long nextTickAt = origin + currentTick * tickNanos;
             long sleep = nextTickAt - time.nanoTime();
@@ -203,9 +242,9 @@ public final class TimerWheel implements Scheduler {
         unlinkCancelled();
         while (currentTick <= lastTick) {
             int index = (int) (currentTick & mask);
-            Timer node = heads[index];
+            TimerNode node = heads[index];
             while (node != null) {
-                Timer next = node.next;
+                TimerNode next = node.next;
                 if (node.rounds > 0) {
                     node.rounds--;
                 } else if (node.deadline <= now) {
@@ -225,11 +264,23 @@ public final class TimerWheel implements Scheduler {
     }
 
     private void transferPending() {
-        Timer node = (Timer) PENDING.getAndSet(this, null);
+        TimerNode node = (TimerNode) PENDING.getAndSet(this, null);
+        long takenAt = 0L;
+        boolean read = false;
         while (node != null) {
-            Timer next = node.nextPending;
+            TimerNode next = node.nextPending;
             node.nextPending = null;
-            if (node.state == Timer.WAITING) {
+            if (node.bucketIndex == -2) {
+                // A delay (scheduleAfter): the deadline counts from a reading taken after the getAndSet above.
+                if (!read) {
+                    takenAt = time.nanoTime();
+                    read = true;
+                }
+                long due = takenAt + node.deadline;
+                node.deadline = due < takenAt ? Long.MAX_VALUE : due;
+                node.bucketIndex = -1;
+            }
+            if (node.state == TimerNode.WAITING) {
                 long due = (node.deadline - origin + tickNanos - 1) / tickNanos; // first tick at or after deadline
                 file(node, Math.max(due, currentTick));
             }
@@ -237,12 +288,12 @@ public final class TimerWheel implements Scheduler {
         }
     }
 
-    private void file(Timer node, long tick) {
+    private void file(TimerNode node, long tick) {
         int laps = (int) Math.min(Integer.MAX_VALUE, (tick - currentTick) / heads.length);
         node.rounds = laps;
         int index = (int) (tick & mask);
         node.bucketIndex = index;
-        Timer head = heads[index];
+        TimerNode head = heads[index];
         node.previous = null;
         node.next = head;
         if (head != null) {
@@ -253,9 +304,9 @@ public final class TimerWheel implements Scheduler {
     }
 
     private void unlinkCancelled() {
-        Timer node = (Timer) CANCELLED_STACK.getAndSet(this, null);
+        TimerNode node = (TimerNode) CANCELLED_STACK.getAndSet(this, null);
         while (node != null) {
-            Timer next = node.nextCancelled;
+            TimerNode next = node.nextCancelled;
             node.nextCancelled = null;
             if (node.bucketIndex >= 0) {
                 unlink(node);
@@ -264,10 +315,10 @@ public final class TimerWheel implements Scheduler {
         }
     }
 
-    private void unlink(Timer node) {
+    private void unlink(TimerNode node) {
         int index = node.bucketIndex;
-        Timer before = node.previous;
-        Timer after = node.next;
+        TimerNode before = node.previous;
+        TimerNode after = node.next;
         if (before == null) {
             heads[index] = after;
         } else {
@@ -282,8 +333,8 @@ public final class TimerWheel implements Scheduler {
         filed--;
     }
 
-    void pushCancelled(Timer node) {
-        Timer head;
+    void pushCancelled(TimerNode node) {
+        TimerNode head;
         do {
             head = cancelled;
             node.nextCancelled = head;

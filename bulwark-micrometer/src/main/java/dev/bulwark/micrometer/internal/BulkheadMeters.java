@@ -59,15 +59,24 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
     private final Counter cancelled;
     /** Indexed by {@link Rejection.Reason#ordinal()}. */
     private final Counter[] rejected;
+    /** The cumulative count of admissions the derived counts read; see {@link CumulativeCount}. */
+    private final CumulativeCount admissions;
+    private final CumulativeCount cancellations;
+    private final CumulativeCount waitTimeouts;
     /** Non-zero waits only; the counts are the counters'. */
     private final TimerStatistics waitAdmitted = TimerStatistics.sampled();
     private final TimerStatistics waitTimedOut = TimerStatistics.sampled();
     private final TimerStatistics waitCancelled = TimerStatistics.sampled();
+    /**
+     * Timed executions. Its own count counts only the releases of bulkheads that report every one (the
+     * {@link #released(long)} path); an in-process bulkhead's releases are counted by {@link ExecutionSource}.
+     */
     private final TimerStatistics execution = TimerStatistics.sampled();
-    /** What the wait timers read; held here because function meters hold their source only weakly. */
-    private final WaitSource[] waitSources;
+    /** What the function meters read; held here because function meters hold their source only weakly. */
+    private final Object[] sources;
+    private final ExecutionSource executions;
 
-    private BulkheadMeters(MeterGroup group, Tags tags, boolean exactTiming) {
+    private BulkheadMeters(MeterGroup group, Tags tags, Bulkhead bulkhead, boolean exactTiming) {
         MeterRegistry registry = group.registry();
         sampler = exactTiming ? TimingSampler.exact() : TimingSampler.adaptive();
         admitted = group.add(calls(tags, ADMITTED).register(registry));
@@ -77,21 +86,25 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
         for (Rejection.Reason reason : reasons) {
             rejected[reason.ordinal()] = group.add(calls(tags, rejectedOutcome(reason)).register(registry));
         }
-        waitSources = new WaitSource[] {
-            wait(group, tags, ADMITTED, admitted, waitAdmitted),
-            wait(group, tags, rejectedOutcome(Rejection.Reason.WAIT_TIMEOUT),
-                    rejected[Rejection.Reason.WAIT_TIMEOUT.ordinal()], waitTimedOut),
-            wait(group, tags, CANCELLED, cancelled, waitCancelled)};
-        TimerStatistics executions = execution;
-        group.add(FunctionTimer.builder(BULKHEAD_EXECUTION, executions, TimerStatistics::count,
-                        TimerStatistics::totalNanos, TimeUnit.NANOSECONDS).tags(tags)
+        admissions = CumulativeCount.of(admitted);
+        cancellations = CumulativeCount.of(cancelled);
+        waitTimeouts = CumulativeCount.of(rejected[Rejection.Reason.WAIT_TIMEOUT.ordinal()]);
+        executions = new ExecutionSource(bulkhead, admissions, execution);
+        sources = new Object[] {
+            wait(group, tags, ADMITTED, admissions, waitAdmitted),
+            wait(group, tags, rejectedOutcome(Rejection.Reason.WAIT_TIMEOUT), waitTimeouts, waitTimedOut),
+            wait(group, tags, CANCELLED, cancellations, waitCancelled),
+            executions};
+        TimerStatistics timed = execution;
+        group.add(FunctionTimer.builder(BULKHEAD_EXECUTION, executions, ExecutionSource::count,
+                        ExecutionSource::totalNanos, TimeUnit.NANOSECONDS).tags(tags)
                 .description("How long admitted calls held their slot of the bulkhead").register(registry));
-        group.add(TimeGauge.builder(BULKHEAD_EXECUTION_MAX, executions, TimeUnit.NANOSECONDS,
+        group.add(TimeGauge.builder(BULKHEAD_EXECUTION_MAX, timed, TimeUnit.NANOSECONDS,
                         TimerStatistics::maxNanos).tags(tags)
                 .description("The longest time a timed call held its slot of the bulkhead, since binding")
                 .register(registry));
         for (double phi : PERCENTILES) {
-            group.add(TimeGauge.builder(BULKHEAD_EXECUTION_PERCENTILE, executions, TimeUnit.NANOSECONDS,
+            group.add(TimeGauge.builder(BULKHEAD_EXECUTION_PERCENTILE, timed, TimeUnit.NANOSECONDS,
                             statistics -> statistics.percentileNanos(phi)).tags(tags).tag(TAG_PHI, Double.toString(phi))
                     .description("A percentile of how long timed calls held their slot of the bulkhead, since binding")
                     .register(registry));
@@ -115,7 +128,7 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
                 .description("The bulkhead's concurrency limit in force").register(registry));
         group.add(Gauge.builder(BULKHEAD_MAX_QUEUE, bulkhead, Bulkhead::maxQueue).tags(tags)
                 .description("The bulkhead's queue limit in force").register(registry));
-        return new BulkheadMeters(group, tags, exactTiming);
+        return new BulkheadMeters(group, tags, bulkhead, exactTiming);
     }
 
     static String rejectedOutcome(Rejection.Reason reason) {
@@ -127,10 +140,10 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
                 .description("Calls that reached the bulkhead, by how they ended there");
     }
 
-    /** A wait timer whose count is {@code counter}'s and whose total is the sum of the non-zero waits. */
-    private static WaitSource wait(MeterGroup group, Tags tags, String outcome, Counter counter,
+    /** A wait timer whose count is {@code count}'s and whose total is the sum of the non-zero waits. */
+    private static WaitSource wait(MeterGroup group, Tags tags, String outcome, CumulativeCount count,
                                    TimerStatistics waits) {
-        WaitSource source = new WaitSource(counter, waits);
+        WaitSource source = new WaitSource(count, waits);
         group.add(FunctionTimer.builder(BULKHEAD_WAIT, source, WaitSource::count, WaitSource::totalNanos,
                         TimeUnit.NANOSECONDS).tags(tags).tag(TAG_OUTCOME, outcome)
                 .description("How long calls waited for a slot of the bulkhead, by how the wait ended")
@@ -142,18 +155,18 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
         return source;
     }
 
-    /** What a wait timer reads: the outcome's counter and the timed waits. */
+    /** What a wait timer reads: the outcome's cumulative count and the timed waits. */
     private static final class WaitSource {
-        final Counter counter;
+        final CumulativeCount count;
         final TimerStatistics waits;
 
-        WaitSource(Counter counter, TimerStatistics waits) {
-            this.counter = counter;
+        WaitSource(CumulativeCount count, TimerStatistics waits) {
+            this.count = count;
             this.waits = waits;
         }
 
         long count() {
-            return (long) counter.count();
+            return count.get();
         }
 
         double totalNanos() {
@@ -167,8 +180,14 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
     }
 
     @Override
+    public void releasesSampled() {
+        executions.releasesSampled();
+    }
+
+    @Override
     public void admitted(long waitedNanos) {
         admitted.increment();
+        admissions.increment();
         if (waitedNanos > 0) {
             waitAdmitted.recordTimed(waitedNanos);
         }
@@ -178,6 +197,7 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
     public void rejected(Rejection rejection) {
         rejected[rejection.reason().ordinal()].increment();
         if (rejection.reason() == Rejection.Reason.WAIT_TIMEOUT) {
+            waitTimeouts.increment();
             waitTimedOut.recordTimed(rejection.waited().toNanos());
         }
     }
@@ -185,6 +205,7 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
     @Override
     public void cancelled(long waitedNanos) {
         cancelled.increment();
+        cancellations.increment();
         waitCancelled.recordTimed(waitedNanos);
     }
 
@@ -195,16 +216,14 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
 
     @Override
     public void released(long executionNanos, long endedAt) {
-        if (executionNanos == UNTIMED) {
-            execution.recordUntimed();
-        } else {
-            execution.recordTimed(executionNanos);
+        if (executionNanos != UNTIMED) {
+            execution.recordSample(executionNanos);
             sampler.timed(endedAt);
         }
     }
 
     @Override
     public String toString() {
-        return "BulwarkMetrics bulkhead listener (" + waitSources.length + " wait timers)";
+        return "BulwarkMetrics bulkhead listener (" + sources.length + " function meter sources)";
     }
 }

@@ -25,6 +25,7 @@ import java.util.function.Function;
 public final class Bindings {
 
     private final Instruments instruments;
+    private final boolean exactTiming;
     private final ReentrantLock lock = new ReentrantLock();
     /** Guarded by {@link #lock}. */
     private final Map<String, PolicyBinding> bound = new HashMap<>();
@@ -33,9 +34,11 @@ public final class Bindings {
      * Creates an empty table.
      *
      * @param instruments the meter and shared histograms
+     * @param exactTiming whether bulkheads time every lease instead of a sample
      */
-    public Bindings(Instruments instruments) {
+    public Bindings(Instruments instruments, boolean exactTiming) {
         this.instruments = instruments;
+        this.exactTiming = exactTiming;
     }
 
     /**
@@ -48,7 +51,7 @@ public final class Bindings {
     public Subscription bind(Bulkhead bulkhead) {
         Objects.requireNonNull(bulkhead, "bulkhead");
         return bind("bulkhead", bulkhead.name(), bulkhead, observations -> {
-            BulkheadInstruments listener = BulkheadInstruments.register(instruments, bulkhead, observations);
+            BulkheadInstruments listener = BulkheadInstruments.register(instruments, bulkhead, observations, exactTiming);
             listener.attachedBy(bulkhead.addListener(listener));
             return listener;
         });

@@ -28,7 +28,7 @@ class RecordingAllocationTest {
             Instruments instruments =
                     new Instruments(OpenTelemetrySdk.builder().setMeterProvider(meterProvider).build());
             Bulkhead bulkhead = Bulkhead.builder().name("hot").build();
-            BulkheadInstruments listener = BulkheadInstruments.register(instruments, bulkhead, new Observations());
+            BulkheadInstruments listener = BulkheadInstruments.register(instruments, bulkhead, new Observations(), false);
             com.sun.management.ThreadMXBean threads =
                     (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
