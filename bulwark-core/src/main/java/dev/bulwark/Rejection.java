@@ -66,6 +66,17 @@ public record Rejection(String bulkheadName, Reason reason, int maxConcurrency, 
          * could not get one. {@link Rejection#executingCount()} then counts the partitions in use and
          * {@link Rejection#maxConcurrency()} is the partition limit.
          */
-        PARTITION_LIMIT
+        PARTITION_LIMIT,
+        /**
+         * The bulkhead was closed or is draining ({@link Bulkhead#close()}, {@link Bulkhead#drain(Duration)}): a
+         * new call is refused at once, and a call that was waiting in the queue is refused without running.
+         */
+        CLOSED,
+        /**
+         * The concurrency limit was lowered below the weight of a waiting call ({@link CallOptions#weight()}), so
+         * the call could never get its slots. A call whose weight already exceeds the limit when it arrives is
+         * not rejected this way: it fails at once with an {@link IllegalArgumentException} naming {@code weight}.
+         */
+        WEIGHT_EXCEEDS_LIMIT
     }
 }
