@@ -3,7 +3,9 @@ package dev.bulwark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
+import dev.bulwark.testing.GatedKey;
 import dev.bulwark.testing.Threads;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -149,6 +152,40 @@ class PartitionedBulkheadDrainTest {
         assertThat(ran).hasValue(0);
         assertThat(global.executingCount()).isZero();
         assertThat(global.call(() -> "still open")).isEqualTo("still open");
+    }
+
+    /**
+     * A call for a new key is stopped at each of its key's {@code hashCode} calls in turn (every map operation of
+     * its creation) while another thread closes the bulkhead: whatever the point, the call is refused with
+     * {@code CLOSED} without running (or ran to its end before the close), and no place is taken after the close.
+     */
+    @Test
+    void aCloseRacingACreationAtEachPointLeavesNoPartitionCreatedAfterIt() throws Exception {
+        for (int skip = 0; ; skip++) {
+            PartitionedBulkhead<GatedKey> partitioned = PartitionedBulkhead.<GatedKey>builder().name("race").build();
+            GatedKey key = new GatedKey("new");
+            FutureTask<String> calling = new FutureTask<>(() -> partitioned.call(key, () -> "ran"));
+            Thread gated = new Thread(calling, "creating");
+            gated.setDaemon(true);
+            key.closeOn(gated, skip);
+            gated.start();
+            await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(30))
+                    .until(() -> key.arrived() || calling.isDone());
+            if (!key.arrived()) {
+                assertThat(calling.get()).isEqualTo("ran");
+                assertThat(skip).as("hashCode calls tried").isPositive();
+                return;
+            }
+            partitioned.close();
+            int partitionsAtClose = partitioned.partitionCount();
+            key.open();
+            Throwable failure = catchThrowable(() -> calling.get(30, TimeUnit.SECONDS));
+            assertThat(failure).as("gate point %d", skip).isNotNull();
+            assertThat(reasonOf(failure.getCause())).isEqualTo(Rejection.Reason.CLOSED);
+            // A place reserved before the close may still be filled; no place is taken after it.
+            assertThat(partitioned.partitionCount()).as("gate point %d", skip).isEqualTo(partitionsAtClose)
+                    .isEqualTo(partitioned.partitions().size());
+        }
     }
 
     @Test
