@@ -80,9 +80,9 @@ public record Refusal(int status, long retryAfterSeconds, byte[] body) {
             case UNAVAILABLE -> "Bulkhead '" + name + "' could not reach the store that holds its state.";
             case EVICTED -> "A newer request took this request's place in the full queue of bulkhead '" + name
                     + "'.";
-            case CLOSED -> "Bulkhead '" + name + "' is closed or draining and admits no more requests.";
-            case WEIGHT_EXCEEDS_LIMIT -> "The limit of bulkhead '" + name + "' was lowered to "
-                    + rejection.maxConcurrency() + ", below the slots this request needs.";
+            case CLOSED -> "Bulkhead '" + name + "' is closed: the service is shutting down.";
+            case WEIGHT_EXCEEDS_LIMIT -> "Bulkhead '" + name + "' lowered its limit to " + rejection.maxConcurrency()
+                    + " slots, below what this request needs.";
         };
     }
 
