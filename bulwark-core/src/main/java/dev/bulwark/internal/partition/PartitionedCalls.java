@@ -96,14 +96,12 @@ public final class PartitionedCalls<K> {
             return DualPermits.acquire(partition.bulkhead(), global, signal);
         }
         Permit local = partition.bulkhead().acquire(signal);
-        Permit globalSlot;
         try {
-            globalSlot = fair.acquire(partition, signal);
+            return fair.acquire(partition, local, signal);
         } catch (RuntimeException | Error refused) {
             local.close();
             throw refused;
         }
-        return DualPermits.pair(local, globalSlot);
     }
 
     /**
@@ -177,20 +175,19 @@ public final class PartitionedCalls<K> {
                 both.completeExceptionally(Stages.unwrap(failure));
                 return;
             }
-            CompletableFuture<Permit> globalStep = fair.acquireAsync(partition, signal);
+            CompletableFuture<Permit> globalStep = fair.acquireAsync(partition, local, signal);
             waiting.set(globalStep);
             if (both.isDone()) {
                 globalStep.cancel(false); // gave up between the two steps
             }
-            globalStep.whenComplete((globalSlot, globalFailure) -> {
+            globalStep.whenComplete((bothSlots, globalFailure) -> {
                 if (globalFailure != null) {
                     local.close();
                     both.completeExceptionally(Stages.unwrap(globalFailure));
                     return;
                 }
-                Permit pair = DualPermits.pair(local, globalSlot);
-                if (!both.complete(pair)) {
-                    pair.close(); // the caller gave up at that very moment
+                if (!both.complete(bothSlots)) {
+                    bothSlots.close(); // the caller gave up at that very moment
                 }
             });
         });
