@@ -114,31 +114,32 @@ public final class FairShares {
     }
 
     /**
-     * Takes a global slot for a call of the partition's key, blocking while it waits. The slot is counted in the
-     * key's {@link Partition#held()}: the caller must hand it to {@link #slots} (which uncounts it on release).
+     * Takes a global slot for a call of the partition's key that holds its key's slot, blocking while it waits.
      *
      * @param partition the call's partition
+     * @param local the call's slot in its key's bulkhead; when this throws, the caller still owns it
      * @param signal lets the caller give up while waiting
-     * @return the global bulkhead's permit
+     * @return one permit for both slots; closing it gives both back, once
      * @throws BulkheadRejectedException when the wait is refused (queue full, maximum wait, closed)
      * @throws CancellationException when cancelled or interrupted while waiting
      */
-    public Permit acquire(Partition partition, CancellationSignal signal) {
-        Permit fast = tryFast(partition);
-        return fast != null ? fast : enqueue(partition, signal).await();
+    public Permit acquire(Partition partition, Permit local, CancellationSignal signal) {
+        Permit fast = tryFast(partition, local);
+        return fast != null ? fast : enqueue(partition, local, signal).await();
     }
 
     /**
-     * Takes a global slot for a call of the partition's key without blocking a thread; as {@link #acquire}.
+     * Takes a global slot for a call of the partition's key that holds its key's slot, without blocking a thread.
      *
      * @param partition the call's partition
+     * @param local the call's slot in its key's bulkhead; when the future fails, the caller still owns it
      * @param signal lets the caller give up while waiting
-     * @return a future of the global bulkhead's permit, counted in the key; cancelling it leaves the queue
+     * @return a future of one permit for both slots; cancelling it leaves the queue
      */
-    public CompletableFuture<Permit> acquireAsync(Partition partition, CancellationSignal signal) {
+    public CompletableFuture<Permit> acquireAsync(Partition partition, Permit local, CancellationSignal signal) {
         try {
-            Permit fast = tryFast(partition);
-            return fast != null ? CompletableFuture.completedFuture(fast) : enqueue(partition, signal).future;
+            Permit fast = tryFast(partition, local);
+            return fast != null ? CompletableFuture.completedFuture(fast) : enqueue(partition, local, signal).future;
         } catch (RuntimeException refused) {
             return CompletableFuture.failedFuture(refused);
         }
@@ -189,32 +190,7 @@ public final class FairShares {
         return global.name();
     }
 
-    /**
-     * Joins a call's key slot and its counted global slot into one permit that gives both back and uncounts the
-     * global one, once. Made by the caller after the wait, so that on the common path the compiler can keep it
-     * off the heap.
-     *
-     * @param partition the call's partition
-     * @param local the key's slot
-     * @param global the global slot from {@link #acquire} or {@link #acquireAsync}
-     * @return one permit for both
-     */
-    public static Permit slots(Partition partition, Permit local, Permit global) {
-        return new FairPermit(partition, local, global);
-    }
-
-    /**
-     * Gives back a counted global slot that no call will use (the caller gave up as it was granted).
-     *
-     * @param partition the partition it was counted in
-     * @param global the slot
-     */
-    static void giveBack(Partition partition, Permit global) {
-        partition.addHeld(-1);
-        global.close();
-    }
-
-    private @Nullable Permit tryFast(Partition partition) {
+    private @Nullable Permit tryFast(Partition partition, Permit local) {
         if (waiting != 0 || closed) {
             return null;
         }
@@ -223,17 +199,17 @@ public final class FairShares {
             return null;
         }
         partition.addHeld(1);
-        return permit.get();
+        return new FairPermit(partition, local, permit.get());
     }
 
     /** Queues a call (or refuses it at once); arms its early ends; starts a pump if none runs. */
-    private FairWaiter enqueue(Partition partition, CancellationSignal signal) {
+    private FairWaiter enqueue(Partition partition, Permit local, CancellationSignal signal) {
         if (signal.isCancelled()) {
             throw Outcomes.cancelledBeforeStart(global.name(), signal);
         }
         int maxQueue = global.maxQueue(); // the global bulkhead's own reads, outside the lock
         long maxWaitNanos = global.maxWait().map(FairShares::boundedNanos).orElse(-1L);
-        FairWaiter waiter = new FairWaiter(this, partition, signal, ticker.read());
+        FairWaiter waiter = new FairWaiter(this, partition, local, signal, ticker.read());
         boolean refusedClosed = false;
         boolean refusedFull = false;
         boolean startPump = false;
@@ -402,7 +378,7 @@ public final class FairShares {
             if (granted == null) {
                 permit.close(); // nobody waits any more: give the slot back
             } else {
-                granted.grant(permit);
+                granted.grant(new FairPermit(granted.partition, granted.local, permit));
             }
         }
         if (refused != null) {

@@ -24,6 +24,8 @@ final class FairWaiter {
 
     final FairShares shares;
     final Partition partition;
+    /** The call's slot in its key's bulkhead, which a grant joins to the global one. */
+    final Permit local;
     final CancellationSignal signal;
     final long enqueuedAt;
     final CompletableFuture<Permit> future = new CompletableFuture<>();
@@ -35,9 +37,10 @@ final class FairWaiter {
     private volatile Scheduler.@Nullable Cancellable timer;
     private volatile CancellationSignal.@Nullable Registration registration;
 
-    FairWaiter(FairShares shares, Partition partition, CancellationSignal signal, long enqueuedAt) {
+    FairWaiter(FairShares shares, Partition partition, Permit local, CancellationSignal signal, long enqueuedAt) {
         this.shares = shares;
         this.partition = partition;
+        this.local = local;
         this.signal = signal;
         this.enqueuedAt = enqueuedAt;
     }
@@ -74,15 +77,14 @@ final class FairWaiter {
     }
 
     /**
-     * Hands the waiter its global slot, already counted in its key; the waiter was taken out of the queue by the
-     * caller.
+     * Hands the waiter its slots; the waiter was taken out of the queue by the caller.
      *
-     * @param permit the global slot
+     * @param permit both of the call's slots
      */
     void grant(Permit permit) {
         disarm();
         if (!future.complete(permit)) {
-            FairShares.giveBack(partition, permit); // the caller gave up at that very moment: pass the slot on
+            permit.close(); // the caller gave up at that very moment: pass the slots on (closing is idempotent)
         }
     }
 

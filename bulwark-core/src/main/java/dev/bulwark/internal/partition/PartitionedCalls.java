@@ -96,14 +96,12 @@ public final class PartitionedCalls<K> {
             return DualPermits.acquire(partition.bulkhead(), global, signal);
         }
         Permit local = partition.bulkhead().acquire(signal);
-        Permit globalSlot;
         try {
-            globalSlot = fair.acquire(partition, signal);
+            return fair.acquire(partition, local, signal);
         } catch (RuntimeException | Error refused) {
             local.close();
             throw refused;
         }
-        return FairShares.slots(partition, local, globalSlot);
     }
 
     /**
@@ -177,18 +175,17 @@ public final class PartitionedCalls<K> {
                 both.completeExceptionally(Stages.unwrap(failure));
                 return;
             }
-            CompletableFuture<Permit> globalStep = fair.acquireAsync(partition, signal);
+            CompletableFuture<Permit> globalStep = fair.acquireAsync(partition, local, signal);
             waiting.set(globalStep);
             if (both.isDone()) {
                 globalStep.cancel(false); // gave up between the two steps
             }
-            globalStep.whenComplete((globalSlot, globalFailure) -> {
+            globalStep.whenComplete((bothSlots, globalFailure) -> {
                 if (globalFailure != null) {
                     local.close();
                     both.completeExceptionally(Stages.unwrap(globalFailure));
                     return;
                 }
-                Permit bothSlots = FairShares.slots(partition, local, globalSlot);
                 if (!both.complete(bothSlots)) {
                     bothSlots.close(); // the caller gave up at that very moment
                 }
