@@ -114,32 +114,30 @@ public final class FairShares {
     }
 
     /**
-     * Takes a global slot for a call of the partition's key that holds its key's slot, blocking while it waits.
+     * Takes a global slot for a call of the partition's key, blocking while it waits.
      *
      * @param partition the call's partition
-     * @param local the call's slot in its key's bulkhead; when this throws, the caller still owns it
      * @param signal lets the caller give up while waiting
-     * @return one permit for both slots; closing it gives both back, once
+     * @return the slot; closing it gives it back, once
      * @throws BulkheadRejectedException when the wait is refused (queue full, maximum wait, closed)
      * @throws CancellationException when cancelled or interrupted while waiting
      */
-    public Permit acquire(Partition partition, Permit local, CancellationSignal signal) {
-        Permit fast = tryFast(partition, local);
-        return fast != null ? fast : enqueue(partition, local, signal).await();
+    public Permit acquire(Partition partition, CancellationSignal signal) {
+        Permit fast = tryFast(partition);
+        return fast != null ? fast : enqueue(partition, signal).await();
     }
 
     /**
-     * Takes a global slot for a call of the partition's key that holds its key's slot, without blocking a thread.
+     * Takes a global slot for a call of the partition's key without blocking a thread.
      *
      * @param partition the call's partition
-     * @param local the call's slot in its key's bulkhead; when the future fails, the caller still owns it
      * @param signal lets the caller give up while waiting
-     * @return a future of one permit for both slots; cancelling it leaves the queue
+     * @return a future of the slot; cancelling it leaves the queue
      */
-    public CompletableFuture<Permit> acquireAsync(Partition partition, Permit local, CancellationSignal signal) {
+    public CompletableFuture<Permit> acquireAsync(Partition partition, CancellationSignal signal) {
         try {
-            Permit fast = tryFast(partition, local);
-            return fast != null ? CompletableFuture.completedFuture(fast) : enqueue(partition, local, signal).future;
+            Permit fast = tryFast(partition);
+            return fast != null ? CompletableFuture.completedFuture(fast) : enqueue(partition, signal).future;
         } catch (RuntimeException refused) {
             return CompletableFuture.failedFuture(refused);
         }
@@ -190,7 +188,7 @@ public final class FairShares {
         return global.name();
     }
 
-    private @Nullable Permit tryFast(Partition partition, Permit local) {
+    private @Nullable Permit tryFast(Partition partition) {
         if (waiting != 0 || closed) {
             return null;
         }
@@ -199,17 +197,17 @@ public final class FairShares {
             return null;
         }
         partition.addHeld(1);
-        return new FairPermit(partition, local, permit.get());
+        return new FairPermit(partition, permit.get());
     }
 
     /** Queues a call (or refuses it at once); arms its early ends; starts a pump if none runs. */
-    private FairWaiter enqueue(Partition partition, Permit local, CancellationSignal signal) {
+    private FairWaiter enqueue(Partition partition, CancellationSignal signal) {
         if (signal.isCancelled()) {
             throw Outcomes.cancelledBeforeStart(global.name(), signal);
         }
         int maxQueue = global.maxQueue(); // the global bulkhead's own reads, outside the lock
         long maxWaitNanos = global.maxWait().map(FairShares::boundedNanos).orElse(-1L);
-        FairWaiter waiter = new FairWaiter(this, partition, local, signal, ticker.read());
+        FairWaiter waiter = new FairWaiter(this, partition, signal, ticker.read());
         boolean refusedClosed = false;
         boolean refusedFull = false;
         boolean startPump = false;
@@ -378,7 +376,7 @@ public final class FairShares {
             if (granted == null) {
                 permit.close(); // nobody waits any more: give the slot back
             } else {
-                granted.grant(new FairPermit(granted.partition, granted.local, permit));
+                granted.grant(new FairPermit(granted.partition, permit));
             }
         }
         if (refused != null) {
@@ -483,10 +481,7 @@ public final class FairShares {
         return "FairShares[" + global.name() + ", waiting " + waiting + "]";
     }
 
-    /**
-     * A call's two slots, its key's and a global one: gives both back and uncounts the global one from the key,
-     * once (one object per call on the common path, for both slots).
-     */
+    /** A global slot held by one call of a key: gives the slot back and uncounts it from the key, once. */
     static final class FairPermit implements Permit {
         private static final VarHandle RELEASED;
 
@@ -499,14 +494,12 @@ public final class FairShares {
         }
 
         private final Partition partition;
-        private final Permit local;
         private final Permit global;
         @SuppressWarnings("unused") // through RELEASED
         private volatile boolean released;
 
-        FairPermit(Partition partition, Permit local, Permit global) {
+        FairPermit(Partition partition, Permit global) {
             this.partition = partition;
-            this.local = local;
             this.global = global;
         }
 
@@ -519,11 +512,7 @@ public final class FairShares {
         public void close(Outcome outcome) {
             if (RELEASED.compareAndSet(this, false, true)) {
                 partition.addHeld(-1); // first: a grant decided after the slot is back must not see it held
-                try {
-                    local.close(outcome);
-                } finally {
-                    global.close(outcome);
-                }
+                global.close(outcome);
             }
         }
 

@@ -24,8 +24,6 @@ final class FairWaiter {
 
     final FairShares shares;
     final Partition partition;
-    /** The call's slot in its key's bulkhead, which a grant joins to the global one. */
-    final Permit local;
     final CancellationSignal signal;
     final long enqueuedAt;
     final CompletableFuture<Permit> future = new CompletableFuture<>();
@@ -37,10 +35,9 @@ final class FairWaiter {
     private volatile Scheduler.@Nullable Cancellable timer;
     private volatile CancellationSignal.@Nullable Registration registration;
 
-    FairWaiter(FairShares shares, Partition partition, Permit local, CancellationSignal signal, long enqueuedAt) {
+    FairWaiter(FairShares shares, Partition partition, CancellationSignal signal, long enqueuedAt) {
         this.shares = shares;
         this.partition = partition;
-        this.local = local;
         this.signal = signal;
         this.enqueuedAt = enqueuedAt;
     }
@@ -77,14 +74,14 @@ final class FairWaiter {
     }
 
     /**
-     * Hands the waiter its slots; the waiter was taken out of the queue by the caller.
+     * Hands the waiter its slot; the waiter was taken out of the queue by the caller.
      *
-     * @param permit both of the call's slots
+     * @param permit the slot
      */
     void grant(Permit permit) {
         disarm();
         if (!future.complete(permit)) {
-            permit.close(); // the caller gave up at that very moment: pass the slots on (closing is idempotent)
+            permit.close(); // the caller gave up at that very moment: pass the slot on
         }
     }
 

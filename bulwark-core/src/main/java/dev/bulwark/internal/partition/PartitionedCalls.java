@@ -96,12 +96,14 @@ public final class PartitionedCalls<K> {
             return DualPermits.acquire(partition.bulkhead(), global, signal);
         }
         Permit local = partition.bulkhead().acquire(signal);
+        Permit globalSlot;
         try {
-            return fair.acquire(partition, local, signal);
+            globalSlot = fair.acquire(partition, signal);
         } catch (RuntimeException | Error refused) {
             local.close();
             throw refused;
         }
+        return DualPermits.pair(local, globalSlot);
     }
 
     /**
@@ -175,19 +177,20 @@ public final class PartitionedCalls<K> {
                 both.completeExceptionally(Stages.unwrap(failure));
                 return;
             }
-            CompletableFuture<Permit> globalStep = fair.acquireAsync(partition, local, signal);
+            CompletableFuture<Permit> globalStep = fair.acquireAsync(partition, signal);
             waiting.set(globalStep);
             if (both.isDone()) {
                 globalStep.cancel(false); // gave up between the two steps
             }
-            globalStep.whenComplete((bothSlots, globalFailure) -> {
+            globalStep.whenComplete((globalSlot, globalFailure) -> {
                 if (globalFailure != null) {
                     local.close();
                     both.completeExceptionally(Stages.unwrap(globalFailure));
                     return;
                 }
-                if (!both.complete(bothSlots)) {
-                    bothSlots.close(); // the caller gave up at that very moment
+                Permit pair = DualPermits.pair(local, globalSlot);
+                if (!both.complete(pair)) {
+                    pair.close(); // the caller gave up at that very moment
                 }
             });
         });
