@@ -480,45 +480,4 @@ public final class FairShares {
     public String toString() {
         return "FairShares[" + global.name() + ", waiting " + waiting + "]";
     }
-
-    /** A global slot held by one call of a key: gives the slot back and uncounts it from the key, once. */
-    static final class FairPermit implements Permit {
-        private static final VarHandle RELEASED;
-
-        static {
-            try {
-                RELEASED = MethodHandles.lookup().findVarHandle(FairPermit.class, "released", boolean.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        private final Partition partition;
-        private final Permit global;
-        @SuppressWarnings("unused") // through RELEASED
-        private volatile boolean released;
-
-        FairPermit(Partition partition, Permit global) {
-            this.partition = partition;
-            this.global = global;
-        }
-
-        @Override
-        public void close() {
-            close(Outcome.SUCCESS);
-        }
-
-        @Override
-        public void close(Outcome outcome) {
-            if (RELEASED.compareAndSet(this, false, true)) {
-                partition.addHeld(-1); // first: a grant decided after the slot is back must not see it held
-                global.close(outcome);
-            }
-        }
-
-        @Override
-        public boolean isReleased() {
-            return released;
-        }
-    }
 }
