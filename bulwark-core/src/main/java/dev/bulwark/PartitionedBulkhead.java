@@ -2,7 +2,10 @@ package dev.bulwark;
 
 import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.internal.Names;
+import dev.bulwark.internal.partition.FairShares;
+import dev.bulwark.internal.partition.KeyPolicy;
 import dev.bulwark.internal.partition.Partition;
+import dev.bulwark.internal.partition.PartitionDrain;
 import dev.bulwark.internal.partition.PartitionTable;
 import dev.bulwark.internal.partition.PartitionedCalls;
 import java.time.Duration;
@@ -14,6 +17,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -34,18 +38,29 @@ import org.jspecify.annotations.Nullable;
  * and in the global one. It never holds one while waiting for the other, so there is no deadlock: it waits for its
  * key's slot, takes a global slot if one is free at once, and otherwise gives its key's slot back and waits for a
  * global slot, then takes its key's slot if free at once, and so on. Waits for each follow that bulkhead's queue
- * rules (limit, order, maximum wait); the signal applies to both.
+ * rules (limit, order, maximum wait); the signal applies to both. That is <em>global FIFO</em>, the default.
  *
- * <p>Thread-safe and lock-free, and calls for different keys do not contend: partitions live in a
- * {@link java.util.concurrent.ConcurrentHashMap} and a call touches only its own partition (and the global bulkhead
- * if there is one). Idle partitions are swept by the calls themselves (a sweep falls due every half idle timeout,
+ * <p><b>Fair shares.</b> With {@link Builder#fairShares(ToIntFunction)}, the global slots are shared out by weight
+ * among the <em>active</em> keys (with a call holding or waiting for a global slot): a key's <em>share</em> is the
+ * global limit times its weight over the active keys' total. A call waits for its key's slot, then, holding it,
+ * for a global slot: taken at once when nobody waits for one, otherwise from a queue, FIFO within a key, where each
+ * freed global slot goes to the waiting key with the fewest global slots per unit of weight. A key may borrow idle
+ * share, but gets no slot while a key below its share waits; what it borrowed flows back as its calls finish. The
+ * global limit is never exceeded. Details: {@code docs/per-key.md}.
+ *
+ * <p><b>Closing.</b> After {@link #drain(Duration)} or {@link #close()} no operation starts: calls are refused with
+ * {@link Rejection.Reason#CLOSED} and no partition is created. The global bulkhead is left alone.
+ *
+ * <p>Thread-safe and lock-free (fair shares take a short lock, only while calls wait for a global slot), and calls
+ * for different keys do not contend: partitions live in a {@link java.util.concurrent.ConcurrentHashMap} and a call
+ * touches only its own partition (and the global bulkhead if there is one). Idle partitions are swept by the calls themselves (a sweep falls due every half idle timeout,
  * and a call for a new key that finds no place sweeps at once), so there is no background thread and a dropped
  * instance is collected. No lock is held while user code ({@code configFor}, a key's {@code hashCode} and
  * {@code equals}) runs.
  *
  * @param <K> the key type; keys must have proper {@code equals}/{@code hashCode}
  */
-public final class PartitionedBulkhead<K> {
+public final class PartitionedBulkhead<K> implements AutoCloseable {
 
     private final String name;
     private final @Nullable Bulkhead global;
@@ -53,13 +68,19 @@ public final class PartitionedBulkhead<K> {
     private final PartitionTable<K> table;
     /** The sync and async call paths through a partition. */
     private final PartitionedCalls<K> calls;
+    /** The fair shares of the global slots, or {@code null} for global FIFO. */
+    private final @Nullable FairShares fair;
 
     private PartitionedBulkhead(Builder<K> builder) {
         this.name = builder.name;
         this.global = builder.global;
         this.table = new PartitionTable<>(builder.name, builder.defaultConfig, builder.configFor,
-                builder.idleTimeout, builder.maxPartitions, builder.ticker, builder.rejectionHandler);
-        this.calls = new PartitionedCalls<>(table, builder.global);
+                builder.idleTimeout, builder.maxPartitions, builder.ticker, builder.rejectionHandler,
+                builder.shareWeight);
+        this.fair = builder.shareWeight == null || builder.global == null ? null
+                : new FairShares(table::rejectClosed, builder.global, builder.scheduler, builder.ticker,
+                        builder.rejectionHandler);
+        this.calls = new PartitionedCalls<>(table, builder.global, fair);
     }
 
     /**
@@ -123,6 +144,54 @@ public final class PartitionedBulkhead<K> {
     }
 
     /**
+     * Returns how many calls wait for a global slot under fair shares now (0 without fair shares).
+     *
+     * @return the count
+     */
+    public int fairQueuedCount() {
+        return fair == null ? 0 : fair.waitingCount();
+    }
+
+    /**
+     * Stops admitting, refuses the waiting calls, then waits up to {@code deadline} for the running calls. New
+     * calls are refused with {@link Rejection.Reason#CLOSED} (the {@link Builder#onRejected(Consumer) handler} is
+     * told), no partition is created; a call waiting for a fair global slot is refused at once, one queued in a
+     * partition when it leaves the queue, without running. The global bulkhead is left alone. Idempotent: a later
+     * drain refuses nothing more and waits again. Thread-safe; on interrupt it returns early, flag kept.
+     *
+     * @param deadline how long to wait for running calls; {@link Duration#ZERO} does not wait
+     * @return the queued calls this drain refused (those queued in partitions or for a fair global slot when it
+     *     closed; 0 for a later drain), the calls still holding a slot when it returned, and how long it waited
+     * @throws NullPointerException when {@code deadline} is {@code null}
+     * @throws IllegalArgumentException when {@code deadline} is negative
+     */
+    public DrainResult drain(Duration deadline) {
+        Objects.requireNonNull(deadline, "deadline");
+        if (deadline.isNegative()) {
+            throw new IllegalArgumentException("deadline must not be negative but was " + deadline);
+        }
+        return PartitionDrain.drain(name, table, fair, deadline);
+    }
+
+    /**
+     * Same as {@code drain(Duration.ZERO)}: stops admitting and refuses the waiting calls, without waiting for the
+     * running ones. Idempotent.
+     */
+    @Override
+    public void close() {
+        drain(Duration.ZERO);
+    }
+
+    /**
+     * Returns whether {@link #close()} or {@link #drain(Duration)} was called.
+     *
+     * @return {@code true} once closed
+     */
+    public boolean isClosed() {
+        return table.isClosed();
+    }
+
+    /**
      * Runs {@code operation} under the key's bulkhead (and the global one).
      *
      * @param key the partition key
@@ -132,7 +201,9 @@ public final class PartitionedBulkhead<K> {
      * @param <X> the operation's checked exception
      * @return the operation's result
      * @throws X the operation's own exception, untouched
-     * @throws BulkheadRejectedException when a queue is full, a wait timed out, or no partition can be created
+     * @throws BulkheadRejectedException when a queue is full, a wait timed out, no partition can be created, or
+     *     the bulkhead is closed ({@link Rejection.Reason#CLOSED})
+     * @throws IllegalArgumentException when a {@link Builder#fairShares(ToIntFunction) share weight} is below 1
      * @throws java.util.concurrent.CancellationException when cancelled or interrupted while waiting
      * @throws NullPointerException when an argument is {@code null}
      */
@@ -230,32 +301,13 @@ public final class PartitionedBulkhead<K> {
      * @throws NullPointerException when {@code key} is {@code null}
      */
     public Policy forKey(K key) {
-        Objects.requireNonNull(key, "key");
-        PartitionedBulkhead<K> owner = this;
-        return new Policy() {
-            @Override
-            public <T, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation,
-                                                   CancellationSignal signal) throws X {
-                return owner.call(key, operation, signal);
-            }
-
-            @Override
-            public <T> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
-                                                      CancellationSignal signal) {
-                return owner.callAsync(key, operation, signal);
-            }
-
-            @Override
-            public String toString() {
-                return owner.name + "[" + key + "]";
-            }
-        };
+        return new KeyPolicy<>(name, calls, Objects.requireNonNull(key, "key"));
     }
 
     @Override
     public String toString() {
         return "PartitionedBulkhead[" + name + ": " + table
-                + (global == null ? "" : ", global " + global.name()) + "]";
+                + (global == null ? "" : (fair == null ? ", global " : ", fair shares of ") + global.name()) + "]";
     }
 
     /**
@@ -272,6 +324,8 @@ public final class PartitionedBulkhead<K> {
         private int maxPartitions = 10_000;
         private Ticker ticker = Ticker.system();
         private @Nullable Consumer<? super Rejection> rejectionHandler;
+        private @Nullable ToIntFunction<? super K> shareWeight;
+        private Scheduler scheduler = Scheduler.shared();
 
         private Builder() {
         }
@@ -330,6 +384,45 @@ public final class PartitionedBulkhead<K> {
         }
 
         /**
+         * Shares the {@link #globalLimit(Bulkhead) global limit}'s slots out by weight among the active keys
+         * instead of global FIFO (see the class notes): each key's share is the global limit times its weight over
+         * the active keys' total weight; idle share is lent out; while a key below its share waits, no key above it
+         * gets a slot. Needs a global limit. The function runs once per partition creation, on the calling thread,
+         * like {@link #configFor(Function)}; a weight below 1 fails that call with {@link IllegalArgumentException}
+         * naming {@code shareWeight}. Use {@link #fairShares()} for equal shares.
+         *
+         * @param shareWeight each key's weight, at least 1
+         * @return this builder
+         * @throws NullPointerException when {@code shareWeight} is {@code null}
+         */
+        public Builder<K> fairShares(ToIntFunction<? super K> shareWeight) {
+            this.shareWeight = Objects.requireNonNull(shareWeight, "shareWeight");
+            return this;
+        }
+
+        /**
+         * Shares the global limit's slots out equally among the active keys: {@code fairShares(key -> 1)}.
+         *
+         * @return this builder
+         */
+        public Builder<K> fairShares() {
+            return fairShares(key -> 1);
+        }
+
+        /**
+         * Sets the scheduler that ends a wait for a fair global slot at the global bulkhead's maximum wait (for
+         * tests and simulations). Default: {@link Scheduler#shared()}.
+         *
+         * @param scheduler the scheduler
+         * @return this builder
+         * @throws NullPointerException when {@code scheduler} is {@code null}
+         */
+        public Builder<K> scheduler(Scheduler scheduler) {
+            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        /**
          * Sets how long a partition with no call in it is kept. Default: 1 minute. The longest meaningful value is
          * 2<sup>62</sup> nanoseconds (about 146 years); longer ones, up to {@code ChronoUnit.FOREVER.getDuration()},
          * are treated as that: in practice, partitions are then never evicted and a new key beyond
@@ -374,8 +467,9 @@ public final class PartitionedBulkhead<K> {
         }
 
         /**
-         * Sets the handler told of {@link Rejection.Reason#PARTITION_LIMIT} refusals (partitions' own refusals go
-         * to their configuration's handler).
+         * Sets the handler told of {@link Rejection.Reason#PARTITION_LIMIT} and {@link Rejection.Reason#CLOSED}
+         * refusals and of refusals while waiting for a fair global slot (partitions' own refusals go to their
+         * configuration's handler, the global bulkhead's to its own).
          *
          * @param handler the handler
          * @return this builder
@@ -390,8 +484,13 @@ public final class PartitionedBulkhead<K> {
          * Builds the partitioned bulkhead.
          *
          * @return a new partitioned bulkhead with no partitions yet
+         * @throws IllegalStateException when {@link #fairShares(ToIntFunction) fair shares} are asked for without a
+         *     {@link #globalLimit(Bulkhead) global limit}
          */
         public PartitionedBulkhead<K> build() {
+            if (shareWeight != null && global == null) {
+                throw new IllegalStateException("fairShares needs a globalLimit to share out");
+            }
             return new PartitionedBulkhead<>(this);
         }
     }

@@ -41,8 +41,12 @@ public class PerKeyBenchmark {
     /** What the scenario relies on; a subject that fails it is not measured. */
     public static final Check[] GATES = {Check.SYNC_LIMIT};
 
-    /** One shared bulkhead, independent bulkheads (the floor), partitioned. */
-    @Param({Subjects.BULWARK, Subjects.BULWARK_INDEPENDENT, Subjects.BULWARK_PARTITIONED})
+    /**
+     * One shared bulkhead, independent bulkheads (the floor), partitioned, and partitioned under an unsaturated
+     * global limit with global FIFO and with fair shares (the common path of fair-share admission).
+     */
+    @Param({Subjects.BULWARK, Subjects.BULWARK_INDEPENDENT, Subjects.BULWARK_PARTITIONED,
+            Subjects.BULWARK_PARTITIONED_GLOBAL, Subjects.BULWARK_PARTITIONED_FAIR})
     public String subject;
 
     private KeyedSubject keyed;

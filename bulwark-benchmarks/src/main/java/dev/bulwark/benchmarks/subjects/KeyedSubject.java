@@ -43,8 +43,17 @@ public final class KeyedSubject implements Subject {
             default:
                 shared = null;
                 independent = null;
-                partitioned = PartitionedBulkhead.<Integer>builder().name(name)
-                        .defaultConfig(config(name, spec)).build();
+                PartitionedBulkhead.Builder<Integer> builder = PartitionedBulkhead.<Integer>builder().name(name)
+                        .defaultConfig(config(name, spec));
+                if (!name.equals(Subjects.BULWARK_PARTITIONED)) {
+                    // Room for every key's whole limit: the global limit is never what refuses, so the rows show
+                    // the cost of the global slot (and of fair-share admission) on the common path.
+                    builder.globalLimit(bulkhead(name + "-global", new SubjectSpec(KEYS * spec.limit(), spec.queue(), spec.maxWait())));
+                    if (name.equals(Subjects.BULWARK_PARTITIONED_FAIR)) {
+                        builder.fairShares();
+                    }
+                }
+                partitioned = builder.build();
                 break;
         }
     }

@@ -23,6 +23,9 @@ import java.util.Objects;
  *   <tr><td>{@value #BULWARK_RETRY_TIMEOUT}</td><td>the same with a timeout between retry and bulkhead</td></tr>
  *   <tr><td>{@value #BULWARK_INDEPENDENT}</td><td>per-key scenario: one independent bulkhead per key</td></tr>
  *   <tr><td>{@value #BULWARK_PARTITIONED}</td><td>per-key scenario: a {@code PartitionedBulkhead}</td></tr>
+ *   <tr><td>{@value #BULWARK_PARTITIONED_GLOBAL}</td><td>per-key scenario: the same under a global limit that is
+ *     never saturated, global FIFO</td></tr>
+ *   <tr><td>{@value #BULWARK_PARTITIONED_FAIR}</td><td>per-key scenario: the same with fair shares</td></tr>
  * </table>
  */
 public final class Subjects {
@@ -54,11 +57,15 @@ public final class Subjects {
     public static final String BULWARK_INDEPENDENT = "bulwark-independent";
     /** Per-key scenario: a partitioned bulkhead. */
     public static final String BULWARK_PARTITIONED = "bulwark-partitioned";
+    /** Per-key scenario: a partitioned bulkhead under an unsaturated global limit, global FIFO. */
+    public static final String BULWARK_PARTITIONED_GLOBAL = "bulwark-partitioned-global";
+    /** Per-key scenario: a partitioned bulkhead under an unsaturated global limit, fair shares. */
+    public static final String BULWARK_PARTITIONED_FAIR = "bulwark-partitioned-fair";
 
     /** Every subject name, in the order tables list them. */
     public static final List<String> NAMES = List.of(SEMAPHORE, SEMAPHORE_FAIR, BULWARK, BULWARK_LISTENER, BULWARK_OUTCOME_LISTENER,
             RESILIENCE4J, RESILIENCE4J_NOSTACK, FAILSAFE, FAILSAFE_PERMIT, BULWARK_RETRY, BULWARK_RETRY_TIMEOUT,
-            BULWARK_INDEPENDENT, BULWARK_PARTITIONED);
+            BULWARK_INDEPENDENT, BULWARK_PARTITIONED, BULWARK_PARTITIONED_GLOBAL, BULWARK_PARTITIONED_FAIR);
 
     private Subjects() {
     }
@@ -100,6 +107,8 @@ public final class Subjects {
                 return BulwarkSubject.inPipeline(name, spec, true);
             case BULWARK_INDEPENDENT:
             case BULWARK_PARTITIONED:
+            case BULWARK_PARTITIONED_GLOBAL:
+            case BULWARK_PARTITIONED_FAIR:
                 return new KeyedSubject(name, spec);
             default:
                 throw new IllegalArgumentException("subject must be one of " + NAMES + " but was '" + name + "'");

@@ -3,17 +3,21 @@ package dev.bulwark.cli.internal;
 import dev.bulwark.cli.internal.report.CsvReport;
 import dev.bulwark.cli.internal.report.HtmlReport;
 import dev.bulwark.cli.internal.report.JsonReport;
+import dev.bulwark.cli.internal.report.TenantReport;
 import dev.bulwark.cli.internal.report.TextReport;
 import dev.bulwark.cli.internal.sim.BulkheadSettings;
+import dev.bulwark.cli.internal.sim.Rate;
 import dev.bulwark.cli.internal.sim.Simulation;
 import dev.bulwark.cli.internal.sim.SimulationResult;
 import dev.bulwark.cli.internal.sim.SimulationSettings;
+import dev.bulwark.cli.internal.sim.TenantSimulation;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,7 +41,8 @@ import picocli.CommandLine.Spec;
             "  bulwark simulate --no-bulkhead",
             "  bulwark simulate --service-time lognormal:median=15ms,p99=120ms --limit 24",
             "  bulwark simulate --retry 2 --timeout 200ms --report run.html",
-            "  bulwark simulate --clients 200 --think-time 5ms --threads --format json"})
+            "  bulwark simulate --clients 200 --think-time 5ms --threads --format json",
+            "  bulwark simulate --tenants 4 --noisy-tenant 10 --rate 450/s --limit 20 --global-limit 40"})
 final class SimulateCommand implements Callable<Integer> {
 
     @Spec
@@ -101,6 +106,34 @@ final class SimulateCommand implements Callable<Integer> {
                     + "never drops calls, so without a threshold only --timeout would ever cut the limit).")
     Duration latencyThreshold;
 
+    @Option(names = "--tenants", order = 100, paramLabel = "N", converter = Converters.PositiveInteger.class,
+            description = "Per-key run: N tenants t0..t(N-1), each with its own partition (--limit, --queue, "
+                    + "--max-wait) of a PartitionedBulkhead under --global-limit, with fair shares; each tenant "
+                    + "makes Poisson calls at --rate. Runs in virtual time against a downstream that is a pure "
+                    + "delay (--service-time) and reports each tenant's calls, refusals and waits.")
+    Integer tenants;
+
+    @Option(names = "--noisy-tenant", order = 101, paramLabel = "FACTOR", defaultValue = "1",
+            description = "With --tenants: tenant t0 calls at FACTOR times --rate (1: no noise; 0: t0 makes no "
+                    + "calls). Default: ${DEFAULT-VALUE}.")
+    double noisyFactor;
+
+    @Option(names = "--noisy-limit", order = 102, paramLabel = "N", converter = Converters.PositiveInteger.class,
+            description = "With --tenants: tenant t0's partition limit (a bulk or premium tenant allowed more at "
+                    + "once). Default: --limit.")
+    Integer noisyLimit;
+
+    @Option(names = "--global-limit", order = 103, paramLabel = "N", defaultValue = "32",
+            converter = Converters.PositiveInteger.class,
+            description = "With --tenants: the limit all tenants share (its queue holds --queue per tenant, its "
+                    + "max wait is --max-wait). Default: ${DEFAULT-VALUE}.")
+    int globalLimit;
+
+    @Option(names = "--global-fifo", order = 104,
+            description = "With --tenants: serve the global limit in arrival order (PartitionedBulkhead's "
+                    + "default) instead of by fair shares, to compare.")
+    boolean globalFifo;
+
     @Option(names = "--report", order = 91, paramLabel = "FILE.html",
             description = "Also write a self-contained HTML page with charts (in flight and queued, throughput and "
                     + "rejections over time, latency distribution). Works offline.")
@@ -108,6 +141,9 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (tenants != null || hasAny("--noisy-tenant", "--noisy-limit", "--global-limit", "--global-fifo")) {
+            return runTenants();
+        }
         SimulationSettings settings = settings();
         checkReportPath();
         PrintWriter out = spec.commandLine().getOut();
@@ -157,6 +193,52 @@ final class SimulateCommand implements Callable<Integer> {
             builder.bulkhead(new BulkheadSettings(limit, queue, maxWait, queueOrder, adaptiveLimit()));
         }
         return builder.build();
+    }
+
+    /** The per-tenant run ({@code --tenants}): its own settings, simulation and report. */
+    private int runTenants() {
+        if (tenants == null) {
+            throw new ParameterException(spec.commandLine(),
+                    "--noisy-tenant, --noisy-limit, --global-limit and --global-fifo need --tenants N");
+        }
+        for (String option : new String[] {"--no-bulkhead", "--queue-order", "--adaptive", "--min-limit",
+            "--max-limit", "--latency-threshold", "--report", "--clients", "--think-time", "--retry", "--retry-delay",
+            "--timeout", "--threads", "--downstream-capacity", "--degradation", "--drain"}) {
+            if (hasAny(option)) {
+                throw new ParameterException(spec.commandLine(), "--tenants cannot be combined with " + option);
+            }
+        }
+        if (!(noisyFactor >= 0) || Double.isInfinite(noisyFactor)) {
+            throw new ParameterException(spec.commandLine(),
+                    "--noisy-tenant must be a number of at least 0 but was " + noisyFactor);
+        }
+        Rate rate = scenario.arrivals != null && scenario.arrivals.rate != null ? scenario.arrivals.rate
+                : ScenarioOptions.DEFAULT_RATE;
+        long seed = scenario.seed != null ? scenario.seed : ThreadLocalRandom.current().nextLong(1, 1_000_000_000L);
+        TenantSimulation.Result result = new TenantSimulation(new TenantSimulation.Settings(tenants, noisyFactor,
+                rate, scenario.serviceTime, limit, noisyLimit == null ? limit : noisyLimit, queue, maxWait, globalLimit, !globalFifo, duration, seed)).run();
+        PrintWriter out = spec.commandLine().getOut();
+        switch (scenario.format) {
+            case JSON:
+                TenantReport.writeJson(result, out);
+                break;
+            case CSV:
+                TenantReport.writeCsv(result, out);
+                break;
+            default:
+                TenantReport.writeText(result, out);
+        }
+        out.flush();
+        return 0;
+    }
+
+    private boolean hasAny(String... options) {
+        for (String option : options) {
+            if (spec.commandLine().getParseResult().hasMatchedOption(option)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The adaptive limit the options describe, or {@code null} for a fixed one. */

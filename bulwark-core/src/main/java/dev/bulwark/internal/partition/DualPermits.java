@@ -131,6 +131,17 @@ public final class DualPermits {
         }
     }
 
+    /**
+     * Joins a key's slot and a global slot into one permit that releases both.
+     *
+     * @param local the key's slot
+     * @param global the global slot
+     * @return one permit releasing both, idempotently
+     */
+    static Permit pair(Permit local, Permit global) {
+        return new Pair(local, global);
+    }
+
     /** Two permits released together, idempotently (each permit is idempotent). */
     private static final class Pair implements Permit {
         private final Permit local;

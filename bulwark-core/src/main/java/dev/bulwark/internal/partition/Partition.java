@@ -3,6 +3,8 @@ package dev.bulwark.internal.partition;
 import dev.bulwark.Bulkhead;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One key's bulkhead and the calls using it: the unit a {@link PartitionTable} creates, hands to calls and evicts.
@@ -38,6 +40,7 @@ import java.lang.invoke.VarHandle;
 public final class Partition extends PartitionLayout.HotFields {
 
     private static final VarHandle STATE;
+    private static final VarHandle HELD;
     /** Low half of the word: the user count. */
     private static final long USERS_MASK = 0xFFFF_FFFFL;
     /** Adding this to the word removes one user and bumps the stamp, in one atomic add. */
@@ -46,6 +49,7 @@ public final class Partition extends PartitionLayout.HotFields {
     static {
         try {
             STATE = MethodHandles.lookup().findVarHandle(PartitionLayout.HotFields.class, "state", long.class);
+            HELD = MethodHandles.lookup().findVarHandle(PartitionLayout.HotFields.class, "held", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -54,13 +58,65 @@ public final class Partition extends PartitionLayout.HotFields {
     /** Padding after the hot fields: see the class notes. */
     long p11, p12, p13, p14, p15, p16, p17, p18;
 
+    /** The key's share weight under fair shares (1 without them); fixed for the partition's life. */
+    private final int shareWeight;
+    /**
+     * The key's calls waiting for a global slot under fair shares, oldest first; created on first use. Guarded by
+     * the {@code FairShares} lock, like everything about waiting there.
+     */
+    private @Nullable ArrayDeque<FairWaiter> fairQueue;
+
     /**
      * Creates a partition already entered once, by the call creating it.
      *
      * @param bulkhead the key's bulkhead
+     * @param shareWeight the key's share weight, at least 1
      */
-    Partition(Bulkhead bulkhead) {
+    Partition(Bulkhead bulkhead, int shareWeight) {
         super(bulkhead, 1L);
+        this.shareWeight = shareWeight;
+    }
+
+    /**
+     * Returns the key's share weight under fair shares.
+     *
+     * @return at least 1
+     */
+    int shareWeight() {
+        return shareWeight;
+    }
+
+    /**
+     * Returns the global slots this key's calls hold through fair shares now.
+     *
+     * @return the count
+     */
+    int held() {
+        return held;
+    }
+
+    /**
+     * Counts global slots taken ({@code delta > 0}) or given back ({@code delta < 0}) by this key's calls.
+     * Wait-free.
+     *
+     * @param delta the change
+     */
+    void addHeld(int delta) {
+        HELD.getAndAdd(this, delta);
+    }
+
+    /**
+     * Returns this key's fair-share queue, creating it. Only under the {@code FairShares} lock.
+     *
+     * @return the queue
+     */
+    ArrayDeque<FairWaiter> fairQueue() {
+        ArrayDeque<FairWaiter> queue = fairQueue;
+        if (queue == null) {
+            queue = new ArrayDeque<>(4);
+            fairQueue = queue;
+        }
+        return queue;
     }
 
     /**

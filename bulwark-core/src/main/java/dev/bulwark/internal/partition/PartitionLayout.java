@@ -26,6 +26,11 @@ final class PartitionLayout {
         volatile long state;
         /** Ticker reading when the last call left; written before the leave's atomic add. */
         volatile long lastUsed;
+        /**
+         * Global slots this key's calls hold through fair shares ({@code FairShares}); written by every fair-share
+         * call, so it lives with the other hot fields. Changed only through {@code Partition.HELD}.
+         */
+        volatile int held;
 
         HotFields(Bulkhead bulkhead, long state) {
             this.bulkhead = bulkhead;

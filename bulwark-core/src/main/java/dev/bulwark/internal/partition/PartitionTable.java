@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.ToIntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -50,6 +51,11 @@ import org.jspecify.annotations.Nullable;
  * two may overlap harmlessly). No lock is held anywhere, in particular not around the keys' {@code hashCode} and
  * {@code equals} or {@code configFor}, which are user code.
  *
+ * <p><b>Closing.</b> {@link #close()} sets the sign bit of {@link #count} (and {@link #closed}); {@link #reserve()}
+ * fails with {@link Rejection.Reason#CLOSED} once it sees the bit, in the same compare-and-set that takes a place,
+ * so no partition is ever created after the close, even by a call that passed the {@code closed} check just
+ * before it. The low 31 bits keep counting places as before ({@link #partitionCount()} masks the bit).
+ *
  * <p><b>Known window.</b> A call that finds every place taken while another call holds a reservation for a
  * partition not yet in the map is refused, although that creation may still lose its offer and give the place
  * back a moment later: the count is exact when quiet, momentarily conservative while creations are in flight.
@@ -72,10 +78,16 @@ public final class PartitionTable<K> {
     private final int maxPartitions;
     private final Ticker ticker;
     private final @Nullable Consumer<? super Rejection> rejectionHandler;
+    private final @Nullable ToIntFunction<? super K> shareWeight;
 
     private final ConcurrentHashMap<K, Partition> partitions = new ConcurrentHashMap<>();
-    /** Places taken; see the class notes. Bounded by {@link #maxPartitions} with a CAS loop. */
+    /**
+     * Places taken, and the closed bit (the sign bit); see the class notes. Bounded by {@link #maxPartitions} with a
+     * CAS loop.
+     */
     private final AtomicInteger count = new AtomicInteger();
+    /** Set by {@link #close()}, before the closed bit: read by every call on entry. */
+    private volatile boolean closed;
     /** Whether a periodic sweep runs now: at most one at a time. */
     private final AtomicBoolean sweeping = new AtomicBoolean();
     /** Read by every leaving call, written by sweeps only: stays shared in every core's cache. */
@@ -92,11 +104,13 @@ public final class PartitionTable<K> {
      * @param idleTimeout how long a partition with no call is kept; positive (saturated at {@link #MAX_IDLE_NANOS})
      * @param maxPartitions the most partitions at once, at least 1
      * @param ticker the clock for idle times
-     * @param rejectionHandler told of partition-limit refusals, or {@code null}
+     * @param rejectionHandler told of partition-limit and closed refusals, or {@code null}
+     * @param shareWeight each key's share weight under fair shares, or {@code null} for 1 each
      */
     public PartitionTable(String name, BulkheadConfig defaultConfig,
                           @Nullable Function<? super K, @Nullable BulkheadConfig> configFor, Duration idleTimeout,
-                          int maxPartitions, Ticker ticker, @Nullable Consumer<? super Rejection> rejectionHandler) {
+                          int maxPartitions, Ticker ticker, @Nullable Consumer<? super Rejection> rejectionHandler,
+                          @Nullable ToIntFunction<? super K> shareWeight) {
         this.name = name;
         this.defaultConfig = defaultConfig;
         this.configFor = configFor;
@@ -104,6 +118,7 @@ public final class PartitionTable<K> {
         this.maxPartitions = maxPartitions;
         this.ticker = ticker;
         this.rejectionHandler = rejectionHandler;
+        this.shareWeight = shareWeight;
         this.nextSweepAt = ticker.read() + idleNanos / 2;
     }
 
@@ -145,7 +160,73 @@ public final class PartitionTable<K> {
      * @return the count
      */
     public int partitionCount() {
-        return count.get();
+        return count.get() & Integer.MAX_VALUE;
+    }
+
+    /**
+     * Refuses every later entry and creation with {@link Rejection.Reason#CLOSED}. Idempotent; lock-free.
+     *
+     * @return {@code true} for the call that closed the table, {@code false} when it was closed already
+     */
+    public boolean close() {
+        closed = true;
+        for (;;) {
+            int current = count.get();
+            if (current < 0) {
+                return false;
+            }
+            if (count.compareAndSet(current, current | Integer.MIN_VALUE)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Returns whether {@link #close()} was called.
+     *
+     * @return {@code true} once closed
+     */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Builds the refusal of a call by the closed partitioned bulkhead and tells the handler. The counts are those
+     * of a {@link Rejection.Reason#PARTITION_LIMIT} refusal: the partition limit and the partitions counted.
+     *
+     * @param waitedNanos how long the refused call had waited
+     * @return the exception
+     */
+    public BulkheadRejectedException rejectClosed(long waitedNanos) {
+        Rejection rejection = new Rejection(name, Rejection.Reason.CLOSED, maxPartitions, 0, partitionCount(), 0,
+                Duration.ofNanos(Math.max(0L, waitedNanos)));
+        return Outcomes.reject(rejection, null, rejectionHandler);
+    }
+
+    /**
+     * Returns how many calls hold a slot in the partitions now (the sum of their executing counts).
+     *
+     * @return the count
+     */
+    public int executingCount() {
+        int executing = 0;
+        for (Partition partition : partitions.values()) {
+            executing += partition.bulkhead().executingCount();
+        }
+        return executing;
+    }
+
+    /**
+     * Returns how many calls wait in the partitions' queues now.
+     *
+     * @return the count
+     */
+    public int queuedCount() {
+        int queued = 0;
+        for (Partition partition : partitions.values()) {
+            queued += partition.bulkhead().queuedCount();
+        }
+        return queued;
     }
 
     /**
@@ -181,11 +262,15 @@ public final class PartitionTable<K> {
      * @param key the key, not {@code null}
      * @return the entered partition
      * @throws BulkheadRejectedException with {@link Rejection.Reason#PARTITION_LIMIT} when a new partition is
-     *     needed and every place is taken by a partition in use or not idle long enough
+     *     needed and every place is taken by a partition in use or not idle long enough; with
+     *     {@link Rejection.Reason#CLOSED} once the table is closed
      * @throws RuntimeException what {@code configFor} or the key's {@code hashCode}/{@code equals} threw; no place
      *     is left taken
      */
     public Partition enter(K key) {
+        if (closed) {
+            throw rejectClosed(0L);
+        }
         if (sweepDue) {
             periodicSweep();
         }
@@ -232,10 +317,11 @@ public final class PartitionTable<K> {
             config = defaultConfig;
         }
         Bulkhead bulkhead = Bulkhead.of(config.toBuilder().name(name + "[" + key + "]").config());
+        int weight = weightOf(key);
         if (!reserve() && !(makeRoom(key) && reserve())) {
             return null;
         }
-        Partition created = new Partition(bulkhead);
+        Partition created = new Partition(bulkhead, weight);
         boolean placed = false;
         try {
             placed = partitions.putIfAbsent(key, created) == null;
@@ -265,9 +351,25 @@ public final class PartitionTable<K> {
         throw rejectAndNotify();
     }
 
+    private int weightOf(K key) {
+        if (shareWeight == null) {
+            return 1;
+        }
+        int weight = shareWeight.applyAsInt(key);
+        if (weight < 1) {
+            throw new IllegalArgumentException("shareWeight must be at least 1 but was " + weight + " for key "
+                    + key);
+        }
+        return weight;
+    }
+
+    /** Takes a place; see the class notes. */
     private boolean reserve() {
         for (;;) {
             int current = count.get();
+            if (current < 0) {
+                throw rejectClosed(0L);
+            }
             if (current >= maxPartitions) {
                 return false;
             }
@@ -279,8 +381,8 @@ public final class PartitionTable<K> {
 
     /** Builds the partition-limit refusal and tells the handler through the outcome code all bulkheads share. */
     private BulkheadRejectedException rejectAndNotify() {
-        Rejection rejection = new Rejection(name, Rejection.Reason.PARTITION_LIMIT, maxPartitions, 0, count.get(), 0,
-                Duration.ZERO);
+        Rejection rejection = new Rejection(name, Rejection.Reason.PARTITION_LIMIT, maxPartitions, 0,
+                partitionCount(), 0, Duration.ZERO);
         return Outcomes.reject(rejection, null, rejectionHandler);
     }
 
@@ -309,6 +411,6 @@ public final class PartitionTable<K> {
 
     @Override
     public String toString() {
-        return count.get() + " of " + maxPartitions + " partitions";
+        return partitionCount() + " of " + maxPartitions + " partitions" + (closed ? ", closed" : "");
     }
 }

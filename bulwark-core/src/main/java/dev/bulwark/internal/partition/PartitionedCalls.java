@@ -4,9 +4,13 @@ import dev.bulwark.Bulkhead;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
 import dev.bulwark.ThrowingSupplier;
+import dev.bulwark.internal.Chain;
+import dev.bulwark.internal.ChainStep;
+import dev.bulwark.internal.InProcessBulkhead;
 import dev.bulwark.internal.Stages;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -23,22 +27,39 @@ import org.jspecify.annotations.Nullable;
  * itself (a partition-limit refusal, a failing {@code configFor}) are thrown by the synchronous path and complete
  * the asynchronous one's future: an asynchronous call never throws after its arguments are checked.
  *
+ * <p><b>Slots.</b> Without a global limit a call takes its key's slot. With one and global FIFO it goes through
+ * {@link DualPermits}. With fair shares it waits for its key's slot, then, holding it, for a global slot from
+ * {@link FairShares}: always in that order, so there is no deadlock (a call holding a global slot holds its key's
+ * slot too and is running, and a running call does not wait for anything of ours), and a key's share counts
+ * exactly the calls its own limit admitted.
+ *
+ * <p><b>Closed.</b> A call that got its slots after the partitioned bulkhead closed (it was queued, or entered just
+ * before the close) gives them back and is refused with {@code CLOSED} before its operation starts: the check
+ * is the last step before the operation (for a plain partition a {@link ChainStep} inside the partition's own
+ * call, which allocates nothing), so after a close no operation starts.
+ *
  * @param <K> the key type
  */
 public final class PartitionedCalls<K> {
 
     private final PartitionTable<K> table;
     private final @Nullable Bulkhead global;
+    private final @Nullable FairShares fair;
+    /** Runs the operation unless the table closed meanwhile; shared by every call. */
+    private final Chain openCheck;
 
     /**
      * Creates the call paths over a table.
      *
      * @param table the partitions
      * @param global the bulkhead every call also needs a slot in, or {@code null}
+     * @param fair the fair shares of the global bulkhead's slots, or {@code null} for global FIFO
      */
-    public PartitionedCalls(PartitionTable<K> table, @Nullable Bulkhead global) {
+    public PartitionedCalls(PartitionTable<K> table, @Nullable Bulkhead global, @Nullable FairShares fair) {
         this.table = table;
         this.global = global;
+        this.fair = fair;
+        this.openCheck = new Chain(new ChainStep[] {new OpenCheck(table)});
     }
 
     /**
@@ -57,14 +78,32 @@ public final class PartitionedCalls<K> {
         Partition partition = table.enter(key);
         try {
             if (global == null) {
-                return partition.bulkhead().call(operation, signal);
+                return ((InProcessBulkhead) partition.bulkhead()).call(openCheck, 0, operation, signal);
             }
-            try (Permit permit = DualPermits.acquire(partition.bulkhead(), global, signal)) {
+            try (Permit permit = acquireBoth(partition, global, signal)) {
+                if (table.isClosed()) {
+                    throw table.rejectClosed(0L);
+                }
                 return operation.get();
             }
         } finally {
             table.exit(partition);
         }
+    }
+
+    private Permit acquireBoth(Partition partition, Bulkhead global, CancellationSignal signal) {
+        if (fair == null) {
+            return DualPermits.acquire(partition.bulkhead(), global, signal);
+        }
+        Permit local = partition.bulkhead().acquire(signal);
+        Permit globalSlot;
+        try {
+            globalSlot = fair.acquire(partition, signal);
+        } catch (RuntimeException | Error refused) {
+            local.close();
+            throw refused;
+        }
+        return DualPermits.pair(local, globalSlot);
     }
 
     /**
@@ -90,7 +129,8 @@ public final class PartitionedCalls<K> {
         }
         try {
             slots = global == null ? partition.bulkhead().acquireAsync(signal)
-                    : DualPermits.acquireAsync(partition.bulkhead(), global, signal);
+                    : fair == null ? DualPermits.acquireAsync(partition.bulkhead(), global, signal)
+                    : acquireFairAsync(partition, fair, signal);
         } catch (RuntimeException | Error failedToWait) {
             table.exit(partition); // a bulkhead that throws instead of failing its future must not pin the partition
             result.completeExceptionally(failedToWait);
@@ -108,6 +148,11 @@ public final class PartitionedCalls<K> {
                 release(permit, partition);
                 return;
             }
+            if (table.isClosed()) {
+                release(permit, partition);
+                result.completeExceptionally(table.rejectClosed(0L));
+                return;
+            }
             Stages.start(operation).whenComplete((value, stageFailure) -> {
                 release(permit, partition);
                 if (stageFailure == null) {
@@ -120,12 +165,72 @@ public final class PartitionedCalls<K> {
         return result;
     }
 
+    /** The key's slot, then (holding it) a fair global slot, without blocking; see the class notes. */
+    private static CompletableFuture<Permit> acquireFairAsync(Partition partition, FairShares fair,
+                                                              CancellationSignal signal) {
+        CompletableFuture<Permit> both = new CompletableFuture<>();
+        CompletableFuture<Permit> localStep = partition.bulkhead().acquireAsync(signal);
+        AtomicReference<CompletableFuture<Permit>> waiting = new AtomicReference<>(localStep);
+        both.whenComplete((permit, failure) -> waiting.get().cancel(false)); // the caller gave up: leave the queue
+        localStep.whenComplete((local, failure) -> {
+            if (failure != null) {
+                both.completeExceptionally(Stages.unwrap(failure));
+                return;
+            }
+            CompletableFuture<Permit> globalStep = fair.acquireAsync(partition, signal);
+            waiting.set(globalStep);
+            if (both.isDone()) {
+                globalStep.cancel(false); // gave up between the two steps
+            }
+            globalStep.whenComplete((globalSlot, globalFailure) -> {
+                if (globalFailure != null) {
+                    local.close();
+                    both.completeExceptionally(Stages.unwrap(globalFailure));
+                    return;
+                }
+                Permit pair = DualPermits.pair(local, globalSlot);
+                if (!both.complete(pair)) {
+                    pair.close(); // the caller gave up at that very moment
+                }
+            });
+        });
+        return both;
+    }
+
     /** Releases first, then leaves the partition: a partition is evicted only once nothing holds a slot. */
     private void release(Permit permit, Partition partition) {
         try {
             permit.close();
         } finally {
             table.exit(partition);
+        }
+    }
+
+    /** The last step before a plain partition's operation: refuses with {@code CLOSED} once the table closed. */
+    private static final class OpenCheck implements ChainStep {
+        private final PartitionTable<?> table;
+
+        OpenCheck(PartitionTable<?> table) {
+            this.table = table;
+        }
+
+        @Override
+        public <T, X extends Throwable> T call(Chain chain, int next, ThrowingSupplier<? extends T, X> operation,
+                                               CancellationSignal signal) throws X {
+            if (table.isClosed()) {
+                throw table.rejectClosed(0L);
+            }
+            return chain.proceed(next, operation, signal);
+        }
+
+        @Override
+        public <T> CompletableFuture<T> callAsync(Chain chain, int next,
+                                                  Supplier<? extends CompletionStage<T>> operation,
+                                                  CancellationSignal signal) {
+            if (table.isClosed()) {
+                return CompletableFuture.failedFuture(table.rejectClosed(0L));
+            }
+            return Stages.start(() -> chain.proceedAsync(next, operation, signal)).toCompletableFuture();
         }
     }
 }

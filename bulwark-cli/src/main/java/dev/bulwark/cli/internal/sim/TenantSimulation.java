@@ -1,0 +1,280 @@
+package dev.bulwark.cli.internal.sim;
+
+import dev.bulwark.Bulkhead;
+import dev.bulwark.BulkheadRejectedException;
+import dev.bulwark.PartitionedBulkhead;
+import dev.bulwark.Rejection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The per-tenant ("noisy tenant") run of {@code bulwark simulate --tenants N}: the real {@link PartitionedBulkhead}
+ * (one partition per tenant, under a global limit, with fair shares unless global FIFO is asked for) driven in
+ * virtual time by Poisson arrivals per tenant. Tenant 0 is the noisy one: it sends {@code noisyFactor} times the
+ * rate of each other tenant (0: it sends nothing).
+ *
+ * <p>The downstream is a pure delay: a call admitted by both limits runs for its sampled service time. (The global
+ * limit is what protects the downstream's capacity here; the run is about who waits for it.) A call's wait is the
+ * virtual time from its arrival to the start of its operation; refused calls are counted by reason. Everything
+ * runs on the calling thread, on one {@link VirtualClock}, so a run is a pure function of its settings and seed.
+ */
+public final class TenantSimulation {
+
+    /**
+     * What a tenant run needs.
+     *
+     * @param tenants the number of tenants, at least 1
+     * @param noisyFactor tenant 0's rate over each other tenant's (1: no noise; 0: tenant 0 sends nothing)
+     * @param ratePerTenant each other tenant's arrival rate
+     * @param serviceTime the work per call
+     * @param limit each tenant's partition limit
+     * @param noisyLimit tenant 0's partition limit
+     * @param queue each tenant's partition queue
+     * @param maxWait each tenant's (and the global) maximum wait, or {@code null} for none
+     * @param globalLimit the global limit
+     * @param fairShares fair shares ({@code true}) or global FIFO
+     * @param duration how long calls arrive
+     * @param seed the seed of the arrival and service times
+     */
+    public record Settings(int tenants, double noisyFactor, Rate ratePerTenant, Distribution serviceTime, int limit,
+                           int noisyLimit, int queue, Duration maxWait, int globalLimit, boolean fairShares, Duration duration,
+                           long seed) {
+        /** Checks the settings. */
+        public Settings {
+            Objects.requireNonNull(ratePerTenant, "ratePerTenant");
+            Objects.requireNonNull(serviceTime, "serviceTime");
+            Objects.requireNonNull(duration, "duration");
+            if (tenants < 1) {
+                throw new IllegalArgumentException("tenants must be at least 1 but was " + tenants);
+            }
+            if (!(noisyFactor >= 0) || Double.isInfinite(noisyFactor)) {
+                throw new IllegalArgumentException("noisyFactor must be a finite number >= 0 but was " + noisyFactor);
+            }
+        }
+    }
+
+    /**
+     * One tenant's outcomes.
+     *
+     * @param tenant the tenant's index (0 is the noisy one)
+     * @param arrivals calls made
+     * @param served calls that ran
+     * @param refused refused calls by reason
+     * @param waitsNanos the served calls' waits, sorted
+     */
+    public record TenantOutcome(int tenant, long arrivals, long served, Map<Rejection.Reason, Long> refused,
+                                long[] waitsNanos) {
+
+        /**
+         * Returns a wait percentile (nearest rank) of the served calls.
+         *
+         * @param percentile in (0, 100]
+         * @return the wait, or {@link Duration#ZERO} when none was served
+         */
+        public Duration waitPercentile(double percentile) {
+            return percentileOf(waitsNanos, percentile);
+        }
+    }
+
+    /**
+     * A run's result.
+     *
+     * @param settings what was run
+     * @param tenants each tenant's outcomes, tenant 0 first
+     * @param othersWaitsNanos the waits of every served call of the tenants other than 0, sorted
+     */
+    public record Result(Settings settings, List<TenantOutcome> tenants, long[] othersWaitsNanos) {
+
+        /**
+         * Returns a wait percentile of the other tenants' served calls, pooled.
+         *
+         * @param percentile in (0, 100]
+         * @return the wait
+         */
+        public Duration othersWaitPercentile(double percentile) {
+            return percentileOf(othersWaitsNanos, percentile);
+        }
+    }
+
+    private final Settings settings;
+    private final VirtualClock clock = new VirtualClock();
+
+    /**
+     * Prepares a run.
+     *
+     * @param settings the settings
+     */
+    public TenantSimulation(Settings settings) {
+        this.settings = settings;
+    }
+
+    /**
+     * Runs until every call has ended.
+     *
+     * @return the outcomes
+     */
+    public Result run() {
+        int queue = settings.queue();
+        Bulkhead.Builder global = Bulkhead.builder().name("global").maxConcurrency(settings.globalLimit())
+                .maxQueue(Math.max(1, settings.tenants() * queue)).ticker(clock).scheduler(clock);
+        Bulkhead.Builder partition = Bulkhead.builder().maxConcurrency(settings.limit()).maxQueue(queue)
+                .ticker(clock).scheduler(clock);
+        if (settings.maxWait() != null) {
+            global.maxWait(settings.maxWait());
+            partition.maxWait(settings.maxWait());
+        }
+        dev.bulwark.BulkheadConfig noisyConfig = partition.config().toBuilder().maxConcurrency(settings.noisyLimit())
+                .config();
+        PartitionedBulkhead.Builder<Integer> builder = PartitionedBulkhead.<Integer>builder().name("tenants")
+                .globalLimit(global.build()).defaultConfig(partition.config())
+                .configFor(tenant -> tenant == 0 ? noisyConfig : null).ticker(clock).scheduler(clock);
+        if (settings.fairShares()) {
+            builder.fairShares();
+        }
+        PartitionedBulkhead<Integer> tenants = builder.build();
+
+        Tally[] tallies = new Tally[settings.tenants()];
+        SplittableRandom root = new SplittableRandom(settings.seed());
+        long end = settings.duration().toNanos();
+        for (int tenant = 0; tenant < settings.tenants(); tenant++) {
+            tallies[tenant] = new Tally();
+            double factor = tenant == 0 ? settings.noisyFactor() : 1.0;
+            SplittableRandom gaps = root.split();
+            SplittableRandom services = root.split();
+            if (factor > 0) {
+                new Arrivals(tenants, tenant, settings.ratePerTenant().meanIntervalNanos() / factor, gaps, services,
+                        end, tallies[tenant]).next();
+            }
+        }
+        while (clock.nextTaskAt() != Long.MAX_VALUE) {
+            clock.runDueBy(clock.nextTaskAt());
+        }
+        List<TenantOutcome> outcomes = new ArrayList<>();
+        List<long[]> others = new ArrayList<>();
+        for (int tenant = 0; tenant < tallies.length; tenant++) {
+            TenantOutcome outcome = tallies[tenant].outcome(tenant);
+            outcomes.add(outcome);
+            if (tenant > 0) {
+                others.add(outcome.waitsNanos());
+            }
+        }
+        return new Result(settings, List.copyOf(outcomes), sortedConcat(others));
+    }
+
+    /** One tenant's Poisson arrivals: each arrival schedules the next. */
+    private final class Arrivals implements Runnable {
+        private final PartitionedBulkhead<Integer> tenants;
+        private final int tenant;
+        private final double meanGap;
+        private final SplittableRandom gaps;
+        private final SplittableRandom services;
+        private final long end;
+        private final Tally tally;
+        private double offset;
+
+        Arrivals(PartitionedBulkhead<Integer> tenants, int tenant, double meanGap, SplittableRandom gaps,
+                 SplittableRandom services, long end, Tally tally) {
+            this.tenants = tenants;
+            this.tenant = tenant;
+            this.meanGap = meanGap;
+            this.gaps = gaps;
+            this.services = services;
+            this.end = end;
+            this.tally = tally;
+        }
+
+        void next() {
+            offset += meanGap * gaps.nextExponential();
+            long due = (long) offset;
+            if (due < end) {
+                clock.schedule(this, due - clock.read(), TimeUnit.NANOSECONDS);
+            }
+        }
+
+        @Override
+        public void run() {
+            long arrival = clock.read();
+            long service = settings.serviceTime().sampleNanos(services);
+            tally.arrivals++;
+            tenants.callAsync(tenant, () -> {
+                tally.waits.add(clock.read() - arrival);
+                CompletableFuture<Void> work = new CompletableFuture<>();
+                clock.schedule(() -> work.complete(null), service, TimeUnit.NANOSECONDS);
+                return work;
+            }).whenComplete((ignored, failure) -> {
+                if (failure == null) {
+                    tally.served++;
+                    return;
+                }
+                Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+                Rejection.Reason reason = cause instanceof BulkheadRejectedException
+                        ? ((BulkheadRejectedException) cause).rejection().reason() : Rejection.Reason.UNAVAILABLE;
+                tally.refused.merge(reason, 1L, Long::sum);
+            });
+            next();
+        }
+    }
+
+    /** One tenant's counts; touched only by the event loop's thread. */
+    private static final class Tally {
+        long arrivals;
+        long served;
+        final Map<Rejection.Reason, Long> refused = new EnumMap<>(Rejection.Reason.class);
+        final LongList waits = new LongList();
+
+        TenantOutcome outcome(int tenant) {
+            long[] sorted = waits.toArray();
+            Arrays.sort(sorted);
+            return new TenantOutcome(tenant, arrivals, served, Map.copyOf(refused), sorted);
+        }
+    }
+
+    /** A growable list of longs. */
+    private static final class LongList {
+        private long[] values = new long[1024];
+        private int size;
+
+        void add(long value) {
+            if (size == values.length) {
+                values = Arrays.copyOf(values, size * 2);
+            }
+            values[size++] = value;
+        }
+
+        long[] toArray() {
+            return Arrays.copyOf(values, size);
+        }
+    }
+
+    private static long[] sortedConcat(List<long[]> parts) {
+        int total = 0;
+        for (long[] part : parts) {
+            total += part.length;
+        }
+        long[] all = new long[total];
+        int at = 0;
+        for (long[] part : parts) {
+            System.arraycopy(part, 0, all, at, part.length);
+            at += part.length;
+        }
+        Arrays.sort(all);
+        return all;
+    }
+
+    static Duration percentileOf(long[] sorted, double percentile) {
+        if (sorted.length == 0) {
+            return Duration.ZERO;
+        }
+        int rank = (int) Math.ceil(percentile / 100.0 * sorted.length);
+        return Duration.ofNanos(sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]);
+    }
+}

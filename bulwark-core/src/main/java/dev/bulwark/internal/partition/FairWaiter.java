@@ -1,0 +1,158 @@
+package dev.bulwark.internal.partition;
+
+import dev.bulwark.CancellationSignal;
+import dev.bulwark.Permit;
+import dev.bulwark.Scheduler;
+import dev.bulwark.internal.spi.Outcomes;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One call waiting in {@link FairShares} for a global slot: a future the slot completes, plus the three things that
+ * can end the wait early (the maximum wait's timer, the call's cancellation signal, the caller completing or
+ * cancelling the future).
+ *
+ * <p>Whoever takes the waiter out of its key's queue under the {@link FairShares} lock decides its fate (granted,
+ * timed out, cancelled, refused on close); every other path then finds it gone and does nothing. Completing the
+ * future happens after the lock is released. A grant that finds the future already completed by the caller gives
+ * the slot straight back, so a slot is never lost.
+ */
+final class FairWaiter {
+
+    final FairShares shares;
+    final Partition partition;
+    final CancellationSignal signal;
+    final long enqueuedAt;
+    final CompletableFuture<Permit> future = new CompletableFuture<>();
+    /** Arrival order across keys, for ties between keys; under the lock. */
+    long sequence;
+    /** Whether the waiter is in its key's queue; under the lock. */
+    boolean queued;
+
+    private volatile Scheduler.@Nullable Cancellable timer;
+    private volatile CancellationSignal.@Nullable Registration registration;
+
+    FairWaiter(FairShares shares, Partition partition, CancellationSignal signal, long enqueuedAt) {
+        this.shares = shares;
+        this.partition = partition;
+        this.signal = signal;
+        this.enqueuedAt = enqueuedAt;
+    }
+
+    /**
+     * Arms the early ends of the wait. Called once by the queuing thread, after the waiter is queued.
+     *
+     * @param scheduler the timer for the maximum wait
+     * @param maxWaitNanos the maximum wait, or a negative value for none
+     */
+    void arm(Scheduler scheduler, long maxWaitNanos) {
+        if (maxWaitNanos >= 0) {
+            try {
+                timer = scheduler.schedule(this::timeOut, maxWaitNanos, TimeUnit.NANOSECONDS);
+            } catch (RuntimeException schedulerRefused) {
+                // Without a timer the wait could outlive its bound: refuse to wait at all instead.
+                if (shares.remove(this)) {
+                    future.completeExceptionally(schedulerRefused);
+                }
+                return;
+            }
+        }
+        if (signal.canBeCancelled()) {
+            registration = signal.onCancel(this::cancelledBySignal);
+        }
+        future.whenComplete((permit, failure) -> {
+            if (failure != null) {
+                shares.remove(this); // the caller gave up (a no-op when the waiter's fate was decided already)
+            }
+        });
+        if (future.isDone()) {
+            disarm();
+        }
+    }
+
+    /**
+     * Hands the waiter its slot; the waiter was taken out of the queue by the caller.
+     *
+     * @param permit the slot
+     */
+    void grant(Permit permit) {
+        disarm();
+        if (!future.complete(permit)) {
+            permit.close(); // the caller gave up at that very moment: pass the slot on
+        }
+    }
+
+    /**
+     * Ends the wait with a failure; the waiter was taken out of the queue by the caller.
+     *
+     * @param failure what the caller sees
+     */
+    void fail(Throwable failure) {
+        disarm();
+        future.completeExceptionally(failure);
+    }
+
+    /**
+     * Blocks the calling thread until the wait ends.
+     *
+     * @return the global slot
+     * @throws dev.bulwark.BulkheadRejectedException when refused (queue full, maximum wait, closed)
+     * @throws CancellationException when cancelled or interrupted (the interrupt status is kept)
+     */
+    Permit await() {
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                try {
+                    return future.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                    if (shares.remove(this)) {
+                        disarm();
+                        throw Outcomes.interruptedWhileQueued(shares.globalName());
+                    }
+                    // Decided at this instant by another thread: take its outcome (the loop returns or throws).
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    if (cause instanceof RuntimeException) {
+                        throw (RuntimeException) cause;
+                    }
+                    if (cause instanceof Error) {
+                        throw (Error) cause;
+                    }
+                    throw new IllegalStateException("waiting for a global slot failed", cause);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void timeOut() {
+        if (shares.remove(this)) {
+            fail(shares.timedOut(this));
+        }
+    }
+
+    private void cancelledBySignal() {
+        if (shares.remove(this)) {
+            fail(Outcomes.cancelledWhileQueued(shares.globalName(), signal));
+        }
+    }
+
+    private void disarm() {
+        Scheduler.Cancellable armedTimer = timer;
+        if (armedTimer != null) {
+            armedTimer.cancel();
+        }
+        CancellationSignal.Registration armedRegistration = registration;
+        if (armedRegistration != null) {
+            armedRegistration.close();
+        }
+    }
+}
