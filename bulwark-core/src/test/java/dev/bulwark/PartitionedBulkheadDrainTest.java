@@ -81,10 +81,12 @@ class PartitionedBulkheadDrainTest {
         assertThat(closing.stillExecuting()).isEqualTo(1);
         assertThat(closing.isComplete()).isFalse();
 
+        assertThat(reasonOf(catchThrowable(queued::join))).as("refused at the close, not when a slot frees")
+                .isEqualTo(Rejection.Reason.CLOSED);
+        assertThat(reasonOf(catchThrowable(blocked::get).getCause())).isEqualTo(Rejection.Reason.CLOSED);
+        assertThat(first).isNotDone();
         running.complete("done");
         assertThat(first).isCompletedWithValue("done");
-        assertThat(reasonOf(catchThrowable(queued::join))).isEqualTo(Rejection.Reason.CLOSED);
-        assertThat(reasonOf(catchThrowable(blocked::get).getCause())).isEqualTo(Rejection.Reason.CLOSED);
         assertThat(queuedRan).as("a queued call never runs after the close").isFalse();
 
         DrainResult again = partitioned.drain(Duration.ofSeconds(10));

@@ -11,9 +11,10 @@ import org.jspecify.annotations.Nullable;
  * <h2>Design notes</h2>
  *
  * <p>The first drain closes the table (no entry, no new partition: see {@link PartitionTable}), refuses every call
- * waiting for a fair global slot ({@link FairShares#close()}), and counts the calls then queued in the partitions:
- * those are refused with {@code CLOSED} when they come out of their queue, before their operation starts
- * ({@link PartitionedCalls}), so none of them ever runs. Later drains refuse nothing more. Every drain then waits
+ * waiting for a fair global slot ({@link FairShares#close()}), and closes every partition's bulkhead, which refuses
+ * the calls queued in it with {@code CLOSED} at once ({@link PartitionTable#closePartitions()}); a call that got its
+ * partition slot just before the close is refused before its operation starts ({@link PartitionedCalls}), so none
+ * of them ever runs. Later drains refuse nothing more. Every drain then waits
  * for the partitions' executing counts to reach 0, re-reading them at most every millisecond (parking, so a virtual
  * thread is not pinned), and never past its deadline, measured on {@link System#nanoTime()}: a drain's deadline is
  * real time even when the bulkhead's ticker is a test's. The global bulkhead is the user's and is left alone.
@@ -41,7 +42,7 @@ public final class PartitionDrain {
         long budget = saturatedNanos(deadline);
         int refused = 0;
         if (table.close()) {
-            refused += table.queuedCount();
+            refused += table.closePartitions();
             if (fair != null) {
                 refused += fair.close();
             }

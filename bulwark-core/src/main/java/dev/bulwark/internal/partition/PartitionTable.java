@@ -230,6 +230,20 @@ public final class PartitionTable<K> {
     }
 
     /**
+     * Closes every partition's bulkhead (see {@link Bulkhead#close()}), refusing the calls queued in them with
+     * {@code CLOSED} at once; called after {@link #close()}, so no partition appears afterwards.
+     *
+     * @return how many queued calls were refused
+     */
+    public int closePartitions() {
+        int refused = 0;
+        for (Partition partition : partitions.values()) {
+            refused += partition.bulkhead().drain(java.time.Duration.ZERO).refusedWaiters();
+        }
+        return refused;
+    }
+
+    /**
      * Returns a key's live partition, without creating one.
      *
      * @param key the key, not {@code null}
