@@ -20,6 +20,20 @@ final class FlightRecorderEvents {
     static final String CANCELLED = "cancelled";
     static final String TIMED_OUT = "timed out";
     static final String EVICTED = "evicted";
+    static final String CLOSED = "closed";
+    static final String WEIGHT_EXCEEDS_LIMIT = "weight exceeds limit";
+
+    /** The wait event's outcome of a waiter pushed out of the queue for {@code reason}. */
+    static String pushedOut(dev.bulwark.Rejection.Reason reason) {
+        switch (reason) {
+            case CLOSED:
+                return CLOSED;
+            case WEIGHT_EXCEEDS_LIMIT:
+                return WEIGHT_EXCEEDS_LIMIT;
+            default:
+                return EVICTED;
+        }
+    }
 
     private FlightRecorderEvents() {
     }
@@ -112,7 +126,7 @@ final class FlightRecorderEvents {
         @Description("How many calls were already waiting when this one joined the queue")
         int queuedAhead;
         @Label("Outcome")
-        @Description("admitted, cancelled, timed out or evicted")
+        @Description("admitted, cancelled, timed out, evicted, closed or weight exceeds limit")
         String outcome;
     }
 }

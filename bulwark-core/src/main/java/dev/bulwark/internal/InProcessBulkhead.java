@@ -369,8 +369,8 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
      * dropped below its weight). Reports, runs the handler, and makes the exception.
      */
     BulkheadRejectedException waiterEvicted(Waiter waiter, long waitedNanos) {
-        FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.EVICTED);
         Rejection.Reason reason = waiter.status() == Waiter.REFUSED ? waiter.refusal : Rejection.Reason.EVICTED;
+        FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.pushedOut(reason));
         return reject(waiterRefusal(reason, waitedNanos, waiter.priority));
     }
 
