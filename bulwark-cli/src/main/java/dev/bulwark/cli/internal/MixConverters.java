@@ -49,10 +49,19 @@ final class MixConverters {
         }
     }
 
+    /**
+     * The value of {@code --reserve}; a type of its own because picocli reads a {@code Map} option as
+     * {@code KEY=VALUE} pairs.
+     *
+     * @param slots the reserved slots per priority
+     */
+    record Reserves(Map<Priority, Integer> slots) {
+    }
+
     /** {@code critical:2,high:1}: slots reserved for a priority and those above it. */
-    static final class ReserveConverter implements ITypeConverter<Map<Priority, Integer>> {
+    static final class ReserveConverter implements ITypeConverter<Reserves> {
         @Override
-        public Map<Priority, Integer> convert(String value) {
+        public Reserves convert(String value) {
             Map<Priority, Integer> reserves = new EnumMap<>(Priority.class);
             for (String part : value.split(",", -1)) {
                 String[] pair = part.trim().split(":", -1);
@@ -79,7 +88,7 @@ final class MixConverters {
                     throw new TypeConversionException(pair[0].trim() + " is given twice");
                 }
             }
-            return reserves;
+            return new Reserves(reserves);
         }
     }
 

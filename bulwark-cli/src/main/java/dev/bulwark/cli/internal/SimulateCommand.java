@@ -124,7 +124,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--reserve", order = 59, paramLabel = "PRIORITY:SLOTS", converter = MixConverters.ReserveConverter.class,
             description = "Reserved headroom (Bulkhead.Builder.reserve): slots only that priority or a higher one "
                     + "may take, such as critical:2,high:1; together below --limit. Default: none.")
-    Map<Priority, Integer> reserve;
+    MixConverters.Reserves reserve;
 
     @Option(names = "--report", order = 91, paramLabel = "FILE.html",
             description = "Also write a self-contained HTML page with charts (in flight and queued, throughput and "
@@ -195,7 +195,7 @@ final class SimulateCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--no-bulkhead cannot be combined with " + option
                     + ": priorities, weights and reserves are the bulkhead's");
         }
-        CallMix mix = new CallMix(priorityMix, weights, reserve == null ? Map.of() : reserve);
+        CallMix mix = new CallMix(priorityMix, weights, reserve == null ? Map.of() : reserve.slots());
         int ceiling = adaptive == null ? limit : minLimit;
         if (mix.maxWeight() > ceiling) {
             throw new ParameterException(spec.commandLine(), "--weights: weight " + mix.maxWeight() + " is above "
