@@ -42,7 +42,7 @@ import picocli.CommandLine.Spec;
             "  bulwark simulate --service-time lognormal:median=15ms,p99=120ms --limit 24",
             "  bulwark simulate --retry 2 --timeout 200ms --report run.html",
             "  bulwark simulate --clients 200 --think-time 5ms --threads --format json",
-            "  bulwark simulate --virtual-time --rate 3200/s --priority-mix critical:20%,normal:50%,sheddable:30%"})
+            "  bulwark simulate --virtual-time --rate 3200/s --priority-mix critical:20%%,normal:50%%,sheddable:30%%"})
 final class SimulateCommand implements Callable<Integer> {
 
     @Spec
@@ -111,14 +111,14 @@ final class SimulateCommand implements Callable<Integer> {
             description = {"Give each call a priority drawn from this mix (seeded), made with CallOptions: the "
                     + "queue serves higher priorities first and a newcomer evicts a lower-priority waiter from a full "
                     + "queue. The report adds the outcomes per priority. Default: every call normal.",
-                    "Form: critical:20%,normal:50%,sheddable:30% (critical, high, normal, low, sheddable; shares "
-                            + "add up to 100%)."})
+                    "Form: critical:20%%,normal:50%%,sheddable:30%% (critical, high, normal, low, sheddable; shares "
+                            + "add up to 100%%)."})
     Mix<Priority> priorityMix;
 
     @Option(names = "--weights", order = 59, paramLabel = "MIX", converter = MixConverters.WeightMixConverter.class,
             description = {"Give each call a weight (slots it takes) drawn from this mix (seeded). The report adds "
                     + "the outcomes per weight. Default: every call weight 1.",
-                    "Form: 1:70%,2:20%,4:10% (no weight above --limit; shares add up to 100%)."})
+                    "Form: 1:70%%,2:20%%,4:10%% (no weight above --limit; shares add up to 100%%)."})
     Mix<Integer> weights;
 
     @Option(names = "--reserve", order = 59, paramLabel = "PRIORITY:SLOTS", converter = MixConverters.ReserveConverter.class,
