@@ -5,8 +5,11 @@ import dev.bulwark.cli.internal.report.HtmlReport;
 import dev.bulwark.cli.internal.report.JsonReport;
 import dev.bulwark.cli.internal.report.TenantReport;
 import dev.bulwark.cli.internal.report.TextReport;
+import dev.bulwark.Priority;
 import dev.bulwark.cli.internal.sim.BulkheadSettings;
 import dev.bulwark.cli.internal.sim.Rate;
+import dev.bulwark.cli.internal.sim.CallMix;
+import dev.bulwark.cli.internal.sim.Mix;
 import dev.bulwark.cli.internal.sim.Simulation;
 import dev.bulwark.cli.internal.sim.SimulationResult;
 import dev.bulwark.cli.internal.sim.SimulationSettings;
@@ -16,6 +19,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import picocli.CommandLine.Command;
@@ -42,7 +46,8 @@ import picocli.CommandLine.Spec;
             "  bulwark simulate --service-time lognormal:median=15ms,p99=120ms --limit 24",
             "  bulwark simulate --retry 2 --timeout 200ms --report run.html",
             "  bulwark simulate --clients 200 --think-time 5ms --threads --format json",
-            "  bulwark simulate --tenants 4 --noisy-tenant 10 --rate 450/s --limit 20 --global-limit 40"})
+            "  bulwark simulate --tenants 4 --noisy-tenant 10 --rate 450/s --limit 20 --global-limit 40",
+            "  bulwark simulate --virtual-time --rate 3200/s --priority-mix critical:20%%,normal:50%%,sheddable:30%%"})
 final class SimulateCommand implements Callable<Integer> {
 
     @Spec
@@ -133,6 +138,25 @@ final class SimulateCommand implements Callable<Integer> {
             description = "With --tenants: serve the global limit in arrival order (PartitionedBulkhead's "
                     + "default) instead of by fair shares, to compare.")
     boolean globalFifo;
+    // Classes of calls (issue 16): priorities, weights and reserved headroom.
+    @Option(names = "--priority-mix", order = 59, paramLabel = "MIX", converter = MixConverters.PriorityMixConverter.class,
+            description = {"Give each call a priority drawn from this mix (seeded), made with CallOptions: the "
+                    + "queue serves higher priorities first and a newcomer evicts a lower-priority waiter from a full "
+                    + "queue. The report adds the outcomes per priority. Default: every call normal.",
+                    "Form: critical:20%%,normal:50%%,sheddable:30%% (critical, high, normal, low, sheddable; shares "
+                            + "add up to 100%%)."})
+    Mix<Priority> priorityMix;
+
+    @Option(names = "--weights", order = 59, paramLabel = "MIX", converter = MixConverters.WeightMixConverter.class,
+            description = {"Give each call a weight (slots it takes) drawn from this mix (seeded). The report adds "
+                    + "the outcomes per weight. Default: every call weight 1.",
+                    "Form: 1:70%%,2:20%%,4:10%% (no weight above --limit; shares add up to 100%%)."})
+    Mix<Integer> weights;
+
+    @Option(names = "--reserve", order = 59, paramLabel = "PRIORITY:SLOTS", converter = MixConverters.ReserveConverter.class,
+            description = "Reserved headroom (Bulkhead.Builder.reserve): slots only that priority or a higher one "
+                    + "may take, such as critical:2,high:1; together below --limit. Default: none.")
+    MixConverters.Reserves reserve;
 
     @Option(names = "--report", order = 91, paramLabel = "FILE.html",
             description = "Also write a self-contained HTML page with charts (in flight and queued, throughput and "
@@ -192,6 +216,7 @@ final class SimulateCommand implements Callable<Integer> {
         } else {
             builder.bulkhead(new BulkheadSettings(limit, queue, maxWait, queueOrder, adaptiveLimit()));
         }
+        builder.callMix(callMix());
         return builder.build();
     }
 
@@ -203,7 +228,8 @@ final class SimulateCommand implements Callable<Integer> {
         }
         for (String option : new String[] {"--no-bulkhead", "--queue-order", "--adaptive", "--min-limit",
             "--max-limit", "--latency-threshold", "--report", "--clients", "--think-time", "--retry", "--retry-delay",
-            "--timeout", "--threads", "--downstream-capacity", "--degradation", "--drain"}) {
+            "--timeout", "--threads", "--downstream-capacity", "--degradation", "--drain",
+            "--priority-mix", "--weights", "--reserve"}) {
             if (hasAny(option)) {
                 throw new ParameterException(spec.commandLine(), "--tenants cannot be combined with " + option);
             }
@@ -239,6 +265,29 @@ final class SimulateCommand implements Callable<Integer> {
             }
         }
         return false;
+    /** The classes of calls the options describe, or {@code null} when every call is weight 1 at normal. */
+    private CallMix callMix() {
+        if (priorityMix == null && weights == null && reserve == null) {
+            return null;
+        }
+        if (noBulkhead) {
+            String option = priorityMix != null ? "--priority-mix" : weights != null ? "--weights" : "--reserve";
+            throw new ParameterException(spec.commandLine(), "--no-bulkhead cannot be combined with " + option
+                    + ": priorities, weights and reserves are the bulkhead's");
+        }
+        CallMix mix = new CallMix(priorityMix, weights, reserve == null ? Map.of() : reserve.slots());
+        int ceiling = adaptive == null ? limit : minLimit;
+        if (mix.maxWeight() > ceiling) {
+            throw new ParameterException(spec.commandLine(), "--weights: weight " + mix.maxWeight() + " is above "
+                    + (adaptive == null ? "--limit " : "--min-limit ") + ceiling
+                    + "; such a call could never run");
+        }
+        int reserved = mix.reserves().values().stream().mapToInt(Integer::intValue).sum();
+        if (reserved >= limit) {
+            throw new ParameterException(spec.commandLine(), "--reserve: the reserves add up to " + reserved
+                    + " slots; they must stay below --limit " + limit);
+        }
+        return mix;
     }
 
     /** The adaptive limit the options describe, or {@code null} for a fixed one. */

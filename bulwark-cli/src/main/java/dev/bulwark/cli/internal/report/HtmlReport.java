@@ -134,6 +134,7 @@ public final class HtmlReport {
         TextReport.describePolicies(settings).ifPresent(policies -> row(html, "around it", policies + " ("
                 + Numbers.count(result.retries()) + " retries, " + Numbers.count(result.timedOutAttempts())
                 + " attempts timed out)"));
+        settings.callMix().ifPresent(mix -> row(html, "calls", mix.describe()));
         row(html, "machine", TextReport.describeLag(result));
         row(html, "run", "took " + Durations.humanMillis(result.elapsed().toNanos() / 1e6) + " (arrivals, then up to "
                 + Durations.format(settings.drain()) + " of drain)");
@@ -176,6 +177,7 @@ public final class HtmlReport {
                     .append(Numbers.percent(counts.share(outcome))).append("</td></tr>\n");
         }
         html.append("</table>\n");
+        BreakdownReport.html(result, html);
 
         html.append("<h2>Latency percentiles (ms)</h2>\n<table>\n<tr><th></th><th>p50</th><th>p90</th><th>p99</th>"
                 + "<th>p99.9</th><th>max</th><th>mean</th><th>calls</th></tr>\n");

@@ -72,6 +72,7 @@ public final class JsonReport {
         json.writeNumberField("goodputPerSecond", result.goodput());
         json.writeNumberField("offeredPerSecond", result.offeredRate());
         json.writeNumberField("unservedShare", result.counts().unservedShare());
+        BreakdownReport.json(result, json);
         json.writeObjectFieldStart("latencyMs");
         writeLatency(json, "queueWait", result.queueWait());
         writeLatency(json, "endToEnd", result.endToEnd());
@@ -203,10 +204,33 @@ public final class JsonReport {
         json.writeStringField("time", settings.mode() == dev.bulwark.cli.internal.sim.ExecutionMode.VIRTUAL_TIME
                 ? "virtual" : "real");
         json.writeNumberField("drainMs", settings.drain().toNanos() / 1e6);
+        writeCallMix(json, settings);
         json.writeEndObject();
     }
 
-    private static void writeOutcomes(JsonGenerator json, OutcomeCounts counts) throws IOException {
+    /** The classes of calls: {@code priorityMix}, {@code weights} (spec strings) and {@code reserve} (an object). */
+    private static void writeCallMix(JsonGenerator json, SimulationSettings settings) throws IOException {
+        dev.bulwark.cli.internal.sim.CallMix mix = settings.callMix().orElse(null);
+        if (mix != null && mix.priorityMix().isPresent()) {
+            json.writeStringField("priorityMix", mix.priorityMix().get().spec());
+        } else {
+            json.writeNullField("priorityMix");
+        }
+        if (mix != null && mix.weightMix().isPresent()) {
+            json.writeStringField("weights", mix.weightMix().get().spec());
+        } else {
+            json.writeNullField("weights");
+        }
+        json.writeObjectFieldStart("reserve");
+        if (mix != null) {
+            for (java.util.Map.Entry<dev.bulwark.Priority, Integer> reserve : mix.reserves().entrySet()) {
+                json.writeNumberField(reserve.getKey().name().toLowerCase(java.util.Locale.ROOT), reserve.getValue());
+            }
+        }
+        json.writeEndObject();
+    }
+
+    static void writeOutcomes(JsonGenerator json, OutcomeCounts counts) throws IOException {
         json.writeObjectFieldStart("outcomes");
         json.writeNumberField("arrivals", counts.arrivals());
         json.writeNumberField("completed", counts.count(CallOutcome.COMPLETED));

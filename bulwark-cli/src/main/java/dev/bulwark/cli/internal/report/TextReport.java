@@ -39,6 +39,7 @@ public final class TextReport {
         out.println("  bulkhead    " + bulkhead.map(BulkheadSettings::describe).orElse("none (--no-bulkhead)")
                 + "; calls made with " + result.callStyle());
         describePolicies(settings).ifPresent(policies -> out.println("  around it   " + policies));
+        settings.callMix().ifPresent(mix -> out.println("  calls       " + mix.describe()));
         out.println();
 
         out.printf(Locale.ROOT, "%-26s %12s %10s%n", "Outcomes", "calls", "share");
@@ -51,6 +52,7 @@ public final class TextReport {
                     Numbers.percent(counts.share(outcome)));
         }
         out.println();
+        BreakdownReport.text(result, out);
         out.printf(Locale.ROOT, "%-14s %s calls/s served, of %s/s offered (the run took %s)%n", "Goodput",
                 Numbers.whole(result.goodput()), Numbers.whole(result.offeredRate()),
                 Durations.humanMillis(result.elapsed().toNanos() / 1e6));

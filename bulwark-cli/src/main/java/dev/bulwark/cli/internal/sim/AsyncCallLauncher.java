@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 final class AsyncCallLauncher implements CallLauncher {
 
     private final Policy policy;
+    private final CallClasses classes;
     private final Bulkhead bulkhead;
     private final Downstream downstream;
     private final CancellationSignal endOfRun;
@@ -20,12 +21,15 @@ final class AsyncCallLauncher implements CallLauncher {
 
     /**
      * @param policy the policies each call goes through, or {@code null} to call the downstream directly
+     * @param classes gives each call its priority and weight and the policy bound to them, or {@code null} to make
+     *     every call through {@code policy} without options
      * @param bulkhead the bulkhead among them, whose queue is watched, or {@code null}
      * @param endOfRun cancelled when the run ends, to take every queued call out of the queue
      */
-    AsyncCallLauncher(Policy policy, Bulkhead bulkhead, Downstream downstream, CancellationSignal endOfRun,
+    AsyncCallLauncher(Policy policy, CallClasses classes, Bulkhead bulkhead, Downstream downstream, CancellationSignal endOfRun,
                       RunMeasurements measurements) {
         this.policy = policy;
+        this.classes = classes;
         this.bulkhead = bulkhead;
         this.downstream = downstream;
         this.endOfRun = endOfRun;
@@ -35,15 +39,20 @@ final class AsyncCallLauncher implements CallLauncher {
     @Override
     public void launch(long arrivalNanos, long workNanos, Runnable afterOutcome) {
         measurements.arrived();
+        CallClasses.Call kind = classes == null ? null : classes.next();
+        Policy through = kind == null ? policy : kind.policy();
         CompletableFuture<Void> call;
         try {
-            call = policy == null ? downstream.call(workNanos)
-                    : policy.callAsync(() -> downstream.call(workNanos), endOfRun);
+            call = through == null ? downstream.call(workNanos)
+                    : through.callAsync(() -> downstream.call(workNanos), endOfRun);
         } catch (RuntimeException | Error unexpected) {
             call = CompletableFuture.failedFuture(unexpected);
         }
         call.whenComplete((ignored, failure) -> {
-            measurements.finished(failure, arrivalNanos);
+            CallOutcome outcome = measurements.finished(failure, arrivalNanos);
+            if (kind != null) {
+                kind.finished(outcome);
+            }
             if (afterOutcome != null) {
                 afterOutcome.run();
             }

@@ -16,8 +16,8 @@ public enum CallOutcome {
     REJECTED_QUEUE_FULL("rejected, queue full"),
     /** The bulkhead refused it after it waited the maximum wait in the queue. */
     REJECTED_WAIT_TIMEOUT("rejected, wait timeout"),
-    /** With a LIFO queue, a newer call took its place in the full queue. */
-    REJECTED_EVICTED("rejected, evicted (LIFO)"),
+    /** A newer call took its place in the full queue (LIFO, or a higher priority). */
+    REJECTED_EVICTED("rejected, evicted"),
     /** Its (last) attempt's timeout passed, in the bulkhead's queue or while the downstream served it. */
     TIMED_OUT("timed out"),
     /** It was still queued or in flight when the run ended (after the drain). */

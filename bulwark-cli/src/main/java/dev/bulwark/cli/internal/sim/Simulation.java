@@ -91,10 +91,11 @@ public final class Simulation {
         RunMeasurements measurements = new RunMeasurements(ticker);
         BulkheadEventCollector collector = settings.bulkhead().isPresent() ? new BulkheadEventCollector(measurements)
                 : null;
-        Bulkhead bulkhead = settings.bulkhead().map(limits -> buildBulkhead(limits, collector, ticker,
-                Scheduler.shared())).orElse(null);
+        Bulkhead bulkhead = settings.bulkhead().map(limits -> buildBulkhead(limits, settings.callMix().orElse(null),
+                collector, ticker, Scheduler.shared())).orElse(null);
         PolicyEventCollector policyEvents = new PolicyEventCollector();
         Policy policy = policy(settings, bulkhead, policyEvents, ticker, Scheduler.shared());
+        CallClasses classes = callClasses(settings, bulkhead, policyEvents, ticker, Scheduler.shared());
         CancellationSignal endOfRun = CancellationSignal.create();
         ScheduledExecutorService sampling = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "bulwark-sim-sampler");
@@ -104,8 +105,8 @@ public final class Simulation {
         try (SimulatedDownstream downstream = new SimulatedDownstream(settings.downstreamCapacity(),
                 settings.degradation(), ticker);
              CallLauncher launcher = settings.mode() == ExecutionMode.ASYNC
-                     ? new AsyncCallLauncher(policy, bulkhead, downstream, endOfRun, measurements)
-                     : new ThreadPerCallLauncher(policy, downstream, endOfRun, measurements);
+                     ? new AsyncCallLauncher(policy, classes, bulkhead, downstream, endOfRun, measurements)
+                     : new ThreadPerCallLauncher(policy, classes, downstream, endOfRun, measurements);
              ArrivalProcess arrivals = ArrivalProcess.of(settings, ticker, measurements)) {
             long start = ticker.read();
             TimelineSampler sampler = new TimelineSampler(start, ticker, settings.duration(), measurements,
@@ -141,26 +142,42 @@ public final class Simulation {
                 throw new CancellationException("the simulation was interrupted");
             }
             return result(settings, start, end, launcher.describe(), measurements, collector, policyEvents,
-                    sampler, downstreamStatistics, schedulingLag(measurements, downstreamStatistics));
+                    sampler, downstreamStatistics, schedulingLag(measurements, downstreamStatistics), classes);
         } finally {
             sampling.shutdownNow();
         }
     }
 
     /** The bulkhead under test, on the given clock and scheduler (the real ones, or virtual time's). */
-    static Bulkhead buildBulkhead(BulkheadSettings limits, BulkheadEventCollector collector, Ticker ticker,
-                                  Scheduler scheduler) {
+    static Bulkhead buildBulkhead(BulkheadSettings limits, CallMix mix, BulkheadEventCollector collector,
+                                  Ticker ticker, Scheduler scheduler) {
         Bulkhead.Builder builder = Bulkhead.builder().name("simulated").maxConcurrency(limits.limit())
                 .maxQueue(limits.queue()).queueOrder(limits.queueOrder()).listener(collector).ticker(ticker)
                 .scheduler(scheduler);
         limits.maxWaitIfBounded().ifPresent(builder::maxWait);
         limits.adaptiveIfAny().ifPresent(builder::adaptive);
+        if (mix != null) {
+            mix.reserves().forEach(builder::reserve);
+        }
         return builder.build();
     }
 
     /** The policies each call goes through, outermost first, or {@code null} to call the downstream directly. */
     static Policy policy(SimulationSettings settings, Bulkhead bulkhead, PolicyEventCollector events, Ticker ticker,
                          Scheduler scheduler) {
+        List<Policy> policies = outerPolicies(settings, events, ticker, scheduler);
+        if (bulkhead != null) {
+            policies.add(bulkhead);
+        }
+        if (policies.isEmpty()) {
+            return null;
+        }
+        return policies.size() == 1 ? policies.get(0) : Pipeline.of(policies.toArray(new Policy[0]));
+    }
+
+    /** The retry and the timeout around the bulkhead, outermost first; empty for neither. */
+    static List<Policy> outerPolicies(SimulationSettings settings, PolicyEventCollector events, Ticker ticker,
+                                      Scheduler scheduler) {
         List<Policy> policies = new ArrayList<>();
         settings.retry().ifPresent(retry -> {
             Retry.Builder builder = Retry.builder().name("simulated").maxRetries(retry.maxRetries()).listener(events)
@@ -172,13 +189,20 @@ public final class Simulation {
         });
         settings.timeout().ifPresent(timeout -> policies.add(Timeout.builder().name("simulated").timeout(timeout)
                 .listener(events).ticker(ticker).scheduler(scheduler).build()));
-        if (bulkhead != null) {
-            policies.add(bulkhead);
-        }
-        if (policies.isEmpty()) {
+        return policies;
+    }
+
+    /**
+     * The classes of the calls, when the settings give a priority or weight mix and there is a bulkhead; else
+     * {@code null}, and every call is made without options.
+     */
+    static CallClasses callClasses(SimulationSettings settings, Bulkhead bulkhead, PolicyEventCollector events,
+                                   Ticker ticker, Scheduler scheduler) {
+        if (bulkhead == null || settings.callMix().isEmpty()) {
             return null;
         }
-        return policies.size() == 1 ? policies.get(0) : Pipeline.of(policies.toArray(new Policy[0]));
+        return new CallClasses(settings.callMix().get(), settings.seed(), bulkhead,
+                outerPolicies(settings, events, ticker, scheduler), ticker);
     }
 
     /** Polls until no call is outstanding or the deadline passes; returns whether every call ended. */
@@ -212,7 +236,7 @@ public final class Simulation {
     static SimulationResult result(SimulationSettings settings, long start, long end, String callStyle,
                                    RunMeasurements measurements, BulkheadEventCollector collector,
                                    PolicyEventCollector policyEvents, TimelineSampler sampler,
-                                   DownstreamStatistics downstream, SchedulingLag lag) {
+                                   DownstreamStatistics downstream, SchedulingLag lag, CallClasses classes) {
         long elapsedNanos = Math.max(1L, end - start);
         Histogram endToEnd = sampler.endToEndMicros();
         Histogram queueWait = sampler.queueWaitMicros();
@@ -236,6 +260,10 @@ public final class Simulation {
             result.bulkheadEvents(collector.counts());
         }
         measurements.firstUnexpectedFailure().ifPresent(failure -> result.unexpectedFailure(failure.toString()));
+        if (classes != null) {
+            classes.byPriority().ifPresent(result::breakdown);
+            classes.byWeight().ifPresent(result::breakdown);
+        }
         return result.build();
     }
 }

@@ -27,6 +27,7 @@ public final class SimulationResult {
     private final SchedulingLag schedulingLag;
     private final List<Sample> timeline;
     private final String unexpectedFailure;
+    private final List<ClassBreakdown> breakdowns;
 
     private SimulationResult(Builder builder) {
         this.settings = Objects.requireNonNull(builder.settings, "settings");
@@ -46,6 +47,7 @@ public final class SimulationResult {
         this.schedulingLag = Objects.requireNonNull(builder.schedulingLag, "schedulingLag");
         this.timeline = List.copyOf(builder.timeline);
         this.unexpectedFailure = builder.unexpectedFailure;
+        this.breakdowns = List.copyOf(builder.breakdowns);
     }
 
     static Builder builder() {
@@ -207,6 +209,16 @@ public final class SimulationResult {
     }
 
     /**
+     * Returns the outcomes split by class of call: by priority with {@code --priority-mix}, then by weight with
+     * {@code --weights}.
+     *
+     * @return the breakdowns, empty when the calls were all alike
+     */
+    public List<ClassBreakdown> breakdowns() {
+        return breakdowns;
+    }
+
+    /**
      * Returns the goodput: completed calls per second of the whole run.
      *
      * @return calls per second
@@ -257,6 +269,7 @@ public final class SimulationResult {
         private SchedulingLag schedulingLag;
         private List<Sample> timeline = List.of();
         private String unexpectedFailure;
+        private final List<ClassBreakdown> breakdowns = new java.util.ArrayList<>();
 
         Builder settings(SimulationSettings value) {
             settings = value;
@@ -324,6 +337,11 @@ public final class SimulationResult {
 
         Builder unexpectedFailure(String value) {
             unexpectedFailure = value;
+            return this;
+        }
+
+        Builder breakdown(ClassBreakdown value) {
+            breakdowns.add(value);
             return this;
         }
 

@@ -23,6 +23,7 @@ public final class SimulationSettings {
     private final ExecutionMode mode;
     private final Duration drain;
     private final Duration sampleInterval;
+    private final CallMix callMix;
 
     private SimulationSettings(Builder builder) {
         this.duration = builder.duration;
@@ -37,6 +38,7 @@ public final class SimulationSettings {
         this.mode = builder.mode;
         this.drain = builder.drain;
         this.sampleInterval = builder.sampleInterval;
+        this.callMix = builder.callMix;
     }
 
     /**
@@ -69,6 +71,7 @@ public final class SimulationSettings {
         builder.mode = mode;
         builder.drain = drain;
         builder.sampleInterval = sampleInterval;
+        builder.callMix = callMix;
         return builder;
     }
 
@@ -186,6 +189,16 @@ public final class SimulationSettings {
     }
 
     /**
+     * Returns the priorities and weights of the calls, and the bulkhead's reserves.
+     *
+     * @return the mix, or empty when every call is weight 1 at {@code NORMAL} (the calls are then made without
+     *     options, exactly as before priorities existed)
+     */
+    public Optional<CallMix> callMix() {
+        return Optional.ofNullable(callMix);
+    }
+
+    /**
      * Returns the offered load in calls' worth of work: for open-loop arrivals, rate times mean service time
      * (how many calls would be in flight on average if the downstream never slowed down).
      *
@@ -205,7 +218,7 @@ public final class SimulationSettings {
                 + degradation + ", " + (bulkhead == null ? "no bulkhead" : bulkhead.describe())
                 + (retry == null ? "" : ", " + retry.describe())
                 + (timeout == null ? "" : ", timeout " + Durations.format(timeout)) + ", " + mode
-                + ", drain " + Durations.format(drain) + "]";
+                + ", drain " + Durations.format(drain) + (callMix == null ? "" : ", " + callMix.describe()) + "]";
     }
 
     /**
@@ -224,6 +237,7 @@ public final class SimulationSettings {
         private ExecutionMode mode = ExecutionMode.ASYNC;
         private Duration drain = Duration.ofSeconds(1);
         private Duration sampleInterval = Duration.ofMillis(100);
+        private CallMix callMix;
 
         private Builder() {
         }
@@ -383,6 +397,17 @@ public final class SimulationSettings {
                 throw new IllegalArgumentException("sampleInterval must be at least 1ms but was " + sampleInterval);
             }
             this.sampleInterval = sampleInterval;
+            return this;
+        }
+
+        /**
+         * Sets the priorities and weights of the calls and the bulkhead's reserves.
+         *
+         * @param callMix the mix, or {@code null} for weight 1 at {@code NORMAL} and no reserve
+         * @return this builder
+         */
+        public Builder callMix(CallMix callMix) {
+            this.callMix = callMix;
             return this;
         }
 

@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ThreadPerCallLauncher implements CallLauncher {
 
     private final Policy policy;
+    private final CallClasses classes;
     private final SimulatedDownstream downstream;
     private final CancellationSignal endOfRun;
     private final RunMeasurements measurements;
@@ -30,11 +31,14 @@ final class ThreadPerCallLauncher implements CallLauncher {
 
     /**
      * @param policy the policies each call goes through, or {@code null} to call the downstream directly
+     * @param classes gives each call its priority and weight and the policy bound to them, or {@code null} to make
+     *     every call through {@code policy} without options
      * @param endOfRun cancelled when the run ends, to take every queued call out of the queue
      */
-    ThreadPerCallLauncher(Policy policy, SimulatedDownstream downstream, CancellationSignal endOfRun,
+    ThreadPerCallLauncher(Policy policy, CallClasses classes, SimulatedDownstream downstream, CancellationSignal endOfRun,
                           RunMeasurements measurements) {
         this.policy = policy;
+        this.classes = classes;
         this.downstream = downstream;
         this.endOfRun = endOfRun;
         this.measurements = measurements;
@@ -61,25 +65,34 @@ final class ThreadPerCallLauncher implements CallLauncher {
     @Override
     public void launch(long arrivalNanos, long workNanos, Runnable afterOutcome) {
         measurements.arrived();
+        // Drawn on the launching thread, so that the n-th launch gets the n-th class.
+        CallClasses.Call kind = classes == null ? null : classes.next();
+        Policy through = kind == null ? policy : kind.policy();
         try {
             threads.execute(() -> {
                 Throwable failure = null;
                 try {
-                    if (policy == null) {
+                    if (through == null) {
                         downstream.call(workNanos).join();
                     } else {
-                        policy.call(() -> downstream.call(workNanos).join(), endOfRun);
+                        through.call(() -> downstream.call(workNanos).join(), endOfRun);
                     }
                 } catch (RuntimeException | Error outcome) {
                     failure = outcome;
                 }
-                measurements.finished(failure, arrivalNanos);
+                CallOutcome ended = measurements.finished(failure, arrivalNanos);
+                if (kind != null) {
+                    kind.finished(ended);
+                }
                 if (afterOutcome != null) {
                     afterOutcome.run();
                 }
             });
         } catch (RejectedExecutionException unexpected) {
-            measurements.finished(unexpected, arrivalNanos);
+            CallOutcome ended = measurements.finished(unexpected, arrivalNanos);
+            if (kind != null) {
+                kind.finished(ended);
+            }
         }
     }
 

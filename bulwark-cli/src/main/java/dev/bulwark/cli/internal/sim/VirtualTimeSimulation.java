@@ -47,13 +47,16 @@ final class VirtualTimeSimulation {
         BulkheadEventCollector collector = settings.bulkhead().isPresent() ? new BulkheadEventCollector(measurements)
                 : null;
         Bulkhead bulkhead = settings.bulkhead()
-                .map(limits -> Simulation.buildBulkhead(limits, collector, clock, clock)).orElse(null);
+                .map(limits -> Simulation.buildBulkhead(limits, settings.callMix().orElse(null), collector, clock, clock))
+                .orElse(null);
         PolicyEventCollector policyEvents = new PolicyEventCollector();
         Policy policy = Simulation.policy(settings, bulkhead, policyEvents, clock, clock);
+        CallClasses classes = Simulation.callClasses(settings, bulkhead, policyEvents, clock, clock);
         CancellationSignal endOfRun = CancellationSignal.create();
         VirtualDownstream downstream = new VirtualDownstream(settings.downstreamCapacity(), settings.degradation(),
                 clock);
-        AsyncCallLauncher launcher = new AsyncCallLauncher(policy, bulkhead, downstream, endOfRun, measurements);
+        AsyncCallLauncher launcher = new AsyncCallLauncher(policy, classes, bulkhead, downstream, endOfRun,
+                measurements);
         long start = clock.read();
         long arrivalsEnd = start + settings.duration().toNanos();
         long drainEnd = arrivalsEnd + settings.drain().toNanos();
@@ -93,7 +96,7 @@ final class VirtualTimeSimulation {
         sampler.phase(Progress.Phase.DONE);
         sampler.sample();
         return Simulation.result(settings, start, end, "callAsync in virtual time", measurements, collector,
-                policyEvents, sampler, statistics, new SchedulingLag(0.0, 0.0, 0.0));
+                policyEvents, sampler, statistics, new SchedulingLag(0.0, 0.0, 0.0), classes);
     }
 
     private void scheduleSamples(TimelineSampler sampler, long interval) {
