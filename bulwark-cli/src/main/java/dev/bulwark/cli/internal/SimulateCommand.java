@@ -265,6 +265,8 @@ final class SimulateCommand implements Callable<Integer> {
             }
         }
         return false;
+    }
+
     /** The classes of calls the options describe, or {@code null} when every call is weight 1 at normal. */
     private CallMix callMix() {
         if (priorityMix == null && weights == null && reserve == null) {
