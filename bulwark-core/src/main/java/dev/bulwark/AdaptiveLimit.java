@@ -11,14 +11,15 @@ import java.util.function.Predicate;
  * Give one to {@link Bulkhead.Builder#adaptive(AdaptiveLimit)}; the builder's {@code maxConcurrency} is the
  * starting limit.
  *
- * <p>Every call (or permit) that ends is a sample: its latency from admission to release, how many calls held
- * slots at that moment, and its {@link Permit.Outcome}. Samples are gathered into windows of
- * {@code max(windowSamples, limit)} samples, about one round trip at full use, and the limit moves at most once
- * per window: decisions rest on a window's mean latency, so a single slow call among fast ones (common with
- * high-variance latencies) decides nothing, and a burst of twenty timeouts is one cut, not twenty. {@code call}/{@code callAsync} classify the outcome
- * themselves: a normal return is a success; a failure matching {@link #dropWhen()} (by default a
- * {@link TimeoutExceededException} or a {@link BulkheadRejectedException} from further down) is a drop; any other
- * failure is ignored. A {@link Permit} reports it through {@link Permit#close(Permit.Outcome)}.
+ * <p>Every call (or permit) that ends is a sample (at high call rates, every sampled one: see below): its latency
+ * from admission to release, how many calls held slots at that moment, and its {@link Permit.Outcome}. Samples are
+ * gathered into windows of {@code max(windowSamples, limit)} samples, about one round trip at full use, and the
+ * limit moves at most once per window: decisions rest on a window's mean latency, so a single slow call among fast
+ * ones (common with high-variance latencies) decides nothing, and a burst of twenty timeouts is one cut, not
+ * twenty. {@code call}/{@code callAsync} classify the outcome themselves: a normal return is a success; a failure
+ * matching {@link #dropWhen()} (by default a {@link TimeoutExceededException} or a
+ * {@link BulkheadRejectedException} from further down) is a drop; any other failure is ignored. A {@link Permit}
+ * reports it through {@link Permit#close(Permit.Outcome)}.
  *
  * <p>Three algorithms:
  * <ul>
@@ -43,8 +44,23 @@ import java.util.function.Predicate;
  * </ul>
  *
  * <p>Configurations are immutable values; each bulkhead keeps its own algorithm state. This interface is sealed:
- * its implementations are {@link SelfTuningLimit}, {@link Aimd} and {@link Gradient}. Samples are taken without a
- * lock: the per-call cost is one atomic add (see the design notes of the internal windowed sampler).
+ * its implementations are {@link SelfTuningLimit}, {@link Aimd} and {@link Gradient}.
+ *
+ * <p><b>Cost and sampling.</b> Samples are taken without a lock. An adaptive bulkhead times every call while it
+ * sees fewer than about 8,000 calls a second; above that it times one call in {@code n} ({@code n} a power of two
+ * up to 64, chosen once per window from the call rate so that at least about 4,000 calls a second are still
+ * timed): an untimed call that succeeds reads no clock and leaves no sample. Every drop is counted, timed or
+ * not. A timed call costs two clock reads and one atomic add (see the design notes of the internal windowed
+ * sampler). The choice uses a per-bulkhead counter, not random numbers, so a single-threaded, virtual-time run
+ * stays deterministic.
+ *
+ * <p><b>Where it works.</b> Any in-process bulkhead: with a queue and a maximum wait, FIFO or LIFO, listeners,
+ * and {@code changeMaxConcurrency} by hand (the algorithm continues from the new value). Per-key bulkheads: a
+ * {@link PartitionedBulkhead} whose per-key configuration ({@code defaultConfig} or {@code configFor}) carries an
+ * adaptive limit gives every partition its own algorithm state, so each key adapts to its own latencies; a
+ * partition evicted after its idle timeout starts again from the configured limit. The cluster-wide
+ * {@code RedisBulkhead} takes no adaptive limit (its limit is fleet-wide while each instance sees only its own
+ * calls).
  */
 public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.Gradient, SelfTuningLimit {
 

@@ -12,28 +12,33 @@ import java.util.function.Predicate;
  *   <li><b>Baseline.</b> It first measures the resource's latency without contention, at a pinned concurrency of
  *       {@code min(starting limit, 4)} (never below {@code minLimit}) for at least 128 calls, so that a start far
  *       above the capacity cannot make the overloaded latency the normal one (Envoy's adaptive concurrency
- *       filter does the same). Afterwards the reference for a limit is the pooled latency of every window at
- *       lower limits that was not judged slower, so it grows more precise the longer it runs; every 10 s (±20%,
- *       jittered so that many bulkheads do not re-measure together) it measures again for a moment at three
- *       quarters of the limit, and a clearly faster result replaces what was learnt (BBR's ProbeRTT). What was
- *       learnt is halved in weight every 60 s.</li>
+ *       filter does the same), and then grows from there by slow start (a start far above the capacity is not
+ *       jumped back to: the flood and its drain would poison the next windows). Afterwards the reference for a
+ *       limit is the pooled latency of the windows at or below four fifths of it that were not judged slower
+ *       (so that slightly slow windows just below the limit cannot inflate it and let the limit creep up), more
+ *       precise the longer it runs; every 10 s (±20%, jittered so that many bulkheads do not re-measure
+ *       together) it measures again for a moment at three quarters of the limit, and a clearly faster result
+ *       replaces what was learnt (BBR's ProbeRTT). What was learnt is halved in weight every 60 s.</li>
  *   <li><b>Sequential windows.</b> A window holds at least a round trip of calls (calls ending within three
  *       typical latencies of a limit change are left out: the transition), and closes as soon as its mean
- *       latency is <em>statistically</em> clear (two standard errors, from the window's and the reference's
- *       variance) to be above or below the reference plus half the slowdown one more call would cause
- *       ({@code 1 + 1 / limit}): a big change is answered within a round trip, a marginal one after as many
- *       samples as the noise of the latencies demands (heavy-tailed latencies simply take longer), and an
- *       undecidable one (after 64 round trips' worth of calls, at most 4,000) holds the limit.</li>
- *   <li><b>Moves.</b> Clearly slower: the limit falls to {@code limit / sqrt(latency / baseline)} (at least by
- *       one): where the slowdown of a processor-sharing resource that thrashes says the capacity lies. Clearly
- *       not slower, with the limit in use: it grows, by half before the first back-off (slow start), then by
- *       one, doubling with every further such window (up to half the limit), so it probes gently at the
- *       capacity it found and quickly once capacity has clearly grown; for 1.5 s after a limit was found slower
- *       it does not grow back into it. A drop (by default a timeout or a refusal further down) counts as a
- *       clearly slower window.</li>
- *   <li><b>Slower, not because of us.</b> When two windows in a row are slower and the cut between them did not
- *       make calls faster, the resource itself became slower: the baseline follows instead of the limit falling
- *       further.</li>
+ *       latency is <em>statistically</em> clear to be above (by 2.5 standard errors, from the window's and the
+ *       reference's variance: the window is looked at every few samples, and the stricter bound keeps the many
+ *       looks from adding up to false alarms) or below (by 2) the reference plus half the slowdown one more call
+ *       would cause ({@code 1 + 1 / limit}): a big change is answered within a round trip, a marginal one after
+ *       as many samples as the noise of the latencies demands (heavy-tailed latencies simply take longer), and
+ *       an undecidable one (after 64 round trips' worth of calls, at most 4,000) holds the limit.</li>
+ *   <li><b>Moves.</b> Clearly slower: the limit falls to {@code limit / sqrt(slowdown)} (at least by one), where
+ *       the slowdown of a processor-sharing resource that thrashes says the capacity lies; the slowdown counted
+ *       is only its statistically certain part (the window's mean less two standard errors, over the
+ *       reference), because a window that closes early does so on an extreme mean. Clearly not slower, with the
+ *       limit in use: it grows, by half before the first back-off (slow start), then by one, doubling with every
+ *       further such window (up to half the limit), so it probes gently at the capacity it found and quickly
+ *       once capacity has clearly grown; for 1.5 s after a limit was found slower it does not grow back into
+ *       it. A drop (by default a timeout or a refusal further down) counts as a clearly slower window.</li>
+ *   <li><b>Slower, not because of us?</b> When two windows in a row are slower and the cut between them did not
+ *       make calls faster, either the resource itself became slower or calls admitted under the higher limit are
+ *       still draining. It measures at half the limit to tell: only if that is clearly slower than what was
+ *       learnt does the reference follow the resource.</li>
  * </ol>
  *
  * <h2>When not to use it</h2>
@@ -41,6 +46,9 @@ import java.util.function.Predicate;
  * down), latency says nothing and only drops move the limit: use {@link AdaptiveLimit#aimd()} with drops, or a
  * fixed limit. When the bulkhead sees fewer than a few dozen calls per round trip of the resource, decisions are
  * slow. And when the capacity is known and stable, a fixed limit is cheaper and exact.
+ *
+ * <p>Cost: at call rates above about 8,000 a second, only one call in up to 64 is timed (two clock reads);
+ * every drop is counted. See {@link AdaptiveLimit}.
  *
  * <p>Thread-safe value; each bulkhead keeps its own algorithm state, updated without a lock.
  */

@@ -12,9 +12,31 @@ import java.util.function.Predicate;
  */
 abstract class AdaptiveLimiter {
 
+    /**
+     * Timed samples a second the timing mask aims at, at least: at lower call rates every call is timed (so the
+     * virtual-time simulator and {@code bulwark compare}, at a few thousand calls a second, time every call and
+     * stay deterministic); above twice this rate one call in {@code mask + 1} is.
+     */
+    static final long TIMED_PER_SECOND = 4_096L;
+    /** Time at least one call in 64. */
+    static final int MAX_TIMING_MASK = 63;
+
     final int minLimit;
     final int maxLimit;
     private final Predicate<? super Throwable> dropWhen;
+    /**
+     * Time one call in {@code timingMask + 1} (a power of two): a clock read costs about as much as a whole
+     * uncontended call, and the algorithm needs a steady stream of latency samples, not every latency. Written by
+     * the window's closer only ({@link #adaptTimingMask}); any recent value will do for readers. Invariant:
+     * {@code timingMask + 1} is a power of two between 1 and {@code MAX_TIMING_MASK + 1}.
+     */
+    private volatile int timingMask;
+    /**
+     * Calls seen while sampling; plain reads and writes on purpose: a lost update under a race only shifts which
+     * call is timed, and the count stays per bulkhead and deterministic for a single thread (no random numbers,
+     * so a seeded simulation stays byte-identical).
+     */
+    private int calls;
 
     AdaptiveLimiter(AdaptiveLimit config) {
         this.minLimit = config.minLimit();
@@ -32,6 +54,51 @@ abstract class AdaptiveLimiter {
         return new GradientLimiter((AdaptiveLimit.Gradient) config, initialLimit);
     }
 
+    /**
+     * Whether the call being admitted should be timed for the algorithm. Every call is timed while the call rate
+     * is below about twice {@value #TIMED_PER_SECOND} a second; above, one in {@code mask + 1}. Untimed calls that
+     * succeed or are ignored are not sampled at all; drops always are (see {@link InProcessBulkhead}). No atomic
+     * operation: one volatile read and, when sampling, one plain increment.
+     *
+     * @return whether to read the clock at admission and sample the call's latency at release
+     */
+    final boolean shouldTime() {
+        int mask = timingMask;
+        if (mask == 0) {
+            return true;
+        }
+        int n = calls + 1;
+        calls = n;
+        return (n & mask) == 0;
+    }
+
+    /** The current timing mask, for tests. */
+    final int timingMask() {
+        return timingMask;
+    }
+
+    /**
+     * Sets the timing mask from the call rate a window saw. Called by the window's closer only.
+     *
+     * @param timedSuccesses the timed successes the window took (one call in {@code mask + 1})
+     * @param drops the drops it took (every one)
+     * @param elapsedNanos how long the window lasted
+     */
+    final void adaptTimingMask(long timedSuccesses, long drops, long elapsedNanos) {
+        if (elapsedNanos <= 0) {
+            return;
+        }
+        double callsPerSecond = ((double) timedSuccesses * (timingMask + 1) + drops) * 1e9 / elapsedNanos;
+        double interval = callsPerSecond / TIMED_PER_SECOND;
+        int mask = 0;
+        while ((mask + 1) * 2 <= interval && mask < MAX_TIMING_MASK) {
+            mask = mask * 2 + 1;
+        }
+        if (mask != timingMask) {
+            timingMask = mask;
+        }
+    }
+
     /** Classifies a failure of {@code call}/{@code callAsync}. Never throws. */
     final Permit.Outcome classify(Throwable failure) {
         try {
@@ -42,7 +109,7 @@ abstract class AdaptiveLimiter {
     }
 
     final int clamp(double limit) {
-        if (limit <= minLimit) {
+        if (!(limit > minLimit)) { // NaN included: never a limit of 0
             return minLimit;
         }
         return limit >= maxLimit ? maxLimit : (int) Math.round(limit);
@@ -52,11 +119,12 @@ abstract class AdaptiveLimiter {
      * Takes one sample.
      *
      * @param bulkhead the bulkhead whose limit this moves
-     * @param startedAt ticker reading when the call was admitted
-     * @param latencyNanos from admission to release
+     * @param endedAt ticker reading when the call was released
+     * @param latencyNanos from admission to release; {@link dev.bulwark.internal.stats.SampledListener#UNTIMED}
+     *     for a drop that was not timed (only drops are sampled untimed)
      * @param inFlight slots in use when it finished, itself included
      * @param outcome how it went
      */
-    abstract void sample(InProcessBulkhead bulkhead, long startedAt, long latencyNanos, int inFlight,
+    abstract void sample(InProcessBulkhead bulkhead, long endedAt, long latencyNanos, int inFlight,
                          Permit.Outcome outcome);
 }

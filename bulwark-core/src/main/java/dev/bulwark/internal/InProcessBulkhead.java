@@ -106,8 +106,9 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
             if (listeners != null) {
                 listeners.released(executionNanos, endedAt);
             }
-            if (adaptive != null) {
-                adaptive.sample(this, startedAt, executionNanos, executingCount(), outcome);
+            // The adaptive limit samples timed calls (see AdaptiveLimiter#shouldTime) and every drop.
+            if (adaptive != null && (!untimed || outcome == Permit.Outcome.DROPPED)) {
+                adaptive.sample(this, untimed ? ticker.read() : endedAt, executionNanos, executingCount(), outcome);
             }
         } finally {
             releaseUnused();
@@ -120,12 +121,17 @@ public final class InProcessBulkhead extends SlotQueue implements Bulkhead, Chai
     }
 
     /**
-     * The start of an observed call: a clock reading, or {@link SampledListener#UNTIMED} when only sampled listeners
-     * listen and their sampler skips this call (see {@link BulkheadEvents#startTime}).
+     * The start of an observed call: a clock reading, or {@link SampledListener#UNTIMED} when neither the adaptive
+     * limit's sampler ({@link AdaptiveLimiter#shouldTime}) nor any listener wants this call timed (see
+     * {@link BulkheadEvents#startTime}).
      */
     private long startTime() {
+        AdaptiveLimiter adaptive = limiter;
+        if (adaptive != null && adaptive.shouldTime()) {
+            return ticker.read();
+        }
         BulkheadEvents listeners = events;
-        return limiter != null || listeners == null ? ticker.read() : listeners.startTime(ticker);
+        return listeners == null ? SampledListener.UNTIMED : listeners.startTime(ticker);
     }
 
     /** How a failed call counts for the adaptive limit. */

@@ -21,14 +21,27 @@ import java.util.SplittableRandom;
  * late). The window therefore stops as soon as a two-standard-error test says where its mean lies, and at
  * {@link #MAX_SAMPLES} holds the limit when it cannot tell.
  *
- * <p><b>Phases.</b> {@code MEASURING} pins the limit low for the first baseline; {@code PROBING} pins it at half
- * for a round trip every 30 s or so; {@code RUNNING} is the rest. Only the window's closer runs this code (see
+ * <p><b>Phases.</b> {@code MEASURING} pins the limit low ({@code min(start, 4)}) for the first baseline, after
+ * which slow start grows it from there; {@code PROBING} pins it at three quarters of the limit for one window
+ * every 10 s (jittered), or at half of it to check whether the resource itself became slower
+ * ({@link #verifying}); {@code RUNNING} is the rest.
+ *
+ * <p><b>Invariant (the limit).</b> {@link #decide} returns NaN only when it has nothing to compare with, and
+ * {@link WindowedLimiter} keeps the limit then, so the limit always stays within {@code [minLimit, maxLimit]}
+ * (never 0, which would admit nothing and therefore never produce the samples to recover).
+ *
+ * <p>Only the window's closer runs this code (see
  * {@link WindowedLimiter}), so its fields need no synchronization beyond the closer's flag; {@link #countFrom}
  * is read on the per-call path and is therefore volatile.
  */
 final class SelfTuningLimiter extends WindowedLimiter {
 
     private static final double Z = 2.0;
+    private static final double REFERENCE_FRACTION = 0.8;
+    private static final double Z_SLOWER = 2.5;
+    private static final int SLOWER = 1;
+    private static final int UNDECIDED = 0;
+    private static final int CLEARLY_NOT = -1;
     private static final int BASELINE_SAMPLES = 128;
     private static final int PINNED_LIMIT = 4;
     private static final int MAX_SAMPLES = 4_000;
@@ -70,6 +83,8 @@ final class SelfTuningLimiter extends WindowedLimiter {
     private double lastSlowMean = Double.NaN;
     private int lastSlowLimit;
     private long nextProbeAt;
+    /** The current probe checks whether the resource itself became slower (see {@link #slower}). */
+    private boolean verifying;
 
     SelfTuningLimiter(SelfTuningLimit config, int initialLimit) {
         super(config, initialLimit, true);
@@ -114,7 +129,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
     }
 
     private double[] computeReference(int limit) {
-        double[] pooled = pooledUpTo(Math.max(1, limit - 1));
+        double[] pooled = pooledUpTo((int) Math.floor(REFERENCE_FRACTION * limit));
         if (pooled[2] < 64) {
             pooled = pooledUpTo(Math.max(1, limit - 1));
         }
@@ -162,24 +177,28 @@ final class SelfTuningLimiter extends WindowedLimiter {
             return true;
         }
         int verdict = verdict(w);
-        return slowStart ? verdict > 0 || seen >= 2L * Math.max(windowSamples, w.limit) : verdict != 0;
+        return slowStart ? verdict > 0 || seen >= 2L * Math.max(windowSamples, w.limit) : verdict != UNDECIDED;
     }
 
-    /** +1 clearly slower than the baseline allows, -1 clearly not, 0 cannot tell yet. */
+    /**
+     * {@link #SLOWER}: clearly slower than the reference allows, by {@link #Z_SLOWER} standard errors (the window
+     * is looked at every few samples; the stricter bound keeps the many looks from adding up to false alarms,
+     * each of which would cost a cut); {@link #CLEARLY_NOT}: clearly not, by {@link #Z}; {@link #UNDECIDED}
+     * otherwise.
+     */
     private int verdict(Window w) {
         double[] reference = reference(w.limit);
         double factor = 1.0 + 1.0 / Math.max(1, w.limit);
         double threshold = reference[0] * factor;
-        double windowError = Double.isNaN(w.latencyVarianceNanos2) ? w.meanLatencyNanos
-                : Math.sqrt(w.latencyVarianceNanos2 / w.samples);
+        double windowError = windowError(w);
         double standardError = Math.sqrt(windowError * windowError + reference[1] * factor * reference[1] * factor);
-        if (w.meanLatencyNanos - Z * standardError > threshold) {
-            return 1;
+        if (w.meanLatencyNanos - Z_SLOWER * standardError > threshold) {
+            return SLOWER;
         }
         if (w.meanLatencyNanos + Z * standardError < threshold) {
-            return -1;
+            return CLEARLY_NOT;
         }
-        return 0;
+        return UNDECIDED;
     }
 
     @Override
@@ -209,7 +228,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
                 return limit; // calls admitted under the earlier, higher limit were still running: measure again
             }
             if (!Double.isNaN(w.meanLatencyNanos)) {
-                if (phase == Phase.PROBING && differs(w)) {
+                if (phase == Phase.PROBING && (differs(w) || verifying && slowerThanReference(w))) {
                     clearPools(); // the resource changed: what was learnt at other limits no longer holds
                 }
                 pool(w);
@@ -217,9 +236,14 @@ final class SelfTuningLimiter extends WindowedLimiter {
             if (Double.isNaN(reference(w.limit + 1)[0])) {
                 return limit; // only drops so far: keep measuring
             }
+            boolean first = phase == Phase.MEASURING;
             phase = Phase.RUNNING;
+            verifying = false;
             nextProbeAt = w.closedAt + (long) (PROBE_INTERVAL_NANOS * (0.8 + 0.4 * jitter.nextDouble()));
-            return resumeLimit;
+            // After the first measurement, a start above the pinned limit is reached by slow start from there:
+            // jumping to a start far above the capacity would flood the resource and poison the next windows
+            // with the drain of calls admitted under it.
+            return first ? w.limit : resumeLimit;
         }
         if (w.closedAt - nextProbeAt >= 0 && !slowStart) {
             phase = Phase.PROBING;
@@ -243,7 +267,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
         if (w.limit + 1 >= ceilingLimit && w.closedAt - ceilingAt < CEILING_HOLD_NANOS) {
             return limit; // one above was slower a moment ago: stay at the capacity found
         }
-        if (verdict == 0) {
+        if (verdict == UNDECIDED) {
             growthStep = 1.0;
             return limit; // cannot tell: at about the capacity, where it should stay
         }
@@ -262,18 +286,46 @@ final class SelfTuningLimiter extends WindowedLimiter {
         }
         if (!Double.isNaN(lastSlowMean) && w.limit < lastSlowLimit && mean >= 0.97 * lastSlowMean
                 && w.drops == 0 && w.maxInFlight <= w.limit) {
-            // Cut, and calls did not get faster: the resource itself became slower. Follow it.
-            clearPools();
-            pool(w);
+            // Cut, and calls did not get faster: either the resource itself became slower, or calls admitted
+            // under the higher limit (or given up by their callers but still worked on) are still draining. Only
+            // a measurement at a pinned low concurrency can tell: probe now, and follow the resource only if the
+            // probe is clearly slower than what was learnt. Pinned at half the limit: a capacity that halved is
+            // still overloaded at three quarters of it (the periodic probe's level), and that probe would make
+            // the overloaded latency the normal one.
             lastSlowMean = Double.NaN;
-            return limit;
+            phase = Phase.PROBING;
+            verifying = true;
+            resumeLimit = limit;
+            return Math.max(minLimit, Math.floor(limit * 0.5));
         }
         lastSlowMean = mean;
         lastSlowLimit = w.limit;
         ceilingLimit = w.limit;
         ceilingAt = w.closedAt;
-        double ratio = mean / reference(w.limit)[0];
+        double reference = reference(w.limit)[0];
+        if (Double.isNaN(reference)) {
+            return limit - 1; // nothing learnt to compare with (pools just cleared): the smallest cut
+        }
+        // Only the part of the slowdown that is statistically certain: a window closes early when its mean is
+        // extreme, so its point estimate overshoots; a cut on it alone would go too deep.
+        double ratio = (mean - Z * windowError(w)) / reference;
         return Math.min(limit - 1, limit / Math.sqrt(Math.max(1.0, ratio)));
+    }
+
+    private static double windowError(Window w) {
+        return Double.isNaN(w.latencyVarianceNanos2) ? w.meanLatencyNanos
+                : Math.sqrt(w.latencyVarianceNanos2 / w.samples);
+    }
+
+    /** Whether a pinned window's mean is clearly above the pooled reference (beyond two standard errors). */
+    private boolean slowerThanReference(Window w) {
+        double[] reference = reference(w.limit + 1);
+        if (Double.isNaN(reference[0])) {
+            return false;
+        }
+        double windowError = windowError(w);
+        return w.meanLatencyNanos - reference[0] > Z * Math.sqrt(windowError * windowError
+                + reference[1] * reference[1]);
     }
 
     /** Whether a pinned window's mean is clearly not the pooled reference (beyond two standard errors). */

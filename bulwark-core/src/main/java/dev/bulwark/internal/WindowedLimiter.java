@@ -19,7 +19,9 @@ import java.util.concurrent.atomic.DoubleAdder;
  * close windows by another rule ({@link #complete}); they are then asked every {@link #checkEvery} samples.
  *
  * <h2>Concurrency: the lock-free sampler</h2>
- * <p>Samples arrive concurrently from every releasing thread. The per-call path is wait-free: one
+ * <p>Samples arrive concurrently from every releasing thread; at high call rates only the calls
+ * {@link AdaptiveLimiter#shouldTime} picks, and every drop (an untimed drop brings no latency, which a drop never
+ * adds anyway). The per-sample path is wait-free: one
  * {@code getAndAdd} on {@link #window}, which packs the window's sample count (high {@value #COUNT_SHIFT}+ bits)
  * and its latency sum in microseconds (low {@value #COUNT_SHIFT} bits) into one long, so a sample's count and
  * latency always land in the same window; plus, for drops, an increment of {@link #drops}; plus a read of the
@@ -77,6 +79,8 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
     private final AtomicBoolean closing = new AtomicBoolean();
     // Written and read only by the closer (see the class comment).
     private final Window closed = new Window();
+    /** When the previous window closed (the timing mask's rate estimate), or MIN_VALUE before. Closer only. */
+    private long openedAt = Long.MIN_VALUE;
     /** The algorithm's view of the limit, kept fractional between windows. Closer only. */
     double estimatedLimit;
 
@@ -88,9 +92,9 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
     }
 
     @Override
-    final void sample(InProcessBulkhead bulkhead, long startedAt, long latencyNanos, int inFlight,
+    final void sample(InProcessBulkhead bulkhead, long endedAt, long latencyNanos, int inFlight,
                       Permit.Outcome outcome) {
-        if (outcome == Permit.Outcome.IGNORED || !accepts(startedAt + latencyNanos)) {
+        if (outcome == Permit.Outcome.IGNORED || !accepts(endedAt)) {
             return;
         }
         if (inFlight > maxInFlight.get()) {
@@ -131,7 +135,7 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
             w.samples = successes;
             w.drops = dropCount;
             w.maxInFlight = maxInFlight.get();
-            w.closedAt = startedAt + latencyNanos;
+            w.closedAt = endedAt;
             w.meanLatencyNanos = successes == 0 ? Double.NaN : sumMicros * 1_000.0 / successes;
             w.latencyVarianceNanos2 = successes < 2 || squares == null ? Double.NaN
                     : Math.max(0.0, (sumSquares - (double) sumMicros * sumMicros / successes) / (successes - 1))
@@ -146,10 +150,17 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
             if (squares != null) {
                 squares.add(-sumSquares);
             }
+            if (openedAt != Long.MIN_VALUE) {
+                adaptTimingMask(successes, dropCount, endedAt - openedAt);
+            }
+            openedAt = endedAt;
             if (Math.abs(current - estimatedLimit) >= 1.0) {
                 estimatedLimit = current; // someone changed the limit by hand: continue from there
             }
-            estimatedLimit = Math.max(minLimit, Math.min(maxLimit, decide(w)));
+            double decided = decide(w);
+            if (!Double.isNaN(decided)) { // a NaN (nothing to compare with) holds the limit, never sets it to 0
+                estimatedLimit = Math.max(minLimit, Math.min(maxLimit, decided));
+            }
             next = clamp(estimatedLimit);
         } finally {
             closing.set(false);

@@ -83,17 +83,17 @@ class WindowedLimiterRaceTest {
         };
         InProcessBulkhead bulkhead = bulkhead();
         for (int i = 0; i < WINDOW - 1; i++) {
-            limiter.sample(bulkhead, 0L, 1_000_000L, 1, Permit.Outcome.SUCCESS);
+            limiter.sample(bulkhead, 1_000_000L, 1_000_000L, 1, Permit.Outcome.SUCCESS);
         }
         // The 32nd sample makes this thread the closer; it parks after reading the window, before taking it.
-        Thread closer = new Thread(() -> limiter.sample(bulkhead, 0L, 1_000_000L, 1, Permit.Outcome.SUCCESS));
+        Thread closer = new Thread(() -> limiter.sample(bulkhead, 1_000_000L, 1_000_000L, 1, Permit.Outcome.SUCCESS));
         closer.start();
         assertThat(closerParked.await(10, TimeUnit.SECONDS)).isTrue();
         // Meanwhile 10 more samples (one a drop) arrive; none may become a second closer, none may be lost.
         for (int i = 0; i < 9; i++) {
-            limiter.sample(bulkhead, 0L, 1_000_000L, 1, Permit.Outcome.SUCCESS);
+            limiter.sample(bulkhead, 1_000_000L, 1_000_000L, 1, Permit.Outcome.SUCCESS);
         }
-        limiter.sample(bulkhead, 0L, 1_000_000L, 1, Permit.Outcome.DROPPED);
+        limiter.sample(bulkhead, 1_000_000L, 1_000_000L, 1, Permit.Outcome.DROPPED);
         othersDone.countDown();
         closer.join(10_000);
 
@@ -121,7 +121,7 @@ class WindowedLimiterRaceTest {
                 await(start);
                 for (int i = 0; i < perThread; i++) {
                     Permit.Outcome outcome = (i + id) % 97 == 0 ? Permit.Outcome.DROPPED : Permit.Outcome.SUCCESS;
-                    limiter.sample(bulkhead, i, 1_000L + i, 1 + (i % 8), outcome);
+                    limiter.sample(bulkhead, 1_000L + 2L * i, 1_000L + i, 1 + (i % 8), outcome);
                     sampled.increment();
                 }
             });

@@ -67,6 +67,18 @@ class CompareCommandTest {
         assertThat(first.out).contains("settle");
     }
 
+    @Test
+    void firstSeedRunsHeldOutSeeds() throws Exception {
+        Outcome outcome = run("compare", "--scenario", "c6", "--seeds", "2", "--first-seed", "6", "--duration", "4s",
+                "--format", "json", "--progress", "off");
+
+        assertThat(outcome.exitCode).isZero();
+        JsonNode seeds = new ObjectMapper().readTree(outcome.out).get("seeds");
+        assertThat(seeds.size()).isEqualTo(2);
+        assertThat(seeds.get(0).asLong()).isEqualTo(6L);
+        assertThat(seeds.get(1).asLong()).isEqualTo(7L);
+    }
+
     private static java.util.List<String> bulwarkLines(String report) {
         return report.lines().filter(line -> line.contains("bulwark") || line.contains("oracle"))
                 .collect(java.util.stream.Collectors.toList());

@@ -29,23 +29,53 @@ public final class RedisServer implements AutoCloseable {
     private final int port;
     private final List<String> extraArguments;
     private final Path directory;
+    private final String configText;
     private Process process;
 
-    private RedisServer(int port, List<String> extraArguments) throws IOException {
+    private RedisServer(int port, List<String> extraArguments, String configText) throws IOException {
         this.port = port;
         this.extraArguments = extraArguments;
         this.directory = Files.createTempDirectory("bulwark-redis-");
+        this.configText = configText;
     }
 
     /** Starts a server on a free port. */
     public static RedisServer start(String... extraArguments) {
+        return startWithConfig(null, extraArguments);
+    }
+
+    /**
+     * Starts a server on a free port whose configuration file (written to its directory and passed first, as
+     * {@code redis-server --sentinel} requires a writable one) holds {@code configText}; {@code null} for none.
+     */
+    public static RedisServer startWithConfig(String configText, String... extraArguments) {
         try {
-            RedisServer server = new RedisServer(freePort(), List.of(extraArguments));
+            RedisServer server = new RedisServer(freePort(), List.of(extraArguments), configText);
             server.startProcess();
             return server;
         } catch (IOException e) {
             throw new IllegalStateException("Could not start redis-server", e);
         }
+    }
+
+    /** Kills the server with SIGKILL (kill -9): no shutdown, no last replication, as a crashed host would. */
+    public void kill() {
+        Process current = process;
+        if (current == null) {
+            return;
+        }
+        current.destroyForcibly();
+        try {
+            current.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        process = null;
+    }
+
+    /** The server's log file, for failure messages. */
+    public String log() {
+        return readLog();
     }
 
     public int port() {
@@ -128,7 +158,13 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private void startProcess() throws IOException {
-        List<String> command = new ArrayList<>(List.of(binary(), "--port", Integer.toString(port), "--bind",
+        List<String> command = new ArrayList<>(List.of(binary()));
+        if (configText != null) {
+            Path config = directory.resolve("redis.conf");
+            Files.writeString(config, configText);
+            command.add(config.toString());
+        }
+        command.addAll(List.of("--port", Integer.toString(port), "--bind",
                 "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no", "--daemonize", "no",
                 "--dir", directory.toString(), "--logfile", directory.resolve("redis.log").toString()));
         command.addAll(extraArguments);

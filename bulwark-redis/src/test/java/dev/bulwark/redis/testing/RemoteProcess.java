@@ -38,11 +38,23 @@ public final class RemoteProcess implements AutoCloseable {
     }
 
     public static RemoteProcess start(String... arguments) throws IOException {
+        return startMain(RemoteInstance.class, List.of(), arguments);
+    }
+
+    /** Starts {@code mainClass} from this test class path in a JVM with the given options (heap, GC). */
+    public static RemoteProcess startMain(Class<?> mainClass, List<String> jvmOptions, String... arguments)
+            throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
-                RemoteInstance.class.getName()));
+        List<String> command = new ArrayList<>(List.of(java));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass.getName()));
         command.addAll(List.of(arguments));
         return new RemoteProcess(new ProcessBuilder(command).redirectErrorStream(true).start());
+    }
+
+    /** Whether the JVM still runs. */
+    public boolean isAlive() {
+        return process.isAlive();
     }
 
     /** Waits for the first output line starting with {@code prefix}. */
@@ -50,7 +62,10 @@ public final class RemoteProcess implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         for (;;) {
             long remaining = deadline - System.nanoTime();
-            String line = remaining > 0 ? lines.poll(remaining, TimeUnit.NANOSECONDS) : null;
+            String line = remaining > 0 ? lines.poll(Math.min(remaining, 200_000_000L), TimeUnit.NANOSECONDS) : null;
+            if (line == null && remaining > 0 && (process.isAlive() || !lines.isEmpty())) {
+                continue;
+            }
             if (line == null) {
                 throw new AssertionError("The second JVM printed no line starting with '" + prefix + "' within "
                         + timeout + "; its output: " + output() + (process.isAlive() ? "" : " (exited "

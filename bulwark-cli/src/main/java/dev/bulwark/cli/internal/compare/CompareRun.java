@@ -27,8 +27,8 @@ public final class CompareRun {
      * @param p99Millis the 99th percentile latency of those calls
      * @param limits the limit every 100 ms, from 0
      * @param goodputBySecond answered calls in each second
-     * @param settleSeconds for each capacity step, seconds until the limit came within 25% of the new capacity
-     *     and stayed there on average for the rest of the phase (NaN when it never did)
+     * @param settleSeconds for each capacity step, seconds until the limit came within 25% of the new capacity to
+     *     stay (inside that band for at least 90% of the rest of the phase; NaN when it never did)
      */
     public record Result(double goodputPerSecond, double p99Millis, int[] limits, double[] goodputBySecond,
                   double[] settleSeconds) {
@@ -109,30 +109,28 @@ public final class CompareRun {
     }
 
     /**
-     * For each step: how long until the limit first comes within 25% of the new capacity, provided its mean over
-     * the rest of the phase lies within 25% too (brief excursions, such as a re-measurement at a lower limit, do
-     * not undo settling; a limit that wanders off does). NaN when it never settles.
+     * For each step: how long until the limit has come within 25% of the new capacity to stay, that is the first
+     * moment from which it is inside that band for at least 90% of the rest of the phase (brief excursions, such
+     * as a re-measurement at a lower limit, do not undo settling; a limit that wanders off does). NaN when there is
+     * no such moment. (An earlier version judged only the first entry into the band, so a limit that passed
+     * through the band on its way down and then came back to it counted as never settling.)
      */
     private double[] settleSeconds(int[] limits) {
         List<CompareScenario.CapacityStep> steps = scenario.steps();
         double[] settle = new double[steps.size()];
         for (int i = 0; i < steps.size(); i++) {
             int from = (int) Math.ceil(steps.get(i).atFraction() * durationNanos / SAMPLE_NANOS);
-            int to = i + 1 < steps.size() ? (int) (steps.get(i + 1).atFraction() * durationNanos / SAMPLE_NANOS)
-                    : limits.length;
+            int to = Math.min(limits.length, i + 1 < steps.size()
+                    ? (int) (steps.get(i + 1).atFraction() * durationNanos / SAMPLE_NANOS) : limits.length);
             int capacity = steps.get(i).capacity();
             settle[i] = Double.NaN;
-            for (int s = from; s < to; s++) {
-                if (limits[s] >= 0.75 * capacity && limits[s] <= 1.25 * capacity) {
-                    double sum = 0;
-                    for (int r = s; r < to; r++) {
-                        sum += limits[r];
-                    }
-                    double mean = sum / (to - s);
-                    if (mean >= 0.75 * capacity && mean <= 1.25 * capacity) {
-                        settle[i] = (s - from) * SAMPLE_NANOS / 1e9;
-                    }
-                    break;
+            // Walk backwards, counting the samples in the band from s to the end of the phase.
+            int inBand = 0;
+            for (int s = to - 1; s >= from; s--) {
+                boolean in = limits[s] >= 0.75 * capacity && limits[s] <= 1.25 * capacity;
+                inBand += in ? 1 : 0;
+                if (in && inBand >= 0.9 * (to - s)) {
+                    settle[i] = (s - from) * SAMPLE_NANOS / 1e9;
                 }
             }
         }

@@ -1,0 +1,44 @@
+package dev.bulwark.cli.internal.compare;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.bulwark.AdaptiveLimit;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+/** Runs of {@code bulwark compare} in which {@code selfTuning()} once went wrong, kept as regression tests. */
+class SelfTuningRegressionTest {
+
+    private static final long MINUTE = 60_000_000_000L;
+
+    private static CompareRun.Result run(String scenario, long seed) {
+        return new CompareRun(CompareScenario.named(scenario), MINUTE, seed)
+                .run(Contender.bulwark("selfTuning", start -> AdaptiveLimit.selfTuning().build()));
+    }
+
+    @Test
+    void theLimitNeverFallsToZero() {
+        // c20-pareto, seed 8: a decision with nothing to compare with computed NaN, which the clamp turned into a
+        // limit of 0; the bulkhead then admitted nothing and, with no samples, never recovered (goodput 63%).
+        CompareRun.Result result = run("c20-pareto", 8L);
+
+        assertThat(Arrays.stream(result.limits()).min().orElseThrow()).isPositive();
+        assertThat(Arrays.stream(result.goodputBySecond()).min().orElseThrow()).as("goodput in every second")
+                .isPositive();
+        assertThat(result.goodputPerSecond()).isGreaterThan(0.9 * 938);
+    }
+
+    @Test
+    void afterTheCapacityHalvesTheLimitFollowsItDown() {
+        // c20-steps, seed 1: after the step from 20 to 10, a probe at three quarters of the limit (still above
+        // the new capacity) was taken for the resource's new normal, and the limit stayed near 13 for the rest of
+        // the phase.
+        CompareRun.Result result = run("c20-steps", 1L);
+
+        assertThat(result.settleSeconds()[0]).isLessThanOrEqualTo(3.0);
+        int[] limits = result.limits();
+        // Limits sampled every 100 ms: the last 5 s of the capacity-10 phase (35 s to 40 s) stay near 10.
+        double mean = Arrays.stream(limits, 350, 400).average().orElseThrow();
+        assertThat(mean).isBetween(7.5, 12.5);
+    }
+}
