@@ -34,11 +34,16 @@ import java.util.HexFormat;
  * keeps its id as its permit id.
  *
  * <h2>Invariants</h2>
- * Every script starts by reading {@code TIME} (the only clock used for leases), then {@code purge} drops every
+ * Every script starts by reading {@code TIME} (the only clock used for leases). {@code purge} drops every
  * holder and waiter whose lease expiry is at or before now, and {@code grant} hands free slots to the head of
- * the queue. After every script:
+ * the queue; the fast paths of acquire and release (see "Cost") skip both when they cannot change anything.
+ * After every script:
  * <ol>
- *   <li>no member of {@code holders} or {@code waiters} has an expired lease;</li>
+ *   <li>no member of {@code waiters} has an expired lease; a member of {@code holders} whose lease expired
+ *       may remain until the next purge, but no decision counts it: the fast acquire counts only holders whose
+ *       expiry is after now (plus {@code extra}, which can only over-count, so it never over-admits) and
+ *       leaves every case it cannot decide so to the full path, which purges first, and so do renew, counts and
+ *       configure; a release reports an expired holder as unknown (0), as if it had been purged;</li>
  *   <li>{@code queue} and {@code waiters} hold exactly the same members;</li>
  *   <li>if {@code queue} is not empty then the slots in use plus the head's weight exceed {@code maxConcurrency}:
  *       the head never stays queued while its slots are free, and a newcomer takes slots only when nobody waits,
@@ -54,6 +59,19 @@ import java.util.HexFormat;
  *       the holders with the lease expiry it had as a waiter, and its id is published.</li>
  * </ol>
  *
+ * <h2>Cost</h2>
+ * Server time, not round trips, is what an uncontended call costs (one awaited acquire, one release nobody waits
+ * for), so the two scripts of such a call run as few commands as they can: the acquire's fast path runs
+ * {@code TIME}, {@code HMGET} (limits), {@code EXISTS} (queue), {@code ZCOUNT} (live holders), {@code GET}
+ * (extra) and {@code ZADD}: 6 commands, and only when the queue is empty and the caller fits; anything else
+ * (someone waits, the limit looks reached, the weight exceeds the limit) takes the full path, exactly as before.
+ * The release runs {@code TIME}, {@code ZSCORE}, {@code ZREM} and {@code EXISTS} (queue), plus {@code INCRBY}
+ * for a weighted permit: the purge and the grant run only when the queue has waiters, since only a waiter can
+ * take the freed slots and an empty queue means an empty {@code waiters} set (invariant 2). Expired holders
+ * left by this laziness (a killed instance's permits) are dropped by the next full path: a renew (each heartbeat
+ * or poll of an instance holding or awaiting a permit), counts, configure, or an acquire that finds the limit
+ * reached or a queue.
+ *
  * <h2>Scripts</h2>
  * <ul>
  *   <li>{@link #ACQUIRE}: takes the caller's slots if they are free and nobody waits; else queues the caller (when
@@ -61,7 +79,7 @@ import java.util.HexFormat;
  *       than the caller: that one is evicted) with the next ticket of its priority; else refuses. Replies with
  *       the outcome, the counts and the cluster-wide limits.</li>
  *   <li>{@link #RELEASE}: for each id, removes it from the holders (a release) or from the queue (a waiter giving
- *       up), then grants. Releasing an id that is neither (its lease expired, Redis restarted) changes nothing,
+ *       up), then grants if anyone waits. Releasing an id that is neither (its lease expired, Redis restarted) changes nothing,
  *       which is why a lost permit can never free a slot that someone else holds. Because a grant that raced a
  *       cancellation shows up here as a holder, a waiter that gave up never keeps a slot.</li>
  *   <li>{@link #RENEW}: the heartbeat and the poll. Extends the lease of each id still known, and tells for each
@@ -176,11 +194,22 @@ public final class LuaScripts {
      *  maxWaitNanos. */
     public static final LuaScripts.Script ACQUIRE = new Script("acquire", PRELUDE + """
             local maxConcurrency, maxQueue, maxWait = limits()
+            local id = ARGV[5]
+            local w = weightOf(id)
+            -- Fast path (see "Cost"): nobody waits, and the slots in use are at most the live holders plus extra.
+            if w <= maxConcurrency and redis.call('EXISTS', queue) == 0 then
+              local used = redis.call('ZCOUNT', holders, '(' .. now, '+inf') + (tonumber(redis.call('GET', extra)) or 0)
+              if used + w <= maxConcurrency then
+                if redis.call('ZADD', holders, now + tonumber(ARGV[6]), id) == 1 then
+                  addExtra(w - 1)
+                  used = used + w
+                end
+                return {1, used, 0, maxConcurrency, maxQueue, maxWait}
+              end
+            end
             purge()
             local executing = grant(maxConcurrency)
             local queued = redis.call('ZCARD', queue)
-            local id = ARGV[5]
-            local w = weightOf(id)
             local priority = tonumber(ARGV[8])
             local status = 0
             if redis.call('ZSCORE', holders, id) then
@@ -224,22 +253,30 @@ public final class LuaScripts {
 
     /** ARGV[5..] ids. Reply: per id, 1 released a held permit, 2 removed a waiter, 0 unknown. */
     public static final LuaScripts.Script RELEASE = new Script("release", PRELUDE + """
-            local maxConcurrency = limits()
-            purge()
             local outcomes = {}
             for i = 5, #ARGV do
               local id = ARGV[i]
-              if redis.call('ZREM', holders, id) == 1 then
+              local expiry = redis.call('ZSCORE', holders, id)
+              if expiry then
+                redis.call('ZREM', holders, id)
                 addExtra(1 - weightOf(id))
-                outcomes[#outcomes + 1] = 1
+                -- A lease that ran out is unknown, exactly as if a purge had dropped it first.
+                outcomes[#outcomes + 1] = tonumber(expiry) > now and 1 or 0
               elseif redis.call('ZREM', queue, id) == 1 then
+                expiry = redis.call('ZSCORE', waiters, id)
                 redis.call('ZREM', waiters, id)
-                outcomes[#outcomes + 1] = 2
+                outcomes[#outcomes + 1] = expiry and tonumber(expiry) > now and 2 or 0
               else
                 outcomes[#outcomes + 1] = 0
               end
             end
-            grant(maxConcurrency)
+            -- Only waiters can take what was freed: with none (queue and waiters hold the same members, so no
+            -- waiter lease to purge either) there is nothing to grant.
+            if redis.call('EXISTS', queue) == 1 then
+              local maxConcurrency = limits()
+              purge()
+              grant(maxConcurrency)
+            end
             return outcomes
             """);
 

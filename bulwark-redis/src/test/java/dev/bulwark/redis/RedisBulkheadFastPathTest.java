@@ -1,0 +1,152 @@
+package dev.bulwark.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.bulwark.CallOptions;
+import dev.bulwark.Permit;
+import dev.bulwark.redis.testing.RedisFixture;
+import dev.bulwark.redis.testing.RedisServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The scripts' uncontended fast paths (see {@code LuaScripts}, "Cost"): how few commands an uncontended call runs
+ * on the server, and that skipping the purge never lets a holder whose lease ran out count, or hide its loss.
+ * Expired holders are written into Redis directly, as a killed instance (or a renewal lost for a lease) leaves
+ * them; heartbeats and polls are pushed beyond the test's length so that no background script purges them.
+ */
+class RedisBulkheadFastPathTest {
+
+    private static final int CALLS = 40;
+
+    private RedisFixture redis;
+
+    @BeforeEach
+    void startRedis() {
+        redis = new RedisFixture(RedisServer.start());
+    }
+
+    @AfterEach
+    void stopRedis() {
+        redis.close();
+    }
+
+    private RedisBulkhead instance(String name, int maxConcurrency, RedisBulkheadListener listener) {
+        return redis.track(RedisBulkhead.builder(redis.newClient(), name).maxConcurrency(maxConcurrency)
+                .leaseDuration(Duration.ofMinutes(10)).heartbeatInterval(Duration.ofMinutes(5))
+                .pollInterval(Duration.ofMinutes(5)).redisListener(listener).build());
+    }
+
+    private RedisBulkhead instance(String name, int maxConcurrency) {
+        return instance(name, maxConcurrency, new RedisBulkheadListener() { });
+    }
+
+    /** Commands counted by the server, except the test's own inspection commands. */
+    private long commandsOnServer(boolean scriptsOnly) {
+        String stats = redis.inspect().info("commandstats");
+        long total = 0;
+        Matcher matcher = Pattern.compile("cmdstat_([a-z|]+):calls=(\\d+)").matcher(stats);
+        while (matcher.find()) {
+            String command = matcher.group(1);
+            boolean script = command.equals("evalsha") || command.equals("eval");
+            if (script == scriptsOnly && !command.equals("info") && !command.startsWith("config")) {
+                total += Long.parseLong(matcher.group(2));
+            }
+        }
+        return total;
+    }
+
+    private void addExpiredHolder(String name, String id) {
+        long pastMillis = System.currentTimeMillis() - 60_000;
+        redis.inspect().zadd("bulwark:{" + name + "}:holders", pastMillis, id);
+    }
+
+    @Test
+    void anUncontendedCallRunsTenCommandsInsideItsTwoScripts() {
+        RedisBulkhead bulkhead = instance("ten", 4);
+        bulkhead.call(() -> "warm");
+        await().untilAsserted(() -> assertThat(redis.holdersOnServer("ten")).isZero());
+        redis.inspect().configResetstat();
+
+        for (int i = 0; i < CALLS; i++) {
+            bulkhead.call(() -> "plain");
+        }
+
+        // The releases are not awaited by the calls: wait until the server has run every one.
+        await().untilAsserted(() -> assertThat(commandsOnServer(true)).isEqualTo(2L * CALLS));
+        assertThat(commandsOnServer(false)).as("commands inside the scripts, 6 to acquire and 4 to release")
+                .isEqualTo(10L * CALLS);
+    }
+
+    @Test
+    void aHolderWhoseLeaseRanOutIsNeverCountedThoughNotYetPurged() {
+        addExpiredHolder("stale", "dead-instance:1");
+        RedisBulkhead bulkhead = instance("stale", 1);
+
+        Optional<Permit> permit = bulkhead.tryAcquire();
+
+        assertThat(permit).as("the expired holder does not take the only slot").isPresent();
+        assertThat(bulkhead.tryAcquire()).as("the live one does").isEmpty();
+        assertThat(bulkhead.executingCount()).isEqualTo(1);
+        permit.orElseThrow().close();
+        await().untilAsserted(() -> assertThat(redis.holdersOnServer("stale")).isZero());
+    }
+
+    @Test
+    void aLiveHolderWrittenByAnotherInstanceIsCounted() {
+        redis.inspect().zadd("bulwark:{live}:holders", System.currentTimeMillis() + 600_000, "other-instance:1");
+        RedisBulkhead bulkhead = instance("live", 1);
+
+        assertThat(bulkhead.tryAcquire()).isEmpty();
+    }
+
+    @Test
+    void anExpiredWeightedHolderGivesItsSlotsBackWhenTheLimitLooksReached() {
+        RedisBulkhead bulkhead = instance("weighted", 3);
+        addExpiredHolder("weighted", "dead-instance:1#3");
+        redis.inspect().set("bulwark:{weighted}:extra", "2");
+
+        // Live holders (none) plus extra (2) leave room for weight 1 without a purge, not for weight 2: that one
+        // takes the full path, whose purge drops the dead holder and its extra slots.
+        Permit one = bulkhead.tryAcquire(CallOptions.weight(1)).orElseThrow();
+        Permit two = bulkhead.tryAcquire(CallOptions.weight(2)).orElseThrow();
+
+        assertThat(bulkhead.executingCount()).isEqualTo(3);
+        assertThat(redis.inspect().get("bulwark:{weighted}:extra")).isEqualTo("1");
+        one.close();
+        two.close();
+        await().untilAsserted(() -> assertThat(redis.holdersOnServer("weighted")).isZero());
+        assertThat(redis.inspect().get("bulwark:{weighted}:extra")).isNull();
+    }
+
+    @Test
+    void closingAPermitWhoseLeaseRanOutReportsItLostThoughNotYetPurged() {
+        List<LostPermit> lost = new CopyOnWriteArrayList<>();
+        RedisBulkhead bulkhead = instance("ranout", 2, new RedisBulkheadListener() {
+            @Override
+            public void permitLost(LostPermit lostPermit) {
+                lost.add(lostPermit);
+            }
+        });
+        Permit held = bulkhead.acquire();
+        String key = "bulwark:{ranout}:holders";
+        String id = redis.inspect().zrange(key, 0, 0).get(0);
+        // As if its renewals had been lost for a whole lease: Redis holds it, expired, until the next purge.
+        redis.inspect().zadd(key, System.currentTimeMillis() - 1_000, id);
+
+        held.close();
+
+        await().untilAsserted(() -> assertThat(lost).hasSize(1));
+        assertThat(lost.get(0).cause()).isEqualTo(LostPermit.Cause.UNKNOWN_TO_REDIS);
+        assertThat(lost.get(0).permitId()).isEqualTo(id);
+        assertThat(redis.holdersOnServer("ranout")).isZero();
+    }
+}
