@@ -296,6 +296,10 @@ public interface Bulkhead extends Policy, AutoCloseable {
      * {@link #call(CallOptions, ThrowingSupplier)}, and returns them as one permit whose close releases all of
      * them, once.
      *
+     * <p>The options forms of the permit methods are named {@code ...With} so that {@code acquire(null)} and
+     * {@code acquireAsync(null)} keep meaning the {@link CancellationSignal} forms (an overload would make them
+     * ambiguous); {@link #acquire(int)} is the shorthand for a weight alone.
+     *
      * @param options the weight, priority and cancellation signal
      * @return the permit holding the slots
      * @throws IllegalArgumentException when the weight exceeds the current {@link #maxConcurrency()} (message names
@@ -306,7 +310,7 @@ public interface Bulkhead extends Policy, AutoCloseable {
      *     granted, or the thread was interrupted while waiting (its interrupt status is restored)
      * @throws NullPointerException when {@code options} is {@code null}
      */
-    Permit acquire(CallOptions options);
+    Permit acquireWith(CallOptions options);
 
     /**
      * Takes {@link CallOptions#weight()} slots if they are free now, nobody waits and the options' priority may use
@@ -318,7 +322,7 @@ public interface Bulkhead extends Policy, AutoCloseable {
      *     {@code weight})
      * @throws NullPointerException when {@code options} is {@code null}
      */
-    Optional<Permit> tryAcquire(CallOptions options);
+    Optional<Permit> tryAcquireWith(CallOptions options);
 
     /**
      * Takes {@link CallOptions#weight()} slots without blocking, by the rules of
@@ -329,24 +333,24 @@ public interface Bulkhead extends Policy, AutoCloseable {
      *     {@code weight}) when the weight exceeds the current {@link #maxConcurrency()}
      * @throws NullPointerException when {@code options} is {@code null}
      */
-    CompletableFuture<Permit> acquireAsync(CallOptions options);
+    CompletableFuture<Permit> acquireAsyncWith(CallOptions options);
 
     /**
-     * Takes {@code permits} slots as one permit; shorthand for {@code acquire(CallOptions.weight(permits))}.
+     * Takes {@code permits} slots as one permit; shorthand for {@code acquireWith(CallOptions.weight(permits))}.
      *
      * @param permits how many slots, at least 1
      * @return the permit holding the slots
      * @throws IllegalArgumentException when {@code permits} is less than 1 or exceeds the current
      *     {@link #maxConcurrency()} (message names {@code weight})
-     * @throws BulkheadRejectedException see {@link #acquire(CallOptions)}
+     * @throws BulkheadRejectedException see {@link #acquireWith(CallOptions)}
      * @throws java.util.concurrent.CancellationException when the thread was interrupted while waiting
      */
     default Permit acquire(int permits) {
-        return acquire(CallOptions.weight(permits));
+        return acquireWith(CallOptions.weight(permits));
     }
 
     /**
-     * Takes {@code permits} slots if free now; shorthand for {@code tryAcquire(CallOptions.weight(permits))}.
+     * Takes {@code permits} slots if free now; shorthand for {@code tryAcquireWith(CallOptions.weight(permits))}.
      *
      * @param permits how many slots, at least 1
      * @return the permit, or empty
@@ -354,11 +358,11 @@ public interface Bulkhead extends Policy, AutoCloseable {
      *     {@link #maxConcurrency()} (message names {@code weight})
      */
     default Optional<Permit> tryAcquire(int permits) {
-        return tryAcquire(CallOptions.weight(permits));
+        return tryAcquireWith(CallOptions.weight(permits));
     }
 
     /**
-     * Takes {@code permits} slots without blocking; shorthand for {@code acquireAsync(CallOptions.weight(permits))}.
+     * Takes {@code permits} slots without blocking; shorthand for {@code acquireAsyncWith(CallOptions.weight(permits))}.
      *
      * @param permits how many slots, at least 1
      * @return a future for the permit
@@ -366,7 +370,7 @@ public interface Bulkhead extends Policy, AutoCloseable {
      *     fails the future instead)
      */
     default CompletableFuture<Permit> acquireAsync(int permits) {
-        return acquireAsync(CallOptions.weight(permits));
+        return acquireAsyncWith(CallOptions.weight(permits));
     }
 
     /**

@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
  * Immutable per-call options for a bulkhead: the weight (how many slots the call takes, at least 1, default 1),
  * the {@link Priority} (default {@link Priority#NORMAL}) and the cancellation signal (default
  * {@link CancellationSignal#none()}). One small value instead of an overload per combination:
- * {@code bulkhead.call(CallOptions.weight(3), op)}, {@code bulkhead.acquire(CallOptions.priority(Priority.LOW))},
+ * {@code bulkhead.call(CallOptions.weight(3), op)}, {@code bulkhead.acquireWith(CallOptions.priority(Priority.LOW))},
  * or {@code CallOptions.builder().weight(2).priority(Priority.HIGH).signal(signal).build()}.
  *
  * <p>Thread-safe (immutable); {@link #defaults()} is a shared constant, so passing it allocates nothing.

@@ -68,8 +68,8 @@ class BulkheadConfigurationTest {
         assertThatThrownBy(() -> bulkhead.run(null)).hasMessage("operation");
         assertThatThrownBy(() -> bulkhead.callAsync(null)).hasMessage("operation");
         assertThatThrownBy(() -> bulkhead.callAsync(() -> null, null)).hasMessage("signal");
-        assertThatThrownBy(() -> bulkhead.acquire((CancellationSignal) null)).hasMessage("signal");
-        assertThatThrownBy(() -> bulkhead.acquireAsync((CancellationSignal) null)).hasMessage("signal");
+        assertThatThrownBy(() -> bulkhead.acquire(null)).hasMessage("signal");
+        assertThatThrownBy(() -> bulkhead.acquireAsync(null)).hasMessage("signal");
         assertThat(bulkhead.executingCount()).isZero();
     }
 

@@ -47,7 +47,7 @@ class BulkheadDrainTest {
         assertThat(bulkhead.callAsync(() -> CompletableFuture.completedFuture(runs.incrementAndGet())))
                 .failsWithin(Duration.ZERO).withThrowableOfType(ExecutionException.class)
                 .satisfies(failure -> assertClosedRefusal(failure.getCause()));
-        assertThat(bulkhead.acquireAsync(CallOptions.priority(Priority.CRITICAL))).failsWithin(Duration.ZERO)
+        assertThat(bulkhead.acquireAsyncWith(CallOptions.priority(Priority.CRITICAL))).failsWithin(Duration.ZERO)
                 .withThrowableOfType(ExecutionException.class)
                 .satisfies(failure -> assertClosedRefusal(failure.getCause()));
         assertThat(runs).hasValue(0);
@@ -64,7 +64,7 @@ class BulkheadDrainTest {
         CompletableFuture<Integer> async = bulkhead.callAsync(() -> CompletableFuture.completedFuture(
                 runs.incrementAndGet()));
         Parked<Integer> sync = startParked(bulkhead, "sync", () -> bulkhead.call(runs::incrementAndGet));
-        CompletableFuture<Permit> weighted = bulkhead.acquireAsync(CallOptions.priority(Priority.HIGH));
+        CompletableFuture<Permit> weighted = bulkhead.acquireAsyncWith(CallOptions.priority(Priority.HIGH));
 
         FutureTask<DrainResult> drain = Threads.start("drain", () -> bulkhead.drain(Duration.ofMinutes(1)));
         assertThat(async).failsWithin(Duration.ofSeconds(10)).withThrowableOfType(ExecutionException.class)

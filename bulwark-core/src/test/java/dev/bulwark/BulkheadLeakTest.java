@@ -113,12 +113,12 @@ class BulkheadLeakTest {
         List<CompletableFuture<?>> futures = new ArrayList<>();
         // 1. SHEDDABLE waiters, each evicted by a HIGH newcomer once the queue is full.
         for (int i = 0; i < perKind; i++) {
-            futures.add(bulkhead.acquireAsync(CallOptions.builder().priority(Priority.SHEDDABLE).signal(longLived)
+            futures.add(bulkhead.acquireAsyncWith(CallOptions.builder().priority(Priority.SHEDDABLE).signal(longLived)
                     .build()));
         }
         List<CompletableFuture<Permit>> evictors = new ArrayList<>();
         for (int i = 0; i < perKind; i++) {
-            evictors.add(bulkhead.acquireAsync(CallOptions.builder().weight(3).priority(Priority.HIGH)
+            evictors.add(bulkhead.acquireAsyncWith(CallOptions.builder().weight(3).priority(Priority.HIGH)
                     .signal(longLived).build()));
         }
         // 2. The weight-3 evictors, refused when the limit drops to 2.
@@ -127,7 +127,7 @@ class BulkheadLeakTest {
         evictors.clear();
         // 3. Weight-2 waiters refused by the close.
         for (int i = 0; i < perKind; i++) {
-            futures.add(bulkhead.acquireAsync(CallOptions.builder().weight(2).signal(longLived).build()));
+            futures.add(bulkhead.acquireAsyncWith(CallOptions.builder().weight(2).signal(longLived).build()));
         }
         assertThat(bulkhead.drain(Duration.ZERO).refusedWaiters()).isEqualTo(perKind);
         assertThat(futures).hasSize(3 * perKind).allMatch(CompletableFuture::isCompletedExceptionally);

@@ -21,7 +21,7 @@ class BulkheadPriorityTest {
     }
 
     private static CompletableFuture<Permit> queue(Bulkhead bulkhead, Priority priority) {
-        return bulkhead.acquireAsync(CallOptions.priority(priority));
+        return bulkhead.acquireAsyncWith(CallOptions.priority(priority));
     }
 
     @Test
@@ -82,7 +82,7 @@ class BulkheadPriorityTest {
         CompletableFuture<Permit> first = queue(bulkhead, Priority.NORMAL);
         CompletableFuture<Permit> second = queue(bulkhead, Priority.HIGH);
         assertThat(queue(bulkhead, Priority.NORMAL)).isCompletedExceptionally();
-        assertThatThrownBy(() -> bulkhead.acquire(CallOptions.priority(Priority.SHEDDABLE)))
+        assertThatThrownBy(() -> bulkhead.acquireWith(CallOptions.priority(Priority.SHEDDABLE)))
                 .isInstanceOfSatisfying(BulkheadRejectedException.class, refused -> {
                     assertThat(refused.rejection().reason()).isEqualTo(Rejection.Reason.QUEUE_FULL);
                     assertThat(refused.rejection().priority()).isEqualTo(Priority.SHEDDABLE);
@@ -117,10 +117,10 @@ class BulkheadPriorityTest {
         Bulkhead bulkhead = builder(4, 5).reserve(Priority.CRITICAL, 1).reserve(Priority.HIGH, 1).build();
         Permit normal = bulkhead.acquire(2); // 4 - 2 leaves the 2 reserved slots
         assertThat(bulkhead.tryAcquire()).isEmpty();
-        assertThat(bulkhead.tryAcquire(CallOptions.priority(Priority.LOW))).isEmpty();
-        Permit high = bulkhead.tryAcquire(CallOptions.priority(Priority.HIGH)).orElseThrow();
-        assertThat(bulkhead.tryAcquire(CallOptions.priority(Priority.HIGH))).isEmpty();
-        Permit critical = bulkhead.tryAcquire(CallOptions.priority(Priority.CRITICAL)).orElseThrow();
+        assertThat(bulkhead.tryAcquireWith(CallOptions.priority(Priority.LOW))).isEmpty();
+        Permit high = bulkhead.tryAcquireWith(CallOptions.priority(Priority.HIGH)).orElseThrow();
+        assertThat(bulkhead.tryAcquireWith(CallOptions.priority(Priority.HIGH))).isEmpty();
+        Permit critical = bulkhead.tryAcquireWith(CallOptions.priority(Priority.CRITICAL)).orElseThrow();
         assertThat(bulkhead.executingCount()).isEqualTo(4);
         // A waiting NORMAL call gets a slot only once the reserves stay free.
         CompletableFuture<Permit> waiting = bulkhead.acquireAsync();
@@ -131,7 +131,7 @@ class BulkheadPriorityTest {
         assertThat(waiting).isCompleted();
         waiting.join().close();
         BulkheadRaceTest.assertQuiet(bulkhead, 2); // NORMAL may take only 2 of 4
-        Permit all = bulkhead.acquire(CallOptions.builder().weight(4).priority(Priority.CRITICAL).build());
+        Permit all = bulkhead.acquireWith(CallOptions.builder().weight(4).priority(Priority.CRITICAL).build());
         all.close();
     }
 

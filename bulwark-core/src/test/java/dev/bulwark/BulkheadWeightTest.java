@@ -89,7 +89,7 @@ class BulkheadWeightTest {
         assertThatThrownBy(() -> bulkhead.acquire(0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("weight");
         assertThatThrownBy(() -> bulkhead.call((CallOptions) null, () -> 1)).hasMessage("options");
-        assertThatThrownBy(() -> bulkhead.acquire((CallOptions) null)).hasMessage("options");
+        assertThatThrownBy(() -> bulkhead.acquireWith(null)).hasMessage("options");
     }
 
     @Test
@@ -176,7 +176,7 @@ class BulkheadWeightTest {
     void loweringTheLimitBelowAQueuedWeightRefusesThatWaiterWithWeightExceedsLimit() {
         Bulkhead bulkhead = bulkhead(4, 5);
         Permit holder = bulkhead.acquire(4);
-        CompletableFuture<Permit> heavy = bulkhead.acquireAsync(CallOptions.builder().weight(3)
+        CompletableFuture<Permit> heavy = bulkhead.acquireAsyncWith(CallOptions.builder().weight(3)
                 .priority(Priority.HIGH).build());
         CompletableFuture<Permit> light = bulkhead.acquireAsync(2);
         bulkhead.changeMaxConcurrency(2);
@@ -200,7 +200,7 @@ class BulkheadWeightTest {
         Bulkhead bulkhead = bulkhead(3, 5);
         Permit holder = bulkhead.acquire(2);
         CancellationSignal signal = CancellationSignal.create();
-        CompletableFuture<Permit> heavy = bulkhead.acquireAsync(CallOptions.builder().weight(3).signal(signal).build());
+        CompletableFuture<Permit> heavy = bulkhead.acquireAsyncWith(CallOptions.builder().weight(3).signal(signal).build());
         CompletableFuture<Permit> light = bulkhead.acquireAsync(1);
         assertThat(light).isNotDone();
         signal.cancel();
@@ -247,13 +247,13 @@ class BulkheadWeightTest {
         Bulkhead bulkhead = bulkhead(3, 5);
         Permit holder = bulkhead.acquire(2);
         CompletableFuture<Permit> heavy = bulkhead.acquireAsync(2);
-        Optional<Permit> barging = bulkhead.tryAcquire(CallOptions.priority(Priority.CRITICAL));
+        Optional<Permit> barging = bulkhead.tryAcquireWith(CallOptions.priority(Priority.CRITICAL));
         assertThat(barging).isEmpty();
         holder.close();
         heavy.join().close();
         CancellationSignal cancelled = CancellationSignal.create();
         cancelled.cancel();
-        assertThat(bulkhead.tryAcquire(CallOptions.builder().weight(2).signal(cancelled).build())).isEmpty();
+        assertThat(bulkhead.tryAcquireWith(CallOptions.builder().weight(2).signal(cancelled).build())).isEmpty();
         BulkheadRaceTest.assertQuiet(bulkhead, 3);
     }
 }

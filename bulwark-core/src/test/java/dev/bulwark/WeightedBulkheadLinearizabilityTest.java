@@ -109,7 +109,7 @@ public class WeightedBulkheadLinearizabilityTest {
                              @Param(name = "priority") int priority) {
         Optional<Permit> permit;
         try {
-            permit = bulkhead.tryAcquire(options(weight, priority));
+            permit = bulkhead.tryAcquireWith(options(weight, priority));
         } catch (IllegalArgumentException tooHeavy) {
             return REFUSED;
         }
@@ -133,7 +133,7 @@ public class WeightedBulkheadLinearizabilityTest {
     public String acquireAsync(@Param(name = "thread") int thread, @Param(name = "weight") int weight,
                                @Param(name = "priority") int priority) {
         lastTimer.remove();
-        CompletableFuture<Permit> future = bulkhead.acquireAsync(options(weight, priority));
+        CompletableFuture<Permit> future = bulkhead.acquireAsyncWith(options(weight, priority));
         Pending waiter = new Pending(future, weight, priority, lastTimer.get());
         String refusal = waiter.refusal();
         if (Rejection.Reason.QUEUE_FULL.name().equals(refusal) || (refusal != null && refusal.contains("weight"))) {

@@ -119,7 +119,7 @@ class WeightedBulkheadRaceTest {
     void aNewcomerArrivingWhileALowWaiterTimesOutTakesTheFreedPlaceWithoutEvicting() throws Exception {
         Bulkhead bulkhead = builder().maxConcurrency(1).maxQueue(1).maxWait(Duration.ofSeconds(1)).build();
         Permit holder = bulkhead.acquire();
-        CompletableFuture<Permit> low = bulkhead.acquireAsync(CallOptions.priority(Priority.LOW));
+        CompletableFuture<Permit> low = bulkhead.acquireAsyncWith(CallOptions.priority(Priority.LOW));
         Thread timer = new Thread(scheduler.task(0), "timer");
         ticker.closeOn(timer, 0);
         timer.start();
@@ -127,7 +127,7 @@ class WeightedBulkheadRaceTest {
 
         // The low waiter has timed out and left the queue, its future not failed yet.
         assertThat(bulkhead.queuedCount()).isZero();
-        CompletableFuture<Permit> high = bulkhead.acquireAsync(CallOptions.priority(Priority.HIGH));
+        CompletableFuture<Permit> high = bulkhead.acquireAsyncWith(CallOptions.priority(Priority.HIGH));
         assertThat(high).isNotDone();
         assertThat(bulkhead.queuedCount()).isEqualTo(1);
         ticker.open();
@@ -148,8 +148,8 @@ class WeightedBulkheadRaceTest {
     void aTimerFiringAfterTheEvictionLosesAndTheVictimIsRefusedOnce() {
         Bulkhead bulkhead = builder().maxConcurrency(1).maxQueue(1).maxWait(Duration.ofSeconds(1)).build();
         Permit holder = bulkhead.acquire();
-        CompletableFuture<Permit> low = bulkhead.acquireAsync(CallOptions.priority(Priority.LOW));
-        CompletableFuture<Permit> high = bulkhead.acquireAsync(CallOptions.priority(Priority.HIGH));
+        CompletableFuture<Permit> low = bulkhead.acquireAsyncWith(CallOptions.priority(Priority.LOW));
+        CompletableFuture<Permit> high = bulkhead.acquireAsyncWith(CallOptions.priority(Priority.HIGH));
         assertThat(low).isCompletedExceptionally();
         assertThat(scheduler.isCancelled(0)).isTrue();
         scheduler.task(0).run(); // a timer that had already started when it was cancelled

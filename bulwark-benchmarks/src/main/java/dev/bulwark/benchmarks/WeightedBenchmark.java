@@ -86,7 +86,7 @@ public class WeightedBenchmark {
     /** @return whether the permit was released, after {@code acquire(2)} and {@code close()} */
     @Benchmark
     public boolean weightedPermit() {
-        Permit permit = bulkhead.acquire(WEIGHT_TWO);
+        Permit permit = bulkhead.acquireWith(WEIGHT_TWO);
         permit.close();
         return permit.isReleased();
     }

@@ -128,7 +128,7 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
     }
 
     @Override
-    public Permit acquire(CallOptions options) {
+    public Permit acquireWith(CallOptions options) {
         Objects.requireNonNull(options, "options");
         if (isPlain(options)) {
             return acquire(options.signal());
@@ -156,7 +156,7 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
     }
 
     @Override
-    public Optional<Permit> tryAcquire(CallOptions options) {
+    public Optional<Permit> tryAcquireWith(CallOptions options) {
         Objects.requireNonNull(options, "options");
         int weight = weightWithinLimit(options);
         if (options.signal().isCancelled()
@@ -188,7 +188,7 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
     }
 
     @Override
-    public CompletableFuture<Permit> acquireAsync(CallOptions options) {
+    public CompletableFuture<Permit> acquireAsyncWith(CallOptions options) {
         Objects.requireNonNull(options, "options");
         if (isPlain(options)) {
             return acquireAsync(options.signal());

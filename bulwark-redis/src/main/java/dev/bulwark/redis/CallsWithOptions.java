@@ -77,7 +77,7 @@ abstract sealed class CallsWithOptions permits RedisBulkhead {
      *     while waiting
      * @throws NullPointerException when {@code options} is {@code null}
      */
-    public Permit acquire(CallOptions options) {
+    public Permit acquireWith(CallOptions options) {
         return engine.acquire(options);
     }
 
@@ -92,7 +92,7 @@ abstract sealed class CallsWithOptions permits RedisBulkhead {
      *     {@code weight})
      * @throws NullPointerException when {@code options} is {@code null}
      */
-    public Optional<Permit> tryAcquire(CallOptions options) {
+    public Optional<Permit> tryAcquireWith(CallOptions options) {
         return engine.tryAcquire(options);
     }
 
@@ -104,7 +104,7 @@ abstract sealed class CallsWithOptions permits RedisBulkhead {
      *     the weight exceeds the limit, or with the refusal
      * @throws NullPointerException when {@code options} is {@code null}
      */
-    public CompletableFuture<Permit> acquireAsync(CallOptions options) {
+    public CompletableFuture<Permit> acquireAsyncWith(CallOptions options) {
         return engine.acquireAsync(options);
     }
 }

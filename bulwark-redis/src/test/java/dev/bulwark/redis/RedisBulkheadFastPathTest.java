@@ -116,8 +116,8 @@ class RedisBulkheadFastPathTest {
 
         // Live holders (none) plus extra (2) leave room for weight 1 without a purge, not for weight 2: that one
         // takes the full path, whose purge drops the dead holder and its extra slots.
-        Permit one = bulkhead.tryAcquire(CallOptions.weight(1)).orElseThrow();
-        Permit two = bulkhead.tryAcquire(CallOptions.weight(2)).orElseThrow();
+        Permit one = bulkhead.tryAcquireWith(CallOptions.weight(1)).orElseThrow();
+        Permit two = bulkhead.tryAcquireWith(CallOptions.weight(2)).orElseThrow();
 
         assertThat(bulkhead.executingCount()).isEqualTo(3);
         assertThat(redis.inspect().get("bulwark:{weighted}:extra")).isEqualTo("1");

@@ -61,7 +61,7 @@ class RedisBulkheadRoundTripsTest {
             bulkhead.call(() -> "plain");
             bulkhead.call(weighted, () -> "weighted");
             bulkhead.callAsync(weighted, () -> CompletableFuture.completedFuture("async")).get(10, TimeUnit.SECONDS);
-            bulkhead.tryAcquire(CallOptions.weight(2)).orElseThrow().close();
+            bulkhead.tryAcquireWith(CallOptions.weight(2)).orElseThrow().close();
         }
 
         await().untilAsserted(() -> assertThat(redis.holdersOnServer("trips")).isZero());

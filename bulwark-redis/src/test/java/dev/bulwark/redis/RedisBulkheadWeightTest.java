@@ -68,13 +68,13 @@ class RedisBulkheadWeightTest {
     void aWeightedPermitTakesItsSlotsAndGivesBackExactlyThemOnce(TestInfo test) {
         RedisBulkhead bulkhead = instance(test, 5, 0);
 
-        Permit heavy = bulkhead.acquire(CallOptions.weight(3));
+        Permit heavy = bulkhead.acquireWith(CallOptions.weight(3));
 
         assertThat(bulkhead.executingCount()).isEqualTo(3);
         assertThat(bulkhead.localExecutingCount()).isEqualTo(3);
         assertThat(redis.holdersOnServer(bulkhead.name())).as("one permit").isEqualTo(1);
-        assertThat(bulkhead.tryAcquire(CallOptions.weight(3))).as("only 2 slots left").isEmpty();
-        Permit light = bulkhead.tryAcquire(CallOptions.weight(2)).orElseThrow();
+        assertThat(bulkhead.tryAcquireWith(CallOptions.weight(3))).as("only 2 slots left").isEmpty();
+        Permit light = bulkhead.tryAcquireWith(CallOptions.weight(2)).orElseThrow();
         assertThat(bulkhead.executingCount()).isEqualTo(5);
         assertThat(bulkhead.tryAcquire()).isEmpty();
 
@@ -97,13 +97,13 @@ class RedisBulkheadWeightTest {
         AtomicBoolean ran = new AtomicBoolean();
         CallOptions three = CallOptions.weight(3);
 
-        assertThatThrownBy(() -> bulkhead.acquire(three)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> bulkhead.acquireWith(three)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("weight").hasMessageContaining("3");
         assertThatThrownBy(() -> bulkhead.call(three, () -> ran.getAndSet(true)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("weight");
-        assertThatThrownBy(() -> bulkhead.tryAcquire(three)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> bulkhead.tryAcquireWith(three)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("weight");
-        for (CompletableFuture<?> future : List.of(bulkhead.acquireAsync(three),
+        for (CompletableFuture<?> future : List.of(bulkhead.acquireAsyncWith(three),
                 bulkhead.callAsync(three, () -> CompletableFuture.completedFuture(ran.getAndSet(true))))) {
             assertThat(future.handle((value, thrown) -> thrown).get(10, TimeUnit.SECONDS))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("weight");
@@ -121,10 +121,10 @@ class RedisBulkheadWeightTest {
         List<String> order = new CopyOnWriteArrayList<>();
         Permit first = holder.acquire();
         Permit second = holder.acquire();
-        CompletableFuture<Permit> heavy = heavyInstance.acquireAsync(CallOptions.weight(3));
+        CompletableFuture<Permit> heavy = heavyInstance.acquireAsyncWith(CallOptions.weight(3));
         heavy.thenRun(() -> order.add("heavy"));
         awaitQueued(holder.name(), 1);
-        CompletableFuture<Permit> light = lightInstance.acquireAsync(CallOptions.weight(1));
+        CompletableFuture<Permit> light = lightInstance.acquireAsyncWith(CallOptions.weight(1));
         light.thenRun(() -> order.add("light"));
 
         awaitQueued(holder.name(), 2);
@@ -149,8 +149,8 @@ class RedisBulkheadWeightTest {
     void loweringTheLimitBelowAQueuedWeightRefusesThatWaiterPrecisely(TestInfo test) throws Exception {
         RedisBulkhead holder = instance(test, 4, 10);
         RedisBulkhead other = instance(test, 4, 10);
-        Permit all = holder.acquire(CallOptions.weight(4));
-        CompletableFuture<Permit> heavy = other.acquireAsync(CallOptions.builder().weight(3)
+        Permit all = holder.acquireWith(CallOptions.weight(4));
+        CompletableFuture<Permit> heavy = other.acquireAsyncWith(CallOptions.builder().weight(3)
                 .priority(Priority.HIGH).build());
         awaitQueued(holder.name(), 1);
         CompletableFuture<Permit> light = other.acquireAsync();
@@ -178,10 +178,10 @@ class RedisBulkheadWeightTest {
         other.changeMaxConcurrency(2);
         assertThat(stale.maxConcurrency()).as("not seen yet").isEqualTo(4);
 
-        assertThat(rejectionOf(stale.acquireAsync(CallOptions.weight(3))).reason())
+        assertThat(rejectionOf(stale.acquireAsyncWith(CallOptions.weight(3))).reason())
                 .isEqualTo(Rejection.Reason.WEIGHT_EXCEEDS_LIMIT);
         assertThat(stale.maxConcurrency()).isEqualTo(2);
-        assertThatThrownBy(() -> stale.acquire(CallOptions.weight(3))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> stale.acquireWith(CallOptions.weight(3))).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -214,12 +214,12 @@ class RedisBulkheadWeightTest {
         RedisBulkhead holder = instance(test, 1, 2);
         RedisBulkhead other = instance(test, 1, 2);
         Permit held = holder.acquire();
-        CompletableFuture<Permit> lowOld = other.acquireAsync(CallOptions.priority(Priority.LOW));
+        CompletableFuture<Permit> lowOld = other.acquireAsyncWith(CallOptions.priority(Priority.LOW));
         awaitQueued(holder.name(), 1);
-        CompletableFuture<Permit> lowNew = other.acquireAsync(CallOptions.priority(Priority.LOW));
+        CompletableFuture<Permit> lowNew = other.acquireAsyncWith(CallOptions.priority(Priority.LOW));
         awaitQueued(holder.name(), 2);
 
-        CompletableFuture<Permit> high = holder.acquireAsync(CallOptions.priority(Priority.HIGH));
+        CompletableFuture<Permit> high = holder.acquireAsyncWith(CallOptions.priority(Priority.HIGH));
 
         Rejection evicted = rejectionOf(lowNew);
         assertThat(evicted.reason()).isEqualTo(Rejection.Reason.EVICTED);
@@ -245,7 +245,7 @@ class RedisBulkheadWeightTest {
         Permit held = holder.acquire();
         List<CompletableFuture<Permit>> low = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            low.add(other.acquireAsync(CallOptions.priority(Priority.LOW)));
+            low.add(other.acquireAsyncWith(CallOptions.priority(Priority.LOW)));
             awaitQueued(holder.name(), i + 1);
         }
         holder.changeMaxQueue(1);
@@ -337,7 +337,7 @@ class RedisBulkheadWeightTest {
             RedisBulkhead local = redis.track(RedisBulkhead.builder(redis.newClient(), name).maxConcurrency(3)
                     .maxQueue(10).build());
             assertThat(local.executingCount()).isEqualTo(3);
-            CompletableFuture<Permit> waiting = local.acquireAsync(CallOptions.weight(2));
+            CompletableFuture<Permit> waiting = local.acquireAsyncWith(CallOptions.weight(2));
             awaitQueued(name, 1);
 
             remote.kill();

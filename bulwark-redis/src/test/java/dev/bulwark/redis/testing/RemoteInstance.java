@@ -76,7 +76,7 @@ public final class RemoteInstance {
         RedisBulkhead bulkhead = RedisBulkhead.builder(client, name).maxConcurrency(3).maxQueue(10)
                 .leaseDuration(lease).heartbeatInterval(heartbeat).pollInterval(heartbeat)
                 .commandTimeout(Duration.ofMillis(Math.min(1000, lease.toMillis() / 2))).build();
-        Permit permit = bulkhead.acquire(CallOptions.weight(weight));
+        Permit permit = bulkhead.acquireWith(CallOptions.weight(weight));
         System.out.println("HELD " + bulkhead.localExecutingCount() + " " + permit);
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);
