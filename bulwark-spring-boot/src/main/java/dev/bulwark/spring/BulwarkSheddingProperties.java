@@ -75,9 +75,16 @@ public record BulwarkSheddingProperties(Boolean enabled, Integer order, String p
      *     is the usual alternative)
      * @param retryAfter a fixed {@code Retry-After} for this route's refusals (default: derived from the bulkhead)
      * @param key where a per-key partition's key comes from (default: none, one bulkhead for the whole route)
+     * @param priorityHeader the request header whose value names the request's {@code dev.bulwark.Priority}
+     *     ({@code CRITICAL}, {@code HIGH}, {@code NORMAL}, {@code LOW}, {@code SHEDDABLE}, case-insensitive); a
+     *     missing or unknown value means {@code defaultPriority} (default: no header, every request at
+     *     {@code defaultPriority}); not on a keyed route
+     * @param defaultPriority the priority of a request whose header is absent or names no priority, or of every
+     *     request of a route without {@code priorityHeader} (a priority name, case-insensitive; default
+     *     {@code NORMAL}); not on a keyed route
      */
     public record Route(String pattern, List<String> methods, String bulkhead, Integer status, Duration retryAfter,
-                        Key key) {
+                        Key key, String priorityHeader, String defaultPriority) {
 
         /** Copies the method list. */
         public Route {
