@@ -24,7 +24,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * </pre>
  *
  * <p>A request is admitted through the first route (in declared order) whose pattern and methods match it;
- * a request no route matches passes untouched. The filters exist only when at least one route is declared and the
+ * a request no route matches passes untouched. An unkeyed route may admit each request at a priority read from a
+ * header ({@code priority-header}, {@code default-priority}), so that a more important request evicts a less
+ * important queued one. The filters exist only when at least one route is declared and the
  * application is a servlet or reactive web application. Everything is checked when the context starts: an unknown
  * bulkhead, an invalid pattern, a status outside 400–599 or a contradictory key fails the startup with a message
  * naming the property. The full rules (status, {@code Retry-After}, problem body) are in
