@@ -24,7 +24,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * </pre>
  *
  * <p>A request is admitted through the first route (in declared order) whose pattern and methods match it;
- * a request no route matches passes untouched. The filters exist only when at least one route is declared and the
+ * a request no route matches passes untouched. An unkeyed route may admit each request at a priority read from a
+ * header ({@code priority-header}, {@code default-priority}), so that a more important request evicts a less
+ * important queued one. The filters exist only when at least one route is declared and the
  * application is a servlet or reactive web application. Everything is checked when the context starts: an unknown
  * bulkhead, an invalid pattern, a status outside 400–599 or a contradictory key fails the startup with a message
  * naming the property. The full rules (status, {@code Retry-After}, problem body) are in
@@ -75,9 +77,16 @@ public record BulwarkSheddingProperties(Boolean enabled, Integer order, String p
      *     is the usual alternative)
      * @param retryAfter a fixed {@code Retry-After} for this route's refusals (default: derived from the bulkhead)
      * @param key where a per-key partition's key comes from (default: none, one bulkhead for the whole route)
+     * @param priorityHeader the request header whose value names the request's {@code dev.bulwark.Priority}
+     *     ({@code CRITICAL}, {@code HIGH}, {@code NORMAL}, {@code LOW}, {@code SHEDDABLE}, case-insensitive); a
+     *     missing or unknown value means {@code defaultPriority} (default: no header, every request at
+     *     {@code defaultPriority}); not on a keyed route
+     * @param defaultPriority the priority of a request whose header is absent or names no priority, or of every
+     *     request of a route without {@code priorityHeader} (a priority name, case-insensitive; default
+     *     {@code NORMAL}); not on a keyed route
      */
     public record Route(String pattern, List<String> methods, String bulkhead, Integer status, Duration retryAfter,
-                        Key key) {
+                        Key key, String priorityHeader, String defaultPriority) {
 
         /** Copies the method list. */
         public Route {

@@ -3,8 +3,10 @@ package dev.bulwark.spring;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.BulkheadConfig;
 import dev.bulwark.PartitionedBulkhead;
+import dev.bulwark.Priority;
 import dev.bulwark.spring.internal.KeySource;
 import dev.bulwark.spring.internal.RouteLimiter;
+import dev.bulwark.spring.internal.RoutePriority;
 import dev.bulwark.spring.internal.SheddingRoute;
 import dev.bulwark.spring.internal.SheddingRoutes;
 import java.time.Duration;
@@ -63,13 +65,41 @@ final class SheddingRouteFactory {
         }
         BulwarkSheddingProperties.Key key = route.key();
         KeySource source = keySource(prefix + "key", key, pattern);
+        RoutePriority priority = priority(prefix, route, !(source instanceof KeySource.None));
         RouteLimiter limiter = source instanceof KeySource.None
                 ? new RouteLimiter.Single(bulkhead(prefix + "bulkhead", name, policies, bulwark))
                 : partitioned(prefix, name, key, policies, bulwark);
         String defaultKey = key == null || key.defaultKey() == null || key.defaultKey().isBlank() ? "-"
                 : key.defaultKey();
         return new SheddingRoute(index, pattern, methods, limiter, source, defaultKey, status, retryAfter,
-                problemType);
+                problemType, priority);
+    }
+
+    private static RoutePriority priority(String prefix, BulwarkSheddingProperties.Route route, boolean keyed) {
+        String header = route.priorityHeader();
+        String name = route.defaultPriority();
+        if (header == null && name == null) {
+            return RoutePriority.NONE;
+        }
+        if (keyed) {
+            // PartitionedBulkhead has no CallOptions form: its partitions would admit every request at NORMAL,
+            // so a priority setting there would silently do nothing.
+            throw new IllegalStateException(prefix + (header != null ? "priority-header" : "default-priority")
+                    + " is set on a keyed route, but a keyed route admits every request at NORMAL priority "
+                    + "(a per-key partitioned bulkhead takes no priority); remove it or the route's key");
+        }
+        if (header != null && header.isBlank()) {
+            throw new IllegalStateException(prefix + "priority-header must not be blank");
+        }
+        Priority fallback = Priority.NORMAL;
+        if (name != null) {
+            fallback = RoutePriority.parse(name);
+            if (fallback == null) {
+                throw new IllegalStateException(prefix + "default-priority '" + name + "' is not a priority (one of "
+                        + java.util.Arrays.toString(Priority.values()) + ", case-insensitive)");
+            }
+        }
+        return new RoutePriority(header == null ? null : header.strip(), fallback, true);
     }
 
     private static PathPattern pattern(String property, String pattern) {

@@ -2,6 +2,7 @@ package dev.bulwark.spring.internal;
 
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import java.security.Principal;
 import java.util.Map;
@@ -98,7 +99,11 @@ public final class ReactiveSheddingFilter implements WebFilter, Ordered {
     private Mono<Void> admit(ServerWebExchange exchange, WebFilterChain chain, SheddingRoute route, String key) {
         return Mono.defer(() -> {
             Admission admission = new Admission();
-            route.limiter().admit(key, admission::granted, admission.signal).whenComplete(admission::ended);
+            RoutePriority priorities = route.priority();
+            Priority priority = priorities.of(priorities.header() == null ? null
+                    : exchange.getRequest().getHeaders().getFirst(priorities.header()));
+            route.limiter().admit(key, priority, admission::granted, admission.signal)
+                    .whenComplete(admission::ended);
             Mono<Rejection> decision;
             if (admission.decision.isDone()) {
                 decision = Mono.justOrEmpty(admission.decision.getNow(null));

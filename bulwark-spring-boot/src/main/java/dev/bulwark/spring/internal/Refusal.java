@@ -11,7 +11,8 @@ import org.springframework.http.HttpStatus;
  *
  * <p>The body has the standard members {@code type}, {@code title} (the status's reason phrase), {@code status},
  * {@code detail} and {@code instance} (the request path), and the extension members {@code bulkhead},
- * {@code reason} (a {@link Rejection.Reason} name), {@code limit}, {@code queueLimit}, {@code executing},
+ * {@code reason} (a {@link Rejection.Reason} name), {@code priority} (the request's {@link dev.bulwark.Priority}
+ * name; only on a route that declares a priority setting), {@code limit}, {@code queueLimit}, {@code executing},
  * {@code queued}, {@code waitedMillis} and {@code retryAfter}. Immutable and thread-safe.
  *
  * @param status the HTTP status
@@ -50,6 +51,9 @@ public record Refusal(int status, long retryAfterSeconds, byte[] body) {
         member(json, "instance", instance).append(',');
         member(json, "bulkhead", rejection.bulkheadName()).append(',');
         member(json, "reason", rejection.reason().name()).append(',');
+        if (route.priority().declared()) {
+            member(json, "priority", rejection.priority().name()).append(',');
+        }
         json.append("\"limit\":").append(rejection.maxConcurrency()).append(',');
         json.append("\"queueLimit\":").append(rejection.maxQueue()).append(',');
         json.append("\"executing\":").append(rejection.executingCount()).append(',');
@@ -78,8 +82,8 @@ public record Refusal(int status, long retryAfterSeconds, byte[] body) {
             case PARTITION_LIMIT -> "Bulkhead '" + name + "' already holds its limit of " + rejection.maxConcurrency()
                     + " partitions, so none could be made for this request's key.";
             case UNAVAILABLE -> "Bulkhead '" + name + "' could not reach the store that holds its state.";
-            case EVICTED -> "A newer request took this request's place in the full queue of bulkhead '" + name
-                    + "'.";
+            case EVICTED -> "A request of higher priority (or, in a LIFO queue, a newer one) took this request's "
+                    + "place in the full queue of bulkhead '" + name + "'.";
             case CLOSED -> "Bulkhead '" + name + "' is closed: the service is shutting down.";
             case WEIGHT_EXCEEDS_LIMIT -> "Bulkhead '" + name + "' lowered its limit to " + rejection.maxConcurrency()
                     + " slots, below what this request needs.";

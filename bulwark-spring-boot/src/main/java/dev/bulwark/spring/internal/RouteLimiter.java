@@ -1,8 +1,10 @@
 package dev.bulwark.spring.internal;
 
 import dev.bulwark.Bulkhead;
+import dev.bulwark.CallOptions;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.PartitionedBulkhead;
+import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import java.time.Duration;
 import java.util.Objects;
@@ -25,12 +27,15 @@ public sealed interface RouteLimiter {
      * otherwise on the thread that frees one) and holds the slot until the stage it returns completes.
      *
      * @param key the request's partition key (ignored by an unkeyed route)
+     * @param priority the request's priority: its place in the queue, and whom it may evict from a full one
      * @param work told of the grant; returns the stage that completes when the request is done
      * @param signal cancels the wait
      * @return completes exceptionally with {@link dev.bulwark.BulkheadRejectedException} on refusal, or with a
      *     {@link java.util.concurrent.CancellationException} when {@code signal} cancelled the wait
+     * @throws IllegalArgumentException when a keyed route is given a priority other than {@code NORMAL}
+     *     ({@link PartitionedBulkhead} admits at {@code NORMAL} only; the configuration refuses such a route)
      */
-    CompletableFuture<Void> admit(String key, Supplier<? extends CompletionStage<Void>> work,
+    CompletableFuture<Void> admit(String key, Priority priority, Supplier<? extends CompletionStage<Void>> work,
                                   CancellationSignal signal);
 
     /**
@@ -53,10 +58,11 @@ public sealed interface RouteLimiter {
      * it answers like the bulkhead's own {@code WAIT_TIMEOUT}.
      *
      * @param key the request's key
+     * @param priority the request's priority
      * @param waited how long the request waited
      * @return the rejection, with the bulkhead's counts now
      */
-    Rejection timedOut(String key, Duration waited);
+    Rejection timedOut(String key, Priority priority, Duration waited);
 
     /** Every request of the route through one bulkhead. */
     record Single(Bulkhead bulkhead) implements RouteLimiter {
@@ -67,9 +73,13 @@ public sealed interface RouteLimiter {
         }
 
         @Override
-        public CompletableFuture<Void> admit(String key, Supplier<? extends CompletionStage<Void>> work,
+        public CompletableFuture<Void> admit(String key, Priority priority,
+                                             Supplier<? extends CompletionStage<Void>> work,
                                              CancellationSignal signal) {
-            return bulkhead.callAsync(work, signal);
+            if (priority == Priority.NORMAL) {
+                return bulkhead.callAsync(work, signal); // the options-free path, unchanged
+            }
+            return bulkhead.callAsync(CallOptions.builder().priority(priority).signal(signal).build(), work);
         }
 
         @Override
@@ -83,8 +93,8 @@ public sealed interface RouteLimiter {
         }
 
         @Override
-        public Rejection timedOut(String key, Duration waited) {
-            return rejection(bulkhead, waited);
+        public Rejection timedOut(String key, Priority priority, Duration waited) {
+            return rejection(bulkhead, priority, waited);
         }
     }
 
@@ -104,8 +114,13 @@ public sealed interface RouteLimiter {
         }
 
         @Override
-        public CompletableFuture<Void> admit(String key, Supplier<? extends CompletionStage<Void>> work,
+        public CompletableFuture<Void> admit(String key, Priority priority,
+                                             Supplier<? extends CompletionStage<Void>> work,
                                              CancellationSignal signal) {
+            if (priority != Priority.NORMAL) {
+                throw new IllegalArgumentException("priority: a keyed route admits at NORMAL only, but was "
+                        + priority);
+            }
             return partitions.callAsync(key, work, signal);
         }
 
@@ -120,18 +135,18 @@ public sealed interface RouteLimiter {
         }
 
         @Override
-        public Rejection timedOut(String key, Duration waited) {
+        public Rejection timedOut(String key, Priority priority, Duration waited) {
             Optional<Bulkhead> partition = partitions.partition(key);
             if (partition.isPresent()) {
-                return rejection(partition.get(), waited);
+                return rejection(partition.get(), priority, waited);
             }
             return new Rejection(partitions.name() + "[" + key + "]", Rejection.Reason.WAIT_TIMEOUT, 0, 0, 0, 0,
-                    waited);
+                    waited, priority);
         }
     }
 
-    private static Rejection rejection(Bulkhead bulkhead, Duration waited) {
+    private static Rejection rejection(Bulkhead bulkhead, Priority priority, Duration waited) {
         return new Rejection(bulkhead.name(), Rejection.Reason.WAIT_TIMEOUT, bulkhead.maxConcurrency(),
-                bulkhead.maxQueue(), bulkhead.executingCount(), bulkhead.queuedCount(), waited);
+                bulkhead.maxQueue(), bulkhead.executingCount(), bulkhead.queuedCount(), waited, priority);
     }
 }

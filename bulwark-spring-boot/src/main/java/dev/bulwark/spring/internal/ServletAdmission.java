@@ -2,6 +2,7 @@ package dev.bulwark.spring.internal;
 
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
@@ -53,6 +54,7 @@ final class ServletAdmission implements AsyncListener {
 
     final SheddingRoute route;
     final String key;
+    final Priority priority;
     final String instance;
     final long startNanos = System.nanoTime();
     final CancellationSignal signal = CancellationSignal.create();
@@ -66,9 +68,10 @@ final class ServletAdmission implements AsyncListener {
     /** The request thread parked in the blocking fallback, or {@code null}. */
     private volatile Thread waiter;
 
-    ServletAdmission(SheddingRoute route, String key, String instance) {
+    ServletAdmission(SheddingRoute route, String key, Priority priority, String instance) {
         this.route = route;
         this.key = key;
+        this.priority = priority;
         this.instance = instance;
     }
 
@@ -214,7 +217,7 @@ final class ServletAdmission implements AsyncListener {
                         signal.cancel(); // leaves the queue at once; a grant racing this finds ABANDONED
                     }
                     done.complete(null);
-                    return route.limiter().timedOut(key, Duration.ofNanos(System.nanoTime() - startNanos));
+                    return route.limiter().timedOut(key, priority, Duration.ofNanos(System.nanoTime() - startNanos));
                 }
             } else if (current == REFUSED) {
                 if (state.compareAndSet(REFUSED, ABANDONED)) {

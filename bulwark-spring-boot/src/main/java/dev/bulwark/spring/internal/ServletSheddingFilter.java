@@ -92,10 +92,13 @@ public final class ServletSheddingFilter extends OncePerRequestFilter implements
             return;
         }
         SheddingRoute route = match.route();
+        RoutePriority priorities = route.priority();
         ServletAdmission admission = new ServletAdmission(route, route.key(match.variables(), keyValue(route, request)),
+                priorities.of(priorities.header() == null ? null : request.getHeader(priorities.header())),
                 request.getRequestURI());
         request.setAttribute(ADMISSION, admission);
-        CompletableFuture<Void> outcome = route.limiter().admit(admission.key, admission::granted, admission.signal);
+        CompletableFuture<Void> outcome = route.limiter().admit(admission.key, admission.priority, admission::granted,
+                admission.signal);
         outcome.whenComplete(admission::ended);
         boolean queued = admission.state() == ServletAdmission.WAITING;
         if (queued) {

@@ -26,6 +26,7 @@ public final class SheddingRoute {
     private final int status;
     private final Duration retryAfter;
     private final String problemType;
+    private final RoutePriority priority;
     /** Nanoseconds the last request that had to queue waited before it was admitted; 0 while none has. */
     private volatile long lastQueueWaitNanos;
 
@@ -41,10 +42,11 @@ public final class SheddingRoute {
      * @param status the refusal status
      * @param retryAfter a fixed Retry-After, or {@code null} to derive it
      * @param problemType the problem body's {@code type}
+     * @param priority where a request's priority comes from ({@link RoutePriority#NONE}: always NORMAL)
      */
     public SheddingRoute(int index, PathPattern pattern, Set<String> methods, RouteLimiter limiter,
                          KeySource keySource, String defaultKey, int status, Duration retryAfter,
-                         String problemType) {
+                         String problemType, RoutePriority priority) {
         this.index = index;
         this.pattern = Objects.requireNonNull(pattern, "pattern");
         this.methods = Set.copyOf(methods);
@@ -54,6 +56,7 @@ public final class SheddingRoute {
         this.status = status;
         this.retryAfter = retryAfter;
         this.problemType = Objects.requireNonNull(problemType, "problemType");
+        this.priority = Objects.requireNonNull(priority, "priority");
     }
 
     /**
@@ -129,6 +132,15 @@ public final class SheddingRoute {
 
     KeySource keySource() {
         return keySource;
+    }
+
+    /**
+     * Returns where a request's priority comes from.
+     *
+     * @return the priority settings
+     */
+    public RoutePriority priority() {
+        return priority;
     }
 
     int status() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Permit;
+import dev.bulwark.Priority;
 import jakarta.servlet.AsyncEvent;
 import java.util.Set;
 import java.util.concurrent.CyclicBarrier;
@@ -21,11 +22,13 @@ class ServletAdmissionRaceTest {
 
     private final Bulkhead bulkhead = Bulkhead.builder().name("race").maxConcurrency(1).maxQueue(1).build();
     private final SheddingRoute route = new SheddingRoute(0, PathPatternParser.defaultInstance.parse("/**"), Set.of(),
-            new RouteLimiter.Single(bulkhead), new KeySource.None(), "-", 503, null, "about:blank");
+            new RouteLimiter.Single(bulkhead), new KeySource.None(), "-", 503, null, "about:blank",
+            RoutePriority.NONE);
 
     private ServletAdmission queuedBehind(Permit holder) {
-        ServletAdmission admission = new ServletAdmission(route, "-", "/x");
-        route.limiter().admit("-", admission::granted, admission.signal).whenComplete(admission::ended);
+        ServletAdmission admission = new ServletAdmission(route, "-", Priority.NORMAL, "/x");
+        route.limiter().admit("-", Priority.NORMAL, admission::granted, admission.signal)
+                .whenComplete(admission::ended);
         assertThat(holder.isReleased()).isFalse();
         assertThat(admission.state()).isEqualTo(ServletAdmission.WAITING);
         assertThat(bulkhead.queuedCount()).isEqualTo(1);
@@ -104,10 +107,12 @@ class ServletAdmissionRaceTest {
     void aRefusalAfterTheSuspensionDispatchesOnceAndIsWrittenOnce() {
         Bulkhead noQueue = Bulkhead.builder().name("refusing").maxConcurrency(1).maxQueue(0).build();
         SheddingRoute refusing = new SheddingRoute(0, PathPatternParser.defaultInstance.parse("/**"), Set.of(),
-                new RouteLimiter.Single(noQueue), new KeySource.None(), "-", 503, null, "about:blank");
+                new RouteLimiter.Single(noQueue), new KeySource.None(), "-", 503, null, "about:blank",
+            RoutePriority.NONE);
         Permit holder = noQueue.acquire();
-        ServletAdmission admission = new ServletAdmission(refusing, "-", "/x");
-        refusing.limiter().admit("-", admission::granted, admission.signal).whenComplete(admission::ended);
+        ServletAdmission admission = new ServletAdmission(refusing, "-", Priority.NORMAL, "/x");
+        refusing.limiter().admit("-", Priority.NORMAL, admission::granted, admission.signal)
+                .whenComplete(admission::ended);
 
         assertThat(admission.state()).isEqualTo(ServletAdmission.REFUSED);
         assertThat(admission.rejection().reason()).isEqualTo(dev.bulwark.Rejection.Reason.QUEUE_FULL);

@@ -2,9 +2,11 @@ package dev.bulwark.spring.shedding;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.bulwark.Priority;
 import dev.bulwark.spring.BulwarkAutoConfiguration;
 import dev.bulwark.spring.BulwarkSheddingAutoConfiguration;
 import dev.bulwark.spring.internal.ReactiveSheddingFilter;
+import dev.bulwark.spring.internal.RoutePriority;
 import dev.bulwark.spring.internal.ServletSheddingFilter;
 import dev.bulwark.spring.internal.SheddingRoutes;
 import org.assertj.core.api.AbstractThrowableAssert;
@@ -99,6 +101,33 @@ class SheddingConfigurationTest {
         failure("bulwark.shedding.routes[0].pattern=/api/**", "bulwark.shedding.routes[0].bulkhead=api",
                 "bulwark.shedding.routes[0].retry-after=0s")
                 .hasMessage("bulwark.shedding.routes[0].retry-after must be positive but was PT0S");
+    }
+
+    @Test
+    void anUnknownDefaultPriorityOrAPriorityOnAKeyedRouteFailsTheStartupNamingTheProperty() {
+        failure("bulwark.shedding.routes[0].pattern=/api/**", "bulwark.shedding.routes[0].bulkhead=api",
+                "bulwark.shedding.routes[0].priority-header=X-Priority",
+                "bulwark.shedding.routes[0].default-priority=urgent")
+                .hasMessage("bulwark.shedding.routes[0].default-priority 'urgent' is not a priority (one of "
+                        + "[CRITICAL, HIGH, NORMAL, LOW, SHEDDABLE], case-insensitive)");
+        failure("bulwark.shedding.routes[0].pattern=/api/**", "bulwark.shedding.routes[0].bulkhead=api",
+                "bulwark.shedding.routes[0].key.header=X-Tenant", "bulwark.shedding.routes[0].priority-header=X-P")
+                .hasMessageStartingWith("bulwark.shedding.routes[0].priority-header is set on a keyed route, but a "
+                        + "keyed route admits every request at NORMAL priority");
+        failure("bulwark.shedding.routes[0].pattern=/api/**", "bulwark.shedding.routes[0].bulkhead=api",
+                "bulwark.shedding.routes[0].key.principal=true", "bulwark.shedding.routes[0].default-priority=LOW")
+                .hasMessageStartingWith("bulwark.shedding.routes[0].default-priority is set on a keyed route");
+        failure("bulwark.shedding.routes[0].pattern=/api/**", "bulwark.shedding.routes[0].bulkhead=api",
+                "bulwark.shedding.routes[0].priority-header= ")
+                .hasMessage("bulwark.shedding.routes[0].priority-header must not be blank");
+        new WebApplicationContextRunner().withConfiguration(BULWARK).withPropertyValues(VALID)
+                .withPropertyValues("bulwark.shedding.routes[0].priority-header=X-Priority",
+                        "bulwark.shedding.routes[0].default-priority=sheddable")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(SheddingRoutes.class).routes().get(0).priority())
+                            .isEqualTo(new RoutePriority("X-Priority", Priority.SHEDDABLE, true));
+                });
     }
 
     private static AbstractThrowableAssert<?, ? extends Throwable> failure(String... properties) {

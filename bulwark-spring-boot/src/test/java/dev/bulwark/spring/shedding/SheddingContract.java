@@ -97,6 +97,84 @@ abstract class SheddingContract {
     }
 
     @Test
+    void aCriticalRequestEvictsAQueuedSheddableOneWhichAnswers503Evicted() {
+        try (RunningApp app = start("bulwark.bulkheads.api.max-concurrency=1", "bulwark.bulkheads.api.max-queue=1",
+                "bulwark.shedding.routes[0].pattern=/api/**", "bulwark.shedding.routes[0].bulkhead=api",
+                "bulwark.shedding.routes[0].priority-header=X-Priority",
+                "bulwark.shedding.routes[0].default-priority=low")) {
+            Bulkhead api = app.bulkhead("api");
+            Counts counts = new Counts();
+            api.addListener(counts);
+            CompletableFuture<HttpResponse<String>> holder = app.get("/api/hold/1");
+            await().until(() -> app.gate().entered() == 1);
+            CompletableFuture<HttpResponse<String>> sheddable = app.get("/api/hold/2", "X-Priority", "sheddable");
+            await().until(() -> api.queuedCount() == 1);
+
+            CompletableFuture<HttpResponse<String>> critical = app.get("/api/hold/3", "X-Priority", "Critical");
+            HttpResponse<String> evicted = answer(sheddable);
+            assertThat(evicted.statusCode()).isEqualTo(503);
+            assertThat(evicted.headers().firstValue("Retry-After")).as("no max-wait, no queue wait yet").hasValue("1");
+            assertThat(evicted.headers().firstValue("Content-Type")).hasValueSatisfying(
+                    type -> assertThat(type).startsWith("application/problem+json"));
+            assertThat(evicted.body()).startsWith("{\"type\":\"about:blank\",\"title\":\"Service Unavailable\","
+                    + "\"status\":503,\"detail\":\"A request of higher priority (or, in a LIFO queue, a newer "
+                    + "one) took this request's place in the full queue of bulkhead 'api'.\",\"instance\":\"/api/hold/2\","
+                    + "\"bulkhead\":\"api\",\"reason\":\"EVICTED\",\"priority\":\"SHEDDABLE\",\"limit\":1,"
+                    + "\"queueLimit\":1,").endsWith(",\"retryAfter\":1}");
+            await().until(() -> api.queuedCount() == 1);
+
+            HttpResponse<String> anotherSheddable = answer(app.get("/api/hold/4", "X-Priority", "SHEDDABLE"));
+            assertThat(anotherSheddable.statusCode()).isEqualTo(503);
+            assertThat(anotherSheddable.body()).as("nobody lower waits: refused, the CRITICAL one keeps its place")
+                    .contains("\"reason\":\"QUEUE_FULL\",\"priority\":\"SHEDDABLE\"", "\"queued\":1");
+            HttpResponse<String> unknown = answer(app.get("/api/hold/5", "X-Priority", "urgent"));
+            assertThat(unknown.body()).as("an unknown value means the default priority, not a 400")
+                    .contains("\"reason\":\"QUEUE_FULL\",\"priority\":\"LOW\"");
+            assertThat(app.gate().entered()).as("no refused request reached the handler").isEqualTo(1);
+
+            app.gate().release("1");
+            assertThat(answer(holder).statusCode()).isEqualTo(200);
+            await().until(() -> app.gate().entered() == 2);
+            app.gate().release("3");
+            HttpResponse<String> criticalAnswer = answer(critical);
+            assertThat(criticalAnswer.statusCode()).isEqualTo(200);
+            assertThat(criticalAnswer.body()).isEqualTo("done 3");
+            await().until(() -> counts.released.get() == 2);
+            assertThat(api.executingCount()).isZero();
+            assertThat(api.queuedCount()).isZero();
+            assertThat(app.gate().entered()).isEqualTo(2);
+            assertThat(counts).hasToString("admitted 2, rejected 3, cancelled 0, released 2");
+        }
+    }
+
+    @Test
+    void withoutAHeaderEveryRequestOfTheRouteHasTheDefaultPriority() {
+        try (RunningApp app = start("bulwark.bulkheads.api.max-concurrency=1", "bulwark.bulkheads.api.max-queue=1",
+                "bulwark.shedding.routes[0].pattern=/api/hold/**", "bulwark.shedding.routes[0].bulkhead=api",
+                "bulwark.shedding.routes[0].default-priority=SHEDDABLE",
+                "bulwark.shedding.routes[1].pattern=/other/**", "bulwark.shedding.routes[1].bulkhead=api",
+                "bulwark.shedding.routes[1].default-priority=HIGH")) {
+            Bulkhead api = app.bulkhead("api");
+            CompletableFuture<HttpResponse<String>> holder = app.get("/api/hold/1");
+            await().until(() -> app.gate().entered() == 1);
+            CompletableFuture<HttpResponse<String>> prefetch = app.get("/api/hold/2", "X-Priority", "CRITICAL");
+            await().until(() -> api.queuedCount() == 1);
+
+            CompletableFuture<HttpResponse<String>> high = app.get("/other/hold/3");
+            HttpResponse<String> evicted = answer(prefetch);
+            assertThat(evicted.body()).as("the route reads no header: the request is SHEDDABLE whatever it sends")
+                    .contains("\"reason\":\"EVICTED\",\"priority\":\"SHEDDABLE\"", "\"instance\":\"/api/hold/2\"");
+
+            app.gate().release("1");
+            assertThat(answer(holder).statusCode()).isEqualTo(200);
+            await().until(() -> app.gate().entered() == 2);
+            app.gate().release("3");
+            assertThat(answer(high).statusCode()).isEqualTo(200);
+            await().until(() -> api.executingCount() == 0);
+        }
+    }
+
+    @Test
     void aHeaderKeyGivesEachTenantItsOwnPartition() {
         try (RunningApp app = start("bulwark.bulkheads.tenant.max-concurrency=1",
                 "bulwark.shedding.routes[0].pattern=/tenants/**", "bulwark.shedding.routes[0].bulkhead=tenant",
