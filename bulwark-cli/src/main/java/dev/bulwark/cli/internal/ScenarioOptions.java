@@ -138,11 +138,11 @@ final class ScenarioOptions {
             throw new ParameterException(spec.commandLine(), "--retry-delay applies only with --retry N");
         }
         ArrivalModel model = closedLoop ? new ArrivalModel.ClosedLoop(arrivals.clients, thinkTime)
-                : new ArrivalModel.OpenLoop(arrivals != null && arrivals.rate != null ? arrivals.rate : DEFAULT_RATE);
+                : new ArrivalModel.OpenLoop(openLoopRate());
         return SimulationSettings.builder()
                 .duration(duration)
                 .arrivals(model)
-                .seed(seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000_000L))
+                .seed(seedOrRandom())
                 .serviceTime(serviceTime)
                 .downstreamCapacity(downstreamCapacity)
                 .degradation(degradation)
@@ -151,5 +151,15 @@ final class ScenarioOptions {
                 .mode(virtualTime ? ExecutionMode.VIRTUAL_TIME
                         : threads ? ExecutionMode.THREADS : ExecutionMode.ASYNC)
                 .drain(drain);
+    }
+
+    /** The open-loop arrival rate: {@code --rate}, or the default. */
+    Rate openLoopRate() {
+        return arrivals != null && arrivals.rate != null ? arrivals.rate : DEFAULT_RATE;
+    }
+
+    /** {@code --seed}, or a random one (printed in the report). */
+    long seedOrRandom() {
+        return seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000_000L);
     }
 }

@@ -21,7 +21,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ThreadLocalRandom;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -238,9 +237,8 @@ final class SimulateCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(),
                     "--noisy-tenant must be a number of at least 0 but was " + noisyFactor);
         }
-        Rate rate = scenario.arrivals != null && scenario.arrivals.rate != null ? scenario.arrivals.rate
-                : ScenarioOptions.DEFAULT_RATE;
-        long seed = scenario.seed != null ? scenario.seed : ThreadLocalRandom.current().nextLong(1, 1_000_000_000L);
+        Rate rate = scenario.openLoopRate();
+        long seed = scenario.seedOrRandom();
         TenantSimulation.Result result = new TenantSimulation(new TenantSimulation.Settings(tenants, noisyFactor,
                 rate, scenario.serviceTime, limit, noisyLimit == null ? limit : noisyLimit, queue, maxWait, globalLimit, !globalFifo, duration, seed)).run();
         PrintWriter out = spec.commandLine().getOut();
