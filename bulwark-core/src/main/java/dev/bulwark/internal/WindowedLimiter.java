@@ -24,17 +24,16 @@ import java.util.concurrent.atomic.DoubleAdder;
  * adds anyway). The per-sample path is wait-free: one
  * {@code getAndAdd} on {@link #window}, which packs the window's sample count (high {@value #COUNT_SHIFT}+ bits)
  * and its latency sum in microseconds (low {@value #COUNT_SHIFT} bits) into one long, so a sample's count and
- * latency always land in the same window; plus, for drops, an increment of {@link #drops}; plus a read of the
+ * latency always land in the same window (successes only: a drop is an increment of {@link #drops} instead); plus a read of the
  * in-flight maximum (written only when exceeded) and, for subclasses that ask for it, a {@link DoubleAdder} of
  * squared latencies. The sample whose add completes a window tries to become its closer by a CAS on
  * {@link #closing}; a sample that loses simply stays in the accumulators, which the next window inherits.
  *
  * <p><b>Invariant:</b> the closer subtracts exactly the values it read ({@code getAndAdd(-read)}), never resets
  * to zero, so every sample is counted in exactly one window: none is lost and none counted twice, however closes
- * and adds interleave. A drop is added to {@link #drops} only after its sample is in {@link #window}, and the closer
- * reads {@link #drops} before {@link #window}, so every drop a window takes has its sample in the same window (its
- * successes, count minus drops, are never negative); a drop racing a close may fall to the next window, never
- * twice. (The squared sum and the in-flight maximum are separate words: a sample racing a close may have its
+ * and adds interleave. A success is counted only in {@link #window} and a drop only in {@link #drops}, each taken
+ * out by subtracting what was read, so a sample racing a close falls to this window or the next, never both (an
+ * earlier layout counted drops in both words and could count one twice). (The squared sum and the in-flight maximum are separate words: a sample racing a close may have its
  * square counted in the next window. They steer heuristics, never the sample count.) Only the closer, holding {@link #closing}, reads or writes the algorithm's state; the CAS that
  * acquires it and the volatile write that releases it order each closer after the previous one, so that state
  * needs no lock of its own. The new limit is applied after {@link #closing} is released, through
@@ -101,20 +100,22 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
             maxInFlight.accumulateAndGet(inFlight, Math::max);
         }
         boolean drop = outcome == Permit.Outcome.DROPPED;
-        long add;
+        long seen;
+        long dropped;
         if (drop) {
-            add = ONE_SAMPLE;
+            // A drop lives in `drops` alone, a success in `window` alone: each sample is in exactly one counter,
+            // so no interleaving with a close can count it twice (see the class comment).
+            dropped = drops.incrementAndGet();
+            seen = (window.get() >>> COUNT_SHIFT) + dropped;
         } else {
             long micros = Math.min(MAX_SAMPLE_MICROS, Math.max(1L, latencyNanos / 1_000L));
             if (squares != null) {
                 squares.add((double) micros * micros);
             }
-            add = ONE_SAMPLE | micros;
+            long add = ONE_SAMPLE | micros;
+            dropped = 0L;
+            seen = (window.getAndAdd(add) + add) >>> COUNT_SHIFT;
         }
-        long seen = (window.getAndAdd(add) + add) >>> COUNT_SHIFT;
-        // A drop is counted in `drops` only after its sample is in `window`, and the closer reads `drops` before
-        // `window`: so every drop a closer reads has its sample in what it reads (see the class comment).
-        long dropped = drop ? drops.incrementAndGet() : 0L;
         int current = bulkhead.maxConcurrency();
         if (!mayComplete(seen, dropped, current)) {
             return;
@@ -124,10 +125,10 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
         }
         int next;
         try {
-            long dropCount = drops.get(); // before window: see the sample path
+            long dropCount = drops.get();
             long packed = window.get();
-            long count = packed >>> COUNT_SHIFT;
-            long successes = Math.max(0L, count - dropCount);
+            long successes = packed >>> COUNT_SHIFT;
+            long count = successes + dropCount;
             long sumMicros = packed & SUM_MASK;
             double sumSquares = squares == null ? Double.NaN : squares.sum();
             Window w = closed;
@@ -172,7 +173,7 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
 
     /** Samples gathered and not yet taken by a closed window (for the race test's accounting). */
     long pendingSamples() {
-        return window.get() >>> COUNT_SHIFT;
+        return (window.get() >>> COUNT_SHIFT) + drops.get();
     }
 
     /**
