@@ -122,10 +122,10 @@ class RedisBulkheadWeightTest {
         Permit first = holder.acquire();
         Permit second = holder.acquire();
         CompletableFuture<Permit> heavy = heavyInstance.acquireAsyncWith(CallOptions.weight(3));
-        heavy.thenRun(() -> order.add("heavy"));
+        CompletableFuture<Void> heavyRecorded = heavy.thenRun(() -> order.add("heavy"));
         awaitQueued(holder.name(), 1);
         CompletableFuture<Permit> light = lightInstance.acquireAsyncWith(CallOptions.weight(1));
-        light.thenRun(() -> order.add("light"));
+        CompletableFuture<Void> lightRecorded = light.thenRun(() -> order.add("light"));
 
         awaitQueued(holder.name(), 2);
         assertThat(lightInstance.tryAcquire()).as("a free slot is not taken past the heavy head").isEmpty();
@@ -138,8 +138,11 @@ class RedisBulkheadWeightTest {
         Permit heavyPermit = heavy.get(20, TimeUnit.SECONDS);
         assertThat(holder.executingCount()).isEqualTo(3);
         assertThat(light).isNotDone();
+        heavyRecorded.get(20, TimeUnit.SECONDS);
         heavyPermit.close();
         light.get(20, TimeUnit.SECONDS).close();
+        // The completing thread runs the recording stage after get() may already have returned here.
+        lightRecorded.get(20, TimeUnit.SECONDS);
 
         assertThat(order).containsExactly("heavy", "light");
         await().untilAsserted(() -> assertThat(holder.executingCount()).isZero());
