@@ -22,11 +22,24 @@ package dev.bulwark;
 public interface BulkheadListener {
 
     /**
-     * A call got a slot.
+     * A call got a slot. Override this one when the call's {@link Priority} does not matter to you; bulkheads call
+     * {@link #admitted(long, Priority)}, whose default calls this.
      *
      * @param waitedNanos how long it waited in the queue, in nanoseconds; {@code 0} when a slot was free at once
      */
     default void admitted(long waitedNanos) {
+    }
+
+    /**
+     * A call of the given priority got a slot: the event bulkheads report, so that admissions can be counted per
+     * priority. Its default calls {@link #admitted(long)}; override one of the two, not both (overriding this one
+     * replaces that call). A call made without {@link CallOptions} is reported as {@link Priority#NORMAL}.
+     *
+     * @param waitedNanos how long it waited in the queue, in nanoseconds; {@code 0} when a slot was free at once
+     * @param priority the priority the call asked for, never {@code null}
+     */
+    default void admitted(long waitedNanos, Priority priority) {
+        admitted(waitedNanos);
     }
 
     /**
@@ -43,6 +56,18 @@ public interface BulkheadListener {
      * @param waitedNanos how long it waited before leaving, in nanoseconds
      */
     default void cancelled(long waitedNanos) {
+    }
+
+    /**
+     * A queued call of the given priority left the queue because its caller gave up: the event bulkheads report.
+     * Its default calls {@link #cancelled(long)}; override one of the two, not both. (A refusal's priority is
+     * {@link Rejection#priority()}.)
+     *
+     * @param waitedNanos how long it waited before leaving, in nanoseconds
+     * @param priority the priority the call asked for, never {@code null}
+     */
+    default void cancelled(long waitedNanos, Priority priority) {
+        cancelled(waitedNanos);
     }
 
     /**

@@ -199,4 +199,80 @@ class BulkheadPriorityTest {
         normalNew.join().close();
         BulkheadRaceTest.assertQuiet(bulkhead, 1);
     }
+
+    /** Counts each listener event by the priority it carries. */
+    private static final class PerPriority implements BulkheadListener {
+        final java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> counts =
+                new java.util.concurrent.ConcurrentHashMap<>();
+
+        void count(String event, Priority priority) {
+            counts.computeIfAbsent(event + ":" + priority, key -> new java.util.concurrent.atomic.AtomicInteger())
+                    .incrementAndGet();
+        }
+
+        int of(String event, Priority priority) {
+            java.util.concurrent.atomic.AtomicInteger count = counts.get(event + ":" + priority);
+            return count == null ? 0 : count.get();
+        }
+
+        @Override
+        public void admitted(long waitedNanos, Priority priority) {
+            count("admitted", priority);
+        }
+
+        @Override
+        public void cancelled(long waitedNanos, Priority priority) {
+            count("cancelled", priority);
+        }
+
+        @Override
+        public void rejected(Rejection rejection) {
+            count("rejected", rejection.priority());
+        }
+    }
+
+    @Test
+    void listenersSeeEveryAdmissionAndCancellationWithItsPriority() {
+        PerPriority perPriority = new PerPriority();
+        java.util.concurrent.atomic.AtomicInteger plainAdmitted = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger plainCancelled = new java.util.concurrent.atomic.AtomicInteger();
+        BulkheadListener plain = new BulkheadListener() {
+            @Override
+            public void admitted(long waitedNanos) {
+                plainAdmitted.incrementAndGet();
+            }
+
+            @Override
+            public void cancelled(long waitedNanos) {
+                plainCancelled.incrementAndGet();
+            }
+        };
+        Bulkhead bulkhead = builder(1, 2).listener(perPriority).listener(plain).build();
+
+        bulkhead.call(() -> "default");                                     // NORMAL, at once
+        bulkhead.call(CallOptions.priority(Priority.HIGH), () -> "high");   // at once
+        bulkhead.tryAcquireWith(CallOptions.priority(Priority.LOW)).orElseThrow().close();
+        Permit holder = bulkhead.acquireWith(CallOptions.priority(Priority.CRITICAL));
+        CompletableFuture<Permit> sheddable = queue(bulkhead, Priority.SHEDDABLE);
+        CancellationSignal cancel = CancellationSignal.create();
+        CompletableFuture<Permit> cancelled = bulkhead.acquireAsyncWith(CallOptions.builder()
+                .priority(Priority.LOW).signal(cancel).build());
+        CompletableFuture<Permit> evicts = queue(bulkhead, Priority.HIGH); // the queue is full: SHEDDABLE is evicted
+        cancel.cancel();
+        holder.close();
+        evicts.join().close();
+
+        assertThat(sheddable).isCompletedExceptionally();
+        assertThat(cancelled).isCompletedExceptionally();
+        assertThat(perPriority.of("admitted", Priority.NORMAL)).isEqualTo(1);
+        assertThat(perPriority.of("admitted", Priority.HIGH)).isEqualTo(2);
+        assertThat(perPriority.of("admitted", Priority.LOW)).isEqualTo(1);
+        assertThat(perPriority.of("admitted", Priority.CRITICAL)).isEqualTo(1);
+        assertThat(perPriority.of("rejected", Priority.SHEDDABLE)).isEqualTo(1);
+        assertThat(perPriority.of("cancelled", Priority.LOW)).isEqualTo(1);
+        assertThat(perPriority.of("admitted", Priority.SHEDDABLE)).isZero();
+        assertThat(plainAdmitted).as("the one-argument form still sees every admission").hasValue(5);
+        assertThat(plainCancelled).hasValue(1);
+        BulkheadRaceTest.assertQuiet(bulkhead, 1);
+    }
 }

@@ -1,6 +1,7 @@
 package dev.bulwark.internal;
 
 import dev.bulwark.BulkheadListener;
+import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.Ticker;
 import dev.bulwark.internal.stats.SampledListener;
@@ -141,11 +142,11 @@ final class BulkheadEvents {
         return SampledListener.UNTIMED;
     }
 
-    void admitted(long waitedNanos) {
+    void admitted(long waitedNanos, Priority priority) {
         long waited = Math.max(0L, waitedNanos);
         for (int i = 0; i < entries.length; i++) {
             try {
-                entries[i].listener.admitted(waited);
+                entries[i].listener.admitted(waited, priority);
             } catch (Throwable failure) {
                 report(i, "admitted", failure);
             }
@@ -162,11 +163,11 @@ final class BulkheadEvents {
         }
     }
 
-    void cancelled(long waitedNanos) {
+    void cancelled(long waitedNanos, Priority priority) {
         long waited = Math.max(0L, waitedNanos);
         for (int i = 0; i < entries.length; i++) {
             try {
-                entries[i].listener.cancelled(waited);
+                entries[i].listener.cancelled(waited, priority);
             } catch (Throwable failure) {
                 report(i, "cancelled", failure);
             }

@@ -6,6 +6,7 @@ import dev.bulwark.BulkheadListener;
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
+import dev.bulwark.Priority;
 import dev.bulwark.QueueOrder;
 import dev.bulwark.Rejection;
 import dev.bulwark.Scheduler;
@@ -305,7 +306,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         if (rejection != null) {
             callerFuture.completeExceptionally(reject(rejection));
         } else if (waiter.grantedOnArrival) {
-            reportAdmitted(0);
+            reportAdmitted(0, waiter.priorityLevel());
             waiter.begin();
         } else {
             waiter.arm(scheduler);
@@ -355,13 +356,13 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
     /** A queued waiter got its slot and will run. */
     void waiterAdmitted(Waiter waiter, long waitedNanos) {
         FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.ADMITTED);
-        reportAdmitted(waitedNanos);
+        reportAdmitted(waitedNanos, waiter.priorityLevel());
     }
 
     /** A queued waiter left without running because its caller gave up. */
     void waiterCancelled(Waiter waiter, long waitedNanos) {
         FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.CANCELLED);
-        reportCancelled(waitedNanos);
+        reportCancelled(waitedNanos, waiter.priorityLevel());
     }
 
     /**
@@ -380,17 +381,18 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         return reject(waiterRefusal(Rejection.Reason.WAIT_TIMEOUT, waitedNanos, waiter.priority));
     }
 
-    void reportAdmitted(long waitedNanos) {
+    @Override
+    void reportAdmitted(long waitedNanos, Priority priority) {
         BulkheadEvents listeners = events;
         if (listeners != null) {
-            listeners.admitted(waitedNanos);
+            listeners.admitted(waitedNanos, priority);
         }
     }
 
-    void reportCancelled(long waitedNanos) {
+    void reportCancelled(long waitedNanos, Priority priority) {
         BulkheadEvents listeners = events;
         if (listeners != null) {
-            listeners.cancelled(waitedNanos);
+            listeners.cancelled(waitedNanos, priority);
         }
     }
 

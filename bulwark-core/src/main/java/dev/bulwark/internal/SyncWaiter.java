@@ -46,7 +46,7 @@ final class SyncWaiter extends Waiter implements Runnable {
             throw bulkhead.reject(rejection);
         }
         if (waiter.grantedOnArrival) {
-            bulkhead.reportAdmitted(0);
+            bulkhead.reportAdmitted(0, waiter.priorityLevel());
             return;
         }
         GrantDispatch.runPendingBeforeBlocking();

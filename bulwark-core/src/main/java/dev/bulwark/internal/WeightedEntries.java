@@ -73,7 +73,12 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
     // Provided by InProcessBulkhead, the only subclass.
     abstract BulkheadRejectedException reject(Rejection rejection);
 
-    abstract void reportAdmitted(long waitedNanos);
+    abstract void reportAdmitted(long waitedNanos, Priority priority);
+
+    /** Reports the admission of a call made without options (so of {@link Priority#NORMAL}). */
+    final void reportAdmitted(long waitedNanos) {
+        reportAdmitted(waitedNanos, Priority.NORMAL);
+    }
 
     abstract boolean observed();
 
@@ -146,7 +151,7 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
         int level = options.priority().ordinal();
         long outcome = admitOrObserveFull(weight, level);
         if (outcome == ADMITTED) {
-            reportAdmitted(0);
+            reportAdmitted(0, options.priority());
         } else if (outcome != MUST_WAIT) {
             throw reject(refusal(Rejection.Reason.QUEUE_FULL, outcome, 0L, level));
         } else {
@@ -163,7 +168,7 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
                 || admitOrObserveFull(weight, options.priority().ordinal()) != ADMITTED) {
             return Optional.empty();
         }
-        reportAdmitted(0);
+        reportAdmitted(0, options.priority());
         return Optional.of(newPermit(weight));
     }
 
@@ -225,7 +230,7 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
         int level = options.priority().ordinal();
         long outcome = admitOrObserveFull(weight, level);
         if (outcome == ADMITTED) {
-            reportAdmitted(0);
+            reportAdmitted(0, options.priority());
         } else if (outcome != MUST_WAIT) {
             future.completeExceptionally(reject(refusal(Rejection.Reason.QUEUE_FULL, outcome, 0L, level)));
         }

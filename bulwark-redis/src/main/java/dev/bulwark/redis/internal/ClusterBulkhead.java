@@ -159,17 +159,17 @@ public final class ClusterBulkhead extends ClusterProtocol {
 
     /** Takes a permit of weight 1 only if one is free now and nobody waits anywhere in the cluster. */
     public Optional<Permit> tryAcquire() {
-        return tryAcquire(1);
+        return tryAcquire(1, Priority.NORMAL);
     }
 
     /** Takes a permit of the options' weight only if its slots are free now and nobody waits. */
     public Optional<Permit> tryAcquire(CallOptions options) {
         Objects.requireNonNull(options, "options");
         requireWeightWithinLimit(options.weight());
-        return options.signal().isCancelled() ? Optional.empty() : tryAcquire(options.weight());
+        return options.signal().isCancelled() ? Optional.empty() : tryAcquire(options.weight(), options.priority());
     }
 
-    private Optional<Permit> tryAcquire(int weight) {
+    private Optional<Permit> tryAcquire(int weight, Priority priority) {
         if (closed) {
             return Optional.empty();
         }
@@ -185,7 +185,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
         } catch (ExecutionException failure) {
             orphans.add(id, ticker.read() + leaseNanos);
             return settings.failureMode() == FailureMode.FAIL_OPEN
-                    ? Optional.of(runWithoutPermit(failure.getCause())) : Optional.empty();
+                    ? Optional.of(runWithoutPermit(failure.getCause(), priority)) : Optional.empty();
         }
         refreshLimits(reply, 3);
         if (Replies.intAt(reply, 0) != 1) {
@@ -194,7 +194,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
         RemotePermit permit = new RemotePermit(this, id, weight, ticker.read(), startedAt);
         running.incrementAndGet();
         holdPermit(permit);
-        events.admitted(0);
+        events.admitted(0, priority);
         return Optional.of(permit);
     }
 
@@ -320,9 +320,9 @@ public final class ClusterBulkhead extends ClusterProtocol {
         }
     }
 
-    Permit runWithoutPermit(Throwable cause) {
+    Permit runWithoutPermit(Throwable cause, Priority priority) {
         events.ranWithoutPermit(cause);
-        events.admitted(0);
+        events.admitted(0, priority);
         running.incrementAndGet();
         return new UnbackedPermit(this, ticker.read());
     }
@@ -349,14 +349,14 @@ public final class ClusterBulkhead extends ClusterProtocol {
         switch (waiter.status()) {
             case RemoteWaiter.GRANTED:
                 if (!gaveUp) {
-                    events.admitted(waiter.grantedOnArrival ? 0 : waited);
+                    events.admitted(waiter.grantedOnArrival ? 0 : waited, waiter.priority);
                     return waiter.permit;
                 }
                 // Granted at the same instant the caller gave up: pass the slot on instead of running for nobody,
                 // and end as a cancellation.
                 waiter.permit.closeUnused();
             case RemoteWaiter.CANCELLED:
-                events.cancelled(waited);
+                events.cancelled(waited, waiter.priority);
                 throw interrupted ? Outcomes.interruptedWhileQueued(name)
                         : Outcomes.cancelledWhileQueued(name, waiter.signal);
             case RemoteWaiter.REFUSED:
@@ -365,7 +365,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
                 throw reject(rejection(Rejection.Reason.WAIT_TIMEOUT, waited, waiter.priority), null);
             case RemoteWaiter.UNAVAILABLE:
                 if (settings.failureMode() == FailureMode.FAIL_OPEN) {
-                    return runWithoutPermit(waiter.failure);
+                    return runWithoutPermit(waiter.failure, waiter.priority);
                 }
                 throw reject(rejection(Rejection.Reason.UNAVAILABLE, waited, waiter.priority), waiter.failure);
             default:

@@ -1,6 +1,7 @@
 package dev.bulwark.redis.internal;
 
 import dev.bulwark.BulkheadListener;
+import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.redis.LostPermit;
 import dev.bulwark.redis.RedisBulkheadListener;
@@ -61,18 +62,18 @@ final class ClusterEvents {
         return listeners.get().length != 0;
     }
 
-    void admitted(long waitedNanos) {
+    void admitted(long waitedNanos, Priority priority) {
         long waited = Math.max(0L, waitedNanos);
-        each("admitted", listener -> listener.admitted(waited));
+        each("admitted", listener -> listener.admitted(waited, priority));
     }
 
     void rejected(Rejection rejection) {
         each("rejected", listener -> listener.rejected(rejection));
     }
 
-    void cancelled(long waitedNanos) {
+    void cancelled(long waitedNanos, Priority priority) {
         long waited = Math.max(0L, waitedNanos);
-        each("cancelled", listener -> listener.cancelled(waited));
+        each("cancelled", listener -> listener.cancelled(waited, priority));
     }
 
     void released(long executionNanos) {
