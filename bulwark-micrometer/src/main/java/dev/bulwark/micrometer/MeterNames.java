@@ -15,6 +15,11 @@ public final class MeterNames {
     public static final String TAG_NAME = "name";
     /** Tag on the call counters and the wait timer: how a call ended. */
     public static final String TAG_OUTCOME = "outcome";
+    /**
+     * Tag on {@value #BULKHEAD_PRIORITY_CALLS}: the {@link dev.bulwark.Priority} a call asked for, in lower case
+     * ({@code critical}, {@code high}, {@code normal}, {@code low}, {@code sheddable}).
+     */
+    public static final String TAG_PRIORITY = "priority";
     /** Tag on the fallback counter: the simple class name of the failure turned into a value. */
     public static final String TAG_EXCEPTION = "exception";
 
@@ -35,6 +40,14 @@ public final class MeterNames {
      * Exact counts.
      */
     public static final String BULKHEAD_CALLS = "bulwark.bulkhead.calls";
+    /**
+     * Function counter: calls by {@value #TAG_PRIORITY} (every priority registered at 0) and {@value #TAG_OUTCOME}:
+     * {@code admitted}, {@code rejected} (any reason; the reasons are on {@value #BULKHEAD_CALLS}) and
+     * {@code cancelled}. A call made without {@link dev.bulwark.CallOptions} counts as {@code normal}. The
+     * {@code normal} admissions are derived when scraped (all admissions less the other priorities'), so that a call
+     * pays no second increment: never above the true count, exact when the bulkhead is quiet, monotonic.
+     */
+    public static final String BULKHEAD_PRIORITY_CALLS = "bulwark.bulkhead.priority.calls";
     /**
      * Function timer: how long calls waited for a slot, by {@value #TAG_OUTCOME}: {@code admitted} (zero for a call
      * that found a free slot), {@code rejected.wait_timeout} and {@code cancelled}. Exact counts and totals.

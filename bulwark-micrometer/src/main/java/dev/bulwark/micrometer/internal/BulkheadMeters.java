@@ -14,6 +14,7 @@ import static dev.bulwark.micrometer.MeterNames.TAG_OUTCOME;
 import static dev.bulwark.micrometer.MeterNames.TAG_PHI;
 
 import dev.bulwark.Bulkhead;
+import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.internal.stats.SampledListener;
 import dev.bulwark.internal.stats.TimerStatistics;
@@ -63,6 +64,7 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
     private final CumulativeCount admissions;
     private final CumulativeCount cancellations;
     private final CumulativeCount waitTimeouts;
+    private final PriorityCounts priorities;
     /** Non-zero waits only; the counts are the counters'. */
     private final TimerStatistics waitAdmitted = TimerStatistics.sampled();
     private final TimerStatistics waitTimedOut = TimerStatistics.sampled();
@@ -89,12 +91,13 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
         admissions = CumulativeCount.of(admitted);
         cancellations = CumulativeCount.of(cancelled);
         waitTimeouts = CumulativeCount.of(rejected[Rejection.Reason.WAIT_TIMEOUT.ordinal()]);
+        priorities = PriorityCounts.register(group, tags, admissions);
         executions = new ExecutionSource(bulkhead, admissions, execution);
         sources = new Object[] {
             wait(group, tags, ADMITTED, admissions, waitAdmitted),
             wait(group, tags, rejectedOutcome(Rejection.Reason.WAIT_TIMEOUT), waitTimeouts, waitTimedOut),
             wait(group, tags, CANCELLED, cancellations, waitCancelled),
-            executions};
+            executions, priorities};
         TimerStatistics timed = execution;
         group.add(FunctionTimer.builder(BULKHEAD_EXECUTION, executions, ExecutionSource::count,
                         ExecutionSource::totalNanos, TimeUnit.NANOSECONDS).tags(tags)
@@ -186,6 +189,12 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
 
     @Override
     public void admitted(long waitedNanos) {
+        admitted(waitedNanos, Priority.NORMAL);
+    }
+
+    @Override
+    public void admitted(long waitedNanos, Priority priority) {
+        priorities.admitted(priority); // before the total: see PriorityCounts
         admitted.increment();
         admissions.increment();
         if (waitedNanos > 0) {
@@ -196,6 +205,7 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
     @Override
     public void rejected(Rejection rejection) {
         rejected[rejection.reason().ordinal()].increment();
+        priorities.rejected(rejection.priority());
         if (rejection.reason() == Rejection.Reason.WAIT_TIMEOUT) {
             waitTimeouts.increment();
             waitTimedOut.recordTimed(rejection.waited().toNanos());
@@ -204,6 +214,12 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
 
     @Override
     public void cancelled(long waitedNanos) {
+        cancelled(waitedNanos, Priority.NORMAL);
+    }
+
+    @Override
+    public void cancelled(long waitedNanos, Priority priority) {
+        priorities.cancelled(priority);
         cancelled.increment();
         cancellations.increment();
         waitCancelled.recordTimed(waitedNanos);
