@@ -41,7 +41,8 @@ class RedisBulkheadBasicsTest {
     }
 
     private static RedisBulkhead.Builder builder(TestInfo test) {
-        return RedisBulkhead.builder(redis.newClient(), test.getDisplayName());
+        return RedisBulkhead.builder(redis.newClient(), test.getDisplayName())
+                .commandTimeout(RedisBulkheadQueueTest.PATIENT);
     }
 
     private static RedisBulkhead track(RedisBulkhead bulkhead) {

@@ -41,7 +41,8 @@ class RedisBulkheadDrainTest {
     }
 
     private static RedisBulkhead.Builder builder(TestInfo test) {
-        return RedisBulkhead.builder(redis.newClient(), test.getDisplayName()).maxConcurrency(1).maxQueue(10);
+        return RedisBulkhead.builder(redis.newClient(), test.getDisplayName()).maxConcurrency(1).maxQueue(10)
+                .commandTimeout(RedisBulkheadQueueTest.PATIENT);
     }
 
     private static void awaitQueued(String name, long count) {

@@ -41,9 +41,15 @@ class RedisBulkheadQueueTest {
     }
 
     /** A separate client (connections of its own), as another instance of the service would be. */
+    /**
+     * A command timeout well above any stall of a loaded test machine: these tests are about the protocol, not about
+     * timeouts (the fail-fast tests set their own), and the 1 s default refused calls UNAVAILABLE once in CI.
+     */
+    static final Duration PATIENT = Duration.ofSeconds(5);
+
     private static RedisBulkhead instance(TestInfo test, int maxConcurrency, int maxQueue) {
         return redis.track(RedisBulkhead.builder(redis.newClient(), test.getDisplayName())
-                .maxConcurrency(maxConcurrency).maxQueue(maxQueue).build());
+                .maxConcurrency(maxConcurrency).maxQueue(maxQueue).commandTimeout(PATIENT).build());
     }
 
     private static void awaitQueued(String name, long count) {

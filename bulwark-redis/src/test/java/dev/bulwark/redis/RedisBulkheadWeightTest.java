@@ -46,7 +46,8 @@ class RedisBulkheadWeightTest {
 
     private static RedisBulkhead instance(TestInfo test, int maxConcurrency, int maxQueue) {
         return redis.track(RedisBulkhead.builder(redis.newClient(), test.getDisplayName())
-                .maxConcurrency(maxConcurrency).maxQueue(maxQueue).build());
+                .maxConcurrency(maxConcurrency).maxQueue(maxQueue).commandTimeout(RedisBulkheadQueueTest.PATIENT)
+                .build());
     }
 
     private static void awaitQueued(String name, long count) {
