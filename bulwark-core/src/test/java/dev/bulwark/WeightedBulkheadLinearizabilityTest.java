@@ -168,8 +168,15 @@ public class WeightedBulkheadLinearizabilityTest {
             waiter.timer.run();
         }
         String refusal = waiter.refusal();
+        if (refusal == null && waiter.timer != null && !waiter.future.isDone()) {
+            // The timer lost to another thread's decision whose completion is still on its way: a grant, but just
+            // as well a close or an eviction (decided under the lock, completed after it). Wait for it, so that a
+            // refusal in flight is not taken for a grant (the stress run once reported GRANTED for a closed waiter).
+            waiter.future.handle((value, failure) -> null).join();
+            refusal = waiter.refusal();
+        }
         if (refusal == null) {
-            // The timer lost to a grant (delivered, or still being delivered by the granting thread).
+            // The timer lost to a grant.
             return GRANTED;
         }
         pending[thread].pollFirst();
