@@ -1,5 +1,7 @@
 package dev.bulwark.benchmarks;
 
+import dev.bulwark.Bulkhead;
+import dev.bulwark.BulkheadListener;
 import dev.bulwark.benchmarks.subjects.ProductionStacks;
 import dev.bulwark.benchmarks.subjects.ProductionStacks.Kind;
 import dev.bulwark.benchmarks.subjects.Subjects;
@@ -12,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.DoubleAdder;
 
 /**
  * {@link ProductionStackBenchmark}'s bulkhead and metrics rows (issue 20's Metrics goal), made robust to a shared,
@@ -19,7 +22,9 @@ import java.util.concurrent.Semaphore;
  * stack in turn, round after round (the order rotated every round), reporting each stack's median time per call and
  * the medians of its per-round ratios to Bulwark's bare bulkhead and to Resilience4j's bulkhead with its Micrometer
  * metrics bound. A load spike then hits both sides of a ratio alike. The stacks are {@link ProductionStacks}' (so
- * exactly what the JMH rows measure), plus a raw {@link Semaphore} as the floor. All run in one JVM, so shared code
+ * exactly what the JMH rows measure), plus a raw {@link Semaphore} as the floor and, to attribute the binding's cost,
+ * a bulkhead with a listener that overrides nothing and one whose {@code admitted} only adds to a {@link DoubleAdder}
+ * (what a registry's counter does). All run in one JVM, so shared code
  * (Bulwark's call path serving the bare and the bound bulkhead) is compiled for both: a cross-check of the JMH rows,
  * not a replacement.
  *
@@ -58,6 +63,15 @@ public final class MetricsInterleaved {
         stacks.put("r4j-metrics", ProductionStacks.create(Subjects.RESILIENCE4J, Kind.METRICS, false));
         stacks.put("bulwark-bulkhead", ProductionStacks.create(Subjects.BULWARK, Kind.BULKHEAD, false));
         stacks.put("bulwark-metrics", ProductionStacks.create(Subjects.BULWARK, Kind.METRICS, false));
+        // Attribution: what a listener that overrides nothing costs, and one that only adds to an adder per call.
+        stacks.put("bulwark-empty-listener", listened(new BulkheadListener() { }));
+        DoubleAdder admissions = new DoubleAdder();
+        stacks.put("bulwark-adder-listener", listened(new BulkheadListener() {
+            @Override
+            public void admitted(long waitedNanos) {
+                admissions.add(1.0);
+            }
+        }));
         Work work = Work.returningResult();
         for (int w = 0; w < WARMUP_ROUNDS; w++) {
             for (ProductionStacks.Stack stack : stacks.values()) {
@@ -90,11 +104,17 @@ public final class MetricsInterleaved {
             List<Double> peer = sorted(toPeer.get(name));
             List<Double> perCall = sorted(nanos.get(name));
             System.out.printf(Locale.ROOT,
-                    "%-17s median %5.1f ns/call; to bulwark bare %.2f (quartiles %.2f-%.2f); "
+                    "%-22s median %5.1f ns/call; to bulwark bare %.2f (quartiles %.2f-%.2f); "
                             + "to r4j+metrics %.2f (quartiles %.2f-%.2f)%n",
                     name, median(perCall), median(bare), bare.get(bare.size() / 4), bare.get(3 * bare.size() / 4),
                     median(peer), peer.get(peer.size() / 4), peer.get(3 * peer.size() / 4));
         }
+    }
+
+    private static ProductionStacks.Stack listened(BulkheadListener listener) {
+        Bulkhead bulkhead = Bulkhead.builder().name("attribution").maxConcurrency(10).maxQueue(0).listener(listener)
+                .build();
+        return work -> bulkhead.call(work);
     }
 
     private static double median(List<Double> sorted) {
