@@ -179,4 +179,42 @@ class BulkheadListenerTest {
         assertThat(events).containsExactly("retry after 1", "succeeded in 2", "retry after 1", "retry after 2",
                 "failed after 3 (exhausted)", "in time 20", "timed out");
     }
+    /** Overrides {@code admitted} in a superclass: the subclass below must still be told every admission. */
+    abstract static class CountingAdmissions implements BulkheadListener {
+        final List<String> events = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void admitted(long waitedNanos, Priority priority) {
+            events.add("admitted " + priority);
+        }
+    }
+
+    /** Overrides only {@code rejected}: a bulkhead skips telling it admissions, which must not lose its refusals. */
+    static final class RefusalsOnly implements BulkheadListener {
+        final List<String> events = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void rejected(Rejection rejection) {
+            events.add("rejected " + rejection.reason());
+        }
+    }
+
+    @Test
+    void listenersThatInheritAnAdmittedOverrideAreToldAndThoseThatOnlyWantRefusalsStillGetThem() {
+        CountingAdmissions inherited = new CountingAdmissions() { };
+        RefusalsOnly refusals = new RefusalsOnly();
+        Bulkhead bulkhead = Bulkhead.builder().ticker(ticker).maxConcurrency(1).maxQueue(0).listener(inherited)
+                .listener(refusals).build();
+
+        bulkhead.call(() -> 1);
+        Object refused = catchThrowable(() -> bulkhead.call(() -> bulkhead.call(() -> 2)));
+        Recorder late = new Recorder();
+        bulkhead.addListener(late);
+        bulkhead.call(() -> 3);
+
+        assertThat(refused).isInstanceOf(BulkheadRejectedException.class);
+        assertThat(inherited.events).containsExactly("admitted NORMAL", "admitted NORMAL", "admitted NORMAL");
+        assertThat(refusals.events).containsExactly("rejected QUEUE_FULL");
+        assertThat(late.events).containsExactly("admitted 0", "released 0");
+    }
 }

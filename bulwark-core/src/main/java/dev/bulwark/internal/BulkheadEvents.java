@@ -37,14 +37,22 @@ final class BulkheadEvents {
     private final TimingSampler sampler;
     /** Whether some plain listener wants every execution time. */
     private final boolean timesEveryCall;
+    /**
+     * Whether some listener overrides an {@code admitted} method. A listener that only logs refusals then costs an
+     * admitted call nothing but the volatile read that finds this dispatcher.
+     */
+    private final boolean tellsAdmissions;
 
     private BulkheadEvents(String bulkheadName, Entry[] entries) {
         this.bulkheadName = bulkheadName;
         this.entries = entries;
         boolean timesAll = false;
+        boolean admissions = false;
         for (Entry entry : entries) {
             timesAll |= entry.sampled == null && entry.wantsExecutionTime;
+            admissions |= entry.wantsAdmissions;
         }
+        this.tellsAdmissions = admissions;
         TimingSampler first = null;
         for (Entry entry : entries) {
             if (entry.sampled != null) {
@@ -113,18 +121,23 @@ final class BulkheadEvents {
         final SampledListener sampled;
         /** Whether it overrides {@link BulkheadListener#released}, and so needs every execution time. */
         final boolean wantsExecutionTime;
+        /** Whether it overrides either {@code admitted} method; if not, telling it an admission would do nothing. */
+        final boolean wantsAdmissions;
 
         Entry(BulkheadListener listener) {
             this.listener = listener;
             this.sampled = listener instanceof SampledListener ? (SampledListener) listener : null;
-            this.wantsExecutionTime = sampled == null && overridesReleased(listener.getClass());
+            Class<?> type = listener.getClass();
+            this.wantsExecutionTime = sampled == null && overrides(type, "released", long.class);
+            this.wantsAdmissions = sampled != null || overrides(type, "admitted", long.class)
+                    || overrides(type, "admitted", long.class, Priority.class);
         }
 
-        private static boolean overridesReleased(Class<?> type) {
+        private static boolean overrides(Class<?> type, String method, Class<?>... parameters) {
             try {
-                return type.getMethod("released", long.class).getDeclaringClass() != BulkheadListener.class;
+                return type.getMethod(method, parameters).getDeclaringClass() != BulkheadListener.class;
             } catch (NoSuchMethodException | SecurityException unexpected) {
-                return true; // cannot tell: time every call, as a listener may expect
+                return true; // cannot tell: report the event, as a listener may expect
             }
         }
     }
@@ -142,7 +155,19 @@ final class BulkheadEvents {
         return SampledListener.UNTIMED;
     }
 
+    /**
+     * Whether some listener wants every execution time. When not, a call that {@link #startTime} left untimed need
+     * not be reported at release at all: the sampled listeners derive their counts and a plain listener that does
+     * not override {@link BulkheadListener#released} would only run the default no-op.
+     */
+    boolean timesEveryCall() {
+        return timesEveryCall;
+    }
+
     void admitted(long waitedNanos, Priority priority) {
+        if (!tellsAdmissions) {
+            return;
+        }
         long waited = Math.max(0L, waitedNanos);
         for (int i = 0; i < entries.length; i++) {
             try {

@@ -40,8 +40,10 @@ import java.util.function.Supplier;
  * immediately-completing operations drain iteratively. No user code (operations, handlers, listeners, future
  * callbacks) ever runs under the lock.
  *
- * <p><b>Observation.</b> With no listener and a fixed limit a call reads no clock: {@link #observed()} is one
- * volatile read. Otherwise the call is timed and its outcome classified for listeners and the adaptive limit
+ * <p><b>Observation.</b> With no listener and a fixed limit a call reads no clock: the sync call reads
+ * {@link #events} once, and that one read both reports its admission and picks the plain or the observed path (a
+ * listener attached or detached while a call runs may see only one of its admission and its release).
+ * A call that the sampled listeners do not time is not reported at release at all. Otherwise the call is timed and its outcome classified for listeners and the adaptive limit
  * ({@link #releaseAfterRun}), and the release is reported before the slot is handed on, so that event order
  * stays causal.
  */
@@ -102,12 +104,14 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
     void releaseAfterRun(long startedAt, Permit.Outcome outcome, int weight) {
         BulkheadEvents listeners = events;
         AdaptiveLimiter adaptive = limiter;
-        if (listeners == null && adaptive == null) {
+        boolean untimed = startedAt == SampledListener.UNTIMED;
+        // An untimed call has nothing to tell listeners that are content with samples (or need no times at all;
+        // a dispatcher with a listener that needs every time reports 0 for a call that began before it came).
+        if (adaptive == null && (listeners == null || (untimed && !listeners.timesEveryCall()))) {
             releaseSlots(weight);
             return;
         }
         try {
-            boolean untimed = startedAt == SampledListener.UNTIMED;
             long endedAt = untimed ? startedAt : ticker.read();
             long executionNanos = untimed ? startedAt : endedAt - startedAt;
             if (listeners != null) {
@@ -132,12 +136,11 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
      * limit's sampler ({@link AdaptiveLimiter#shouldTime}) nor any listener wants this call timed (see
      * {@link BulkheadEvents#startTime}).
      */
-    private long startTime() {
+    private long startTime(BulkheadEvents listeners) {
         AdaptiveLimiter adaptive = limiter;
         if (adaptive != null && adaptive.shouldTime()) {
             return ticker.read();
         }
-        BulkheadEvents listeners = events;
         return listeners == null ? SampledListener.UNTIMED : listeners.startTime(ticker);
     }
 
@@ -154,15 +157,20 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
     public <T, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
             throws X {
         Objects.requireNonNull(operation, "operation");
-        acquireSlot(signal);
-        if (!observed()) {
+        boolean unreported = acquireSlotUnreported(signal);
+        // One read of the listeners serves the admission report and the choice of path (see the design notes).
+        BulkheadEvents listeners = events;
+        if (listeners == null && limiter == null) {
             try {
                 return operation.get();
             } finally {
                 releaseUnused();
             }
         }
-        return runObserved(operation, 1);
+        if (unreported && listeners != null) {
+            listeners.admitted(0L, Priority.NORMAL);
+        }
+        return runObserved(listeners, operation, 1);
     }
 
     @Override
@@ -200,7 +208,13 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
 
     /** Runs an admitted operation, timing it and classifying its outcome for listeners and the adaptive limit. */
     <T, X extends Throwable> T runObserved(ThrowingSupplier<? extends T, X> operation, int weight) throws X {
-        long startedAt = startTime();
+        return runObserved(events, operation, weight);
+    }
+
+    /** {@link #runObserved(ThrowingSupplier, int)} with the listeners already read for the admission. */
+    private <T, X extends Throwable> T runObserved(BulkheadEvents listeners, ThrowingSupplier<? extends T, X> operation,
+                                                   int weight) throws X {
+        long startedAt = startTime(listeners);
         T result;
         try {
             result = operation.get();
@@ -238,23 +252,35 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
     }
 
     Permit newPermit(int weight) {
-        return new LocalPermit(this, observed() ? startTime() : 0L, weight);
+        return new LocalPermit(this, observed() ? startTime(events) : 0L, weight);
     }
 
-    /** Takes a slot for the calling thread, waiting if needed; throws if it cannot. */
+    /** Takes a slot for the calling thread, waiting if needed, and reports the admission; throws if it cannot. */
     private void acquireSlot(CancellationSignal signal) {
+        if (acquireSlotUnreported(signal)) {
+            reportAdmitted(0);
+        }
+    }
+
+    /**
+     * Takes a slot for the calling thread, waiting if needed; throws if it cannot.
+     *
+     * @return {@code true} when a slot was free at once and the admission is still to be reported by the caller;
+     *     {@code false} when the call waited and its admission (with the wait) was reported already
+     */
+    private boolean acquireSlotUnreported(CancellationSignal signal) {
         if (Objects.requireNonNull(signal, "signal").isCancelled()) {
             throw Outcomes.cancelledBeforeStart(name, signal);
         }
         long outcome = admitOrObserveFull();
         if (outcome == ADMITTED) {
-            reportAdmitted(0);
-            return;
+            return true;
         }
         if (outcome != MUST_WAIT) {
             throw rejectQueueFull(outcome);
         }
         SyncWaiter.await(this, signal);
+        return false;
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -315,7 +341,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
 
     /** Runs an async operation that holds a slot, and releases the slot when its stage completes. */
     <T> void startAsync(Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result) {
-        AsyncOperation.start(operation, result, asyncSlot, observed() ? startTime() : 0L);
+        AsyncOperation.start(operation, result, asyncSlot, observed() ? startTime(events) : 0L);
     }
 
     /** {@link #startAsync(Supplier, CompletableFuture)} for an operation that holds {@code weight} slots. */
@@ -326,7 +352,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         }
         AsyncOperation.Slot slots = (startedAt, failure) -> releaseAfterRun(startedAt,
                 failure == null ? Permit.Outcome.SUCCESS : outcomeOf(failure), weight);
-        AsyncOperation.start(operation, result, slots, observed() ? startTime() : 0L);
+        AsyncOperation.start(operation, result, slots, observed() ? startTime(events) : 0L);
     }
 
     /** Releases the slot of an async operation that ran; see {@link AsyncOperation}. */
@@ -353,34 +379,6 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
                 : quietQueueFull(observedState);
     }
 
-    /** A queued waiter got its slot and will run. */
-    void waiterAdmitted(Waiter waiter, long waitedNanos) {
-        FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.ADMITTED);
-        reportAdmitted(waitedNanos, waiter.priorityLevel());
-    }
-
-    /** A queued waiter left without running because its caller gave up. */
-    void waiterCancelled(Waiter waiter, long waitedNanos) {
-        FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.CANCELLED);
-        reportCancelled(waitedNanos, waiter.priorityLevel());
-    }
-
-    /**
-     * A queued waiter was pushed out without a slot: evicted by a newer one, or refused (closed, or the limit
-     * dropped below its weight). Reports, runs the handler, and makes the exception.
-     */
-    BulkheadRejectedException waiterEvicted(Waiter waiter, long waitedNanos) {
-        Rejection.Reason reason = waiter.status() == Waiter.REFUSED ? waiter.refusal : Rejection.Reason.EVICTED;
-        FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.pushedOut(reason));
-        return reject(waiterRefusal(reason, waitedNanos, waiter.priority));
-    }
-
-    /** A queued waiter reached the maximum wait: reports, runs the handler, and makes the exception. */
-    BulkheadRejectedException waiterTimedOut(Waiter waiter, long waitedNanos) {
-        FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.TIMED_OUT);
-        return reject(waiterRefusal(Rejection.Reason.WAIT_TIMEOUT, waitedNanos, waiter.priority));
-    }
-
     @Override
     void reportAdmitted(long waitedNanos, Priority priority) {
         BulkheadEvents listeners = events;
@@ -389,6 +387,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         }
     }
 
+    @Override
     void reportCancelled(long waitedNanos, Priority priority) {
         BulkheadEvents listeners = events;
         if (listeners != null) {

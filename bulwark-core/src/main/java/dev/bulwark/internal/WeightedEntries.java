@@ -70,10 +70,40 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
         return RejectionAccess.withCounts(template, executing, queued);
     }
 
+    /** A queued waiter got its slot and will run. */
+    final void waiterAdmitted(Waiter waiter, long waitedNanos) {
+        FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.ADMITTED);
+        reportAdmitted(waitedNanos, waiter.priorityLevel());
+    }
+
+    /** A queued waiter left without running because its caller gave up. */
+    final void waiterCancelled(Waiter waiter, long waitedNanos) {
+        FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.CANCELLED);
+        reportCancelled(waitedNanos, waiter.priorityLevel());
+    }
+
+    /**
+     * A queued waiter was pushed out without a slot: evicted by a newer one, or refused (closed, or the limit
+     * dropped below its weight). Reports, runs the handler, and makes the exception.
+     */
+    final BulkheadRejectedException waiterEvicted(Waiter waiter, long waitedNanos) {
+        Rejection.Reason reason = waiter.status() == Waiter.REFUSED ? waiter.refusal : Rejection.Reason.EVICTED;
+        FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.pushedOut(reason));
+        return reject(waiterRefusal(reason, waitedNanos, waiter.priority));
+    }
+
+    /** A queued waiter reached the maximum wait: reports, runs the handler, and makes the exception. */
+    final BulkheadRejectedException waiterTimedOut(Waiter waiter, long waitedNanos) {
+        FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.TIMED_OUT);
+        return reject(waiterRefusal(Rejection.Reason.WAIT_TIMEOUT, waitedNanos, waiter.priority));
+    }
+
     // Provided by InProcessBulkhead, the only subclass.
     abstract BulkheadRejectedException reject(Rejection rejection);
 
     abstract void reportAdmitted(long waitedNanos, Priority priority);
+
+    abstract void reportCancelled(long waitedNanos, Priority priority);
 
     /** Reports the admission of a call made without options (so of {@link Priority#NORMAL}). */
     final void reportAdmitted(long waitedNanos) {
