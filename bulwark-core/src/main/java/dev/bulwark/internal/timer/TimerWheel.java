@@ -150,7 +150,7 @@ public final class TimerWheel implements Scheduler {
             deadline = Long.MAX_VALUE; // overflow: practically never
         }
         Timer timer = new Timer(this, task, deadline);
-        push(timer);
+        pushPending(timer);
         return timer;
     }
 
@@ -165,14 +165,20 @@ public final class TimerWheel implements Scheduler {
      * @throws RejectedExecutionException when the wheel is shut down
      */
     public void scheduleAfter(TimerNode node) {
+        checkRunning();
+        node.bucketIndex = -2; // marks the deadline as a delay still to be converted (worker reads it after the push)
+        pushPending(node);
+    }
+
+    /** Throws when the wheel is shut down. */
+    void checkRunning() {
         if (shutdown) {
             throw new RejectedExecutionException("the timer is shut down");
         }
-        node.bucketIndex = -2; // marks the deadline as a delay still to be converted (worker reads it after the push)
-        push(node);
     }
 
-    private void push(TimerNode node) {
+    /** Pushes a node on the pending stack; its {@code nextPending} must be free (invariant 3). */
+    void pushPending(TimerNode node) {
         TimerNode head;
         do {
             head = pending;
@@ -245,11 +251,17 @@ public final class TimerWheel implements Scheduler {
             TimerNode node = heads[index];
             while (node != null) {
                 TimerNode next = node.next;
-                if (node.rounds > 0) {
+                if (node instanceof RearmableTimer && !((RearmableTimer) node).filingIsCurrent()) {
+                    unlink(node); // the call it was filed for ended: nothing to fire, ever (invariant 1 there)
+                } else if (node.rounds > 0) {
                     node.rounds--;
                 } else if (node.deadline <= now) {
                     unlink(node);
-                    node.fire();
+                    if (node instanceof RearmableTimer) {
+                        ((RearmableTimer) node).fireFiled();
+                    } else {
+                        node.fire();
+                    }
                 } else {
                     // Due within this tick but not yet: file it for the next tick so it is never early.
                     unlink(node);
@@ -270,6 +282,19 @@ public final class TimerWheel implements Scheduler {
         while (node != null) {
             TimerNode next = node.nextPending;
             node.nextPending = null;
+            if (node instanceof RearmableTimer) {
+                // Read its link before this: once transferred() clears its flag, its owner may push it again.
+                RearmableTimer rearmable = (RearmableTimer) node;
+                if (rearmable.bucketIndex >= 0) {
+                    unlink(rearmable); // filed for an earlier call, or earlier for this one: filed afresh below
+                }
+                if (rearmable.transferred(time)) {
+                    long due = (rearmable.deadline - origin + tickNanos - 1) / tickNanos;
+                    file(rearmable, Math.max(due, currentTick));
+                }
+                node = next;
+                continue;
+            }
             if (node.bucketIndex == -2) {
                 // A delay (scheduleAfter): the deadline counts from a reading taken after the getAndSet above.
                 if (!read) {
