@@ -25,7 +25,10 @@ import java.util.concurrent.TimeUnit;
  * from which the worker unlinks it on its next tick. So a cancelled timer costs at most one tick of its node. An object
  * that needs a timer can be its own node ({@link TimerNode} subclass, {@link #scheduleAfter}), so that a schedule
  * allocates nothing at all; such a node carries its delay, which the worker turns into a deadline from a clock
- * reading taken after it took the node from {@code pending}, so the scheduling thread reads no clock.
+ * reading taken after it took the node from {@code pending}, so the scheduling thread reads no clock. A
+ * {@link RearmableTimer} goes further: one owner re-arms it call after call without the worker in between (a
+ * generation in its word, a flag that coalesces its hand-overs to one push a tick; see its design notes); the worker
+ * unlinks its earlier filing when it takes it again and drops a filing whose call has ended.
  *
  * <p><b>Invariants.</b>
  * <ol>
@@ -34,7 +37,8 @@ import java.util.concurrent.TimeUnit;
  *       runs at most once and never after a successful cancel.</li>
  *   <li>Bucket lists, {@code rounds} and {@code bucketIndex} are touched by the worker thread only (but for the
  *       {@code -2} that marks a delay, written by {@link #scheduleAfter} before the push publishes the node).</li>
- *   <li>A node is pushed on {@code pending} once (by {@link #schedule}) and on {@code cancelled} at most once (by the
+ *   <li>A one-shot node is pushed on {@code pending} once (by {@link #schedule}; a rearmable node once per
+ *       hand-over, never while it is still on the stack) and on {@code cancelled} at most once (by the
  *       cancel CAS winner); each stack link field belongs to one stack.</li>
  *   <li>Never early: the worker fires a node only when the wheel's clock has reached its deadline; a node whose
  *       tick has begun but whose deadline has not yet come is re-filed one tick later.</li>
@@ -203,11 +207,11 @@ public final class TimerWheel implements Scheduler {
     }
 
     /**
-     * Returns how many timers are filed in buckets (worker's view; for tests).
+     * Returns how many timers are filed in buckets (worker's view; for tests and diagnostics).
      *
      * @return the count
      */
-    long filedCount() {
+    public long filedCount() {
         return filed;
     }
 
