@@ -15,7 +15,8 @@ import java.util.function.BiConsumer;
  */
 abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object, Throwable> {
 
-    private final CompletableFuture<?> callerFuture;
+    /** The caller's future; subclasses complete it with their own result type. */
+    final CompletableFuture<?> callerFuture;
 
     AsyncWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt, long maxWaitNanos,
                 CompletableFuture<?> callerFuture) {
