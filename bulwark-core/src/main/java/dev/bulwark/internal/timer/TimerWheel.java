@@ -13,8 +13,9 @@ import java.util.concurrent.TimeUnit;
  * <h2>Design notes</h2>
  *
  * <p><b>Layout.</b> Time is cut into ticks of {@link #tickNanos} (1 ms for the shared wheel). A timer due at tick
- * {@code t} lives in bucket {@code t & (buckets - 1)} with {@code rounds = (t - currentTick) / buckets} laps to wait,
- * as in Netty's {@code HashedWheelTimer}; each bucket is a doubly linked list of {@link TimerNode}s owned by the
+ * {@code t} lives in bucket {@code t & (buckets - 1)}, as in Netty's {@code HashedWheelTimer}, but with no lap counter:
+ * walking a bucket fires the nodes whose deadline has passed and leaves the others for a later lap (a bucket is walked
+ * at a tick only once that tick has begun, and a node's due tick begins at or after its deadline); each bucket is a doubly linked list of {@link TimerNode}s owned by the
  * worker thread alone. Scheduling and cancelling are O(1) and never take a lock, so callers never contend with the
  * timer thread the way a {@code ScheduledThreadPoolExecutor}'s locked heap makes them.
  *
@@ -35,13 +36,14 @@ import java.util.concurrent.TimeUnit;
  *   <li>A node's {@link TimerNode#state} goes from {@code WAITING} to exactly one of {@code FIRED} (the worker's CAS,
  *       just before it runs the task) or {@code CANCELLED} (the canceller's CAS); the winner alone acts, so a task
  *       runs at most once and never after a successful cancel.</li>
- *   <li>Bucket lists, {@code rounds} and {@code bucketIndex} are touched by the worker thread only (but for the
+ *   <li>Bucket lists and {@code bucketIndex} are touched by the worker thread only (but for the
  *       {@code -2} that marks a delay, written by {@link #scheduleAfter} before the push publishes the node).</li>
  *   <li>A one-shot node is pushed on {@code pending} once (by {@link #schedule}; a rearmable node once per
  *       hand-over, never while it is still on the stack) and on {@code cancelled} at most once (by the
  *       cancel CAS winner); each stack link field belongs to one stack.</li>
  *   <li>Never early: the worker fires a node only when the wheel's clock has reached its deadline; a node whose
- *       tick has begun but whose deadline has not yet come is re-filed one tick later.</li>
+ *       tick has begun but whose deadline has not yet come (a deadline from a reading later than the walk's) is re-filed
+ *       one tick later; a node of a later lap stays.</li>
  * </ol>
  *
  * <p><b>Precision.</b> A task runs no earlier than its deadline and normally within one tick after it; later only
@@ -174,6 +176,21 @@ public final class TimerWheel implements Scheduler {
         pushPending(node);
     }
 
+    /**
+     * Schedules a node made without a wheel or delay ({@link TimerNode#TimerNode()}) to expire {@code delayNanos}
+     * from now, as {@link #scheduleAfter(TimerNode)} does: never early, normally within two ticks late, no clock read
+     * here.
+     *
+     * @param node a node never scheduled before
+     * @param delayNanos the delay, not negative
+     * @throws RejectedExecutionException when the wheel is shut down
+     */
+    public void scheduleAfter(TimerNode node, long delayNanos) {
+        node.wheel = this;
+        node.deadline = Math.max(0L, delayNanos);
+        scheduleAfter(node);
+    }
+
     /** Throws when the wheel is shut down. */
     void checkRunning() {
         if (shutdown) {
@@ -257,8 +274,6 @@ public final class TimerWheel implements Scheduler {
                 TimerNode next = node.next;
                 if (node instanceof RearmableTimer && !((RearmableTimer) node).filingIsCurrent()) {
                     unlink(node); // the call it was filed for ended: nothing to fire, ever (invariant 1 there)
-                } else if (node.rounds > 0) {
-                    node.rounds--;
                 } else if (node.deadline <= now) {
                     unlink(node);
                     if (node instanceof RearmableTimer) {
@@ -266,8 +281,9 @@ public final class TimerWheel implements Scheduler {
                     } else {
                         node.fire();
                     }
-                } else {
-                    // Due within this tick but not yet: file it for the next tick so it is never early.
+                } else if (node.deadline - origin <= currentTick * tickNanos) {
+                    // Due at this tick by a clock reading later than now (taken while filing): one tick later, so
+                    // it is never early and not a lap late. Otherwise it waits for a later lap.
                     unlink(node);
                     file(node, currentTick + 1);
                 }
@@ -318,8 +334,6 @@ public final class TimerWheel implements Scheduler {
     }
 
     private void file(TimerNode node, long tick) {
-        int laps = (int) Math.min(Integer.MAX_VALUE, (tick - currentTick) / heads.length);
-        node.rounds = laps;
         int index = (int) (tick & mask);
         node.bucketIndex = index;
         TimerNode head = heads[index];
