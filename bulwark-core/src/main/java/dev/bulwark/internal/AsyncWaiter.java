@@ -52,7 +52,9 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
     /**
      * Arms the three ways the wait can end early. Called once, by the queuing thread, after linking. On the shared
      * wheel (or any {@link TimerWheel} given as the scheduler) the waiter is its own timer node, so arming the maximum
-     * wait allocates nothing; with another scheduler the waiter is the task it schedules.
+     * wait allocates nothing; with another scheduler the waiter is the task it schedules. A waiter whose fate is
+     * decided cancels its node, which the wheel unlinks on its next tick: until then the wheel's cancelled stack still
+     * reaches the waiter (at most one tick; a separate node would have been held that long instead).
      */
     final void arm(Scheduler scheduler) {
         if (timed) {
