@@ -107,6 +107,53 @@ class SyncWheelDeadlineTest {
         assertThat(System.nanoTime() - startedAt).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(20));
     }
 
+    /**
+     * On virtual threads (JDK 21 and later; skipped on 17) each timed call uses a fresh node once: calls in time and
+     * timed out ones keep their deadlines, and the wheel is left empty.
+     */
+    @Test
+    void virtualThreadsUseAFreshNodeAndLeaveTheWheelEmpty() throws Exception {
+        java.lang.reflect.Method perTask;
+        try {
+            perTask = java.util.concurrent.Executors.class.getMethod("newVirtualThreadPerTaskExecutor");
+        } catch (NoSuchMethodException beforeJdk21) {
+            org.junit.jupiter.api.Assumptions.abort("no virtual threads before JDK 21");
+            return;
+        }
+        Timeout quick = Timeout.builder().timeout(Duration.ofMillis(5)).interruptOnTimeout(true).build();
+        Policy stack = Pipeline.of(Retry.builder().maxRetries(2).build(), Timeout.of(Duration.ofHours(1)),
+                Bulkhead.builder().maxConcurrency(64).build());
+        AtomicLong inTime = new AtomicLong();
+        AtomicLong timedOut = new AtomicLong();
+        java.util.concurrent.ExecutorService executor = (java.util.concurrent.ExecutorService) perTask.invoke(null);
+        try {
+            for (int i = 0; i < 10_000; i++) {
+                int value = i;
+                executor.submit(() -> {
+                    if (stack.call(() -> value) == value) {
+                        inTime.incrementAndGet();
+                    }
+                    if (value % 1_000 == 0) {
+                        long startedAt = System.nanoTime();
+                        Throwable thrown = catchThrowable(() -> quick.call(SyncWheelDeadlineTest::parkUntilInterrupted));
+                        if (thrown instanceof TimeoutExceededException
+                                && System.nanoTime() - startedAt >= TimeUnit.MILLISECONDS.toNanos(5)
+                                && !Thread.currentThread().isInterrupted()) {
+                            timedOut.incrementAndGet();
+                        }
+                    }
+                    return null;
+                });
+            }
+        } finally {
+            executor.shutdown();
+        }
+        assertThat(executor.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(inTime).hasValue(10_000);
+        assertThat(timedOut).hasValue(10);
+        await().atMost(Duration.ofSeconds(30)).until(() -> SharedScheduler.wheel().filedCount() == 0);
+    }
+
     private static String parkUntilInterrupted() throws InterruptedException {
         while (!Thread.currentThread().isInterrupted()) {
             LockSupport.park();
