@@ -15,6 +15,8 @@ module dev.bulwark {
     // The bulkhead's own statistics (striped counters, sampled timers), read by the metrics bindings at scrape; the
     // OpenTelemetry binding uses the same timing sampler.
     exports dev.bulwark.internal.stats to dev.bulwark.micrometer, dev.bulwark.opentelemetry;
+    // A waiter (internal.spi) is its own timing-wheel node, so the Redis bulkhead's waiters extend the wheel's node.
+    exports dev.bulwark.internal.timer to dev.bulwark.redis;
 
     // Flight Recorder events (part of every standard JDK) let operators record rejections and waits without code.
     requires jdk.jfr;

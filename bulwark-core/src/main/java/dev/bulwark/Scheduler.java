@@ -32,9 +32,12 @@ public interface Scheduler {
      * Returns the scheduler shared by all policies that are not given one: a hashed timing wheel with 1 ms ticks
      * driven by a single daemon thread named {@code bulwark-timer}, created on first use. Scheduling and cancelling
      * take no lock. A task runs no earlier than its delay and normally within one tick (1 ms) after it; later only
-     * when the timer thread is not scheduled by the operating system or another task is slow. A cancelled task is
-     * released at once (its timer node is unlinked on the next tick), so finished waits and calls leave nothing
-     * behind. Tasks run on the timer thread and must be short.
+     * when the timer thread is not scheduled by the operating system or another task is slow. A sync
+     * {@link Timeout}'s deadline and an async bulkhead waiter's maximum wait on this scheduler are wheel nodes of
+     * their own, whose delay counts from the timer thread's reading when it takes them: never early either, and
+     * normally within two ticks (2 ms) late. A cancelled task is released at once (its timer node is unlinked on the
+     * next tick), so finished waits and calls leave nothing behind. Tasks run on the timer thread and must be
+     * short.
      *
      * @return the shared scheduler
      */

@@ -46,13 +46,17 @@ class BulwarkModuleTest {
 
         assertThat(descriptor.exports()).filteredOn(ModuleDescriptor.Exports::isQualified)
                 .extracting(ModuleDescriptor.Exports::source)
-                .containsExactlyInAnyOrder("dev.bulwark.internal.spi", "dev.bulwark.internal.stats");
+                .containsExactlyInAnyOrder("dev.bulwark.internal.spi", "dev.bulwark.internal.stats",
+                        "dev.bulwark.internal.timer");
         assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.spi"))
                 .flatExtracting(ModuleDescriptor.Exports::targets)
                 .containsExactlyInAnyOrder("dev.bulwark.redis", "dev.bulwark.micrometer", "dev.bulwark.opentelemetry");
         assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.stats"))
                 .flatExtracting(ModuleDescriptor.Exports::targets)
                 .containsExactlyInAnyOrder("dev.bulwark.micrometer", "dev.bulwark.opentelemetry");
+        // The waiters' base class (internal.spi) extends the timing wheel's node, so the Redis waiters need it.
+        assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.timer"))
+                .flatExtracting(ModuleDescriptor.Exports::targets).containsExactly("dev.bulwark.redis");
     }
 
     @Test

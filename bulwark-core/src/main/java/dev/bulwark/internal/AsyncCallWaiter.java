@@ -5,21 +5,24 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
-/** A queued {@code callAsync}: once granted, it starts the operation and relays its stage to the caller. */
+/**
+ * A queued {@code callAsync}: once granted, it starts the operation and relays its stage to the caller's future,
+ * which is the base class's {@code callerFuture} (not a second field: 8 bytes less per queued call, the object
+ * aligns to 88 bytes instead of 96).
+ */
 final class AsyncCallWaiter<T> extends AsyncWaiter {
 
     private final Supplier<? extends CompletionStage<T>> operation;
-    private final CompletableFuture<T> result;
 
     AsyncCallWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt, long maxWaitNanos,
                     Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result) {
         super(bulkhead, signal, enqueuedAt, maxWaitNanos, result);
         this.operation = operation;
-        this.result = result;
     }
 
     @Override
+    @SuppressWarnings("unchecked") // the caller's future is the CompletableFuture<T> the constructor was given
     void begin() {
-        bulkhead.startAsync(operation, result, weight);
+        bulkhead.startAsync(operation, (CompletableFuture<T>) callerFuture, weight);
     }
 }

@@ -3,6 +3,7 @@ package dev.bulwark.internal;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Scheduler;
 import dev.bulwark.internal.spi.Outcomes;
+import dev.bulwark.internal.timer.TimerWheel;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -10,12 +11,14 @@ import java.util.function.BiConsumer;
 /**
  * A waiter whose owner is a future: no thread waits. Its fate is decided by the same compare-and-set as a sync
  * waiter's; what differs is only how the owner learns it. Three things may end the wait early, each armed once
- * the node is queued and disarmed once its fate is decided: a timer task (maximum wait), a listener on the
- * cancellation signal, and a callback on the caller's future (the caller cancelled or completed it).
+ * the node is queued and disarmed once its fate is decided: a timer (maximum wait; on the shared wheel the waiter is
+ * its own wheel node), a listener on the cancellation signal, and a callback on the caller's future (the caller
+ * cancelled or completed it).
  */
 abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object, Throwable> {
 
-    private final CompletableFuture<?> callerFuture;
+    /** The caller's future; subclasses complete it with their own result type. */
+    final CompletableFuture<?> callerFuture;
 
     AsyncWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt, long maxWaitNanos,
                 CompletableFuture<?> callerFuture) {
@@ -46,12 +49,25 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
         begin();
     }
 
-    /** Arms the three ways the wait can end early. Called once, by the queuing thread, after linking. */
+    /**
+     * Arms the three ways the wait can end early. Called once, by the queuing thread, after linking. On the shared
+     * wheel (or any {@link TimerWheel} given as the scheduler) the waiter is its own timer node, so arming the maximum
+     * wait allocates nothing; with another scheduler the waiter is the task it schedules. A waiter whose fate is
+     * decided cancels its node, which the wheel unlinks on its next tick: until then the wheel's cancelled stack still
+     * reaches the waiter (at most one tick; a separate node would have been held that long instead).
+     */
     final void arm(Scheduler scheduler) {
         if (timed) {
             try {
-                timeoutArmed(scheduler.schedule(this, deadline - bulkhead.ticker().read(),
-                        TimeUnit.NANOSECONDS));
+                long remaining = deadline - bulkhead.ticker().read();
+                TimerWheel wheel = scheduler == SharedScheduler.INSTANCE ? SharedScheduler.wheel()
+                        : scheduler instanceof TimerWheel ? (TimerWheel) scheduler : null;
+                if (wheel != null) {
+                    wheel.scheduleAfter(this, remaining);
+                    armedAsOwnTimer();
+                } else {
+                    timeoutArmed(scheduler.schedule(this, remaining, TimeUnit.NANOSECONDS));
+                }
             } catch (RuntimeException schedulerRefused) {
                 // Without a timer the wait could outlive its bound; refuse to wait at all instead.
                 if (tryAbandon(CANCELLED)) {
@@ -78,9 +94,16 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
         callerFuture.completeExceptionally(bulkhead.waiterEvicted(this, waited));
     }
 
+    /** The maximum wait passed, the waiter being its own wheel node: on the wheel's thread, as {@link #run()}. */
+    @Override
+    protected final void expire() {
+        run();
+    }
+
     /**
-     * The timer task of the maximum wait (the waiter is its own task, so arming the timer allocates no method
-     * reference): runs on the scheduler's thread, which is where the overflow handler then runs.
+     * The timer task of the maximum wait on a scheduler other than a wheel (the waiter is its own task, so arming the
+     * timer allocates no method reference): runs on the scheduler's thread, which is where the overflow handler then
+     * runs.
      */
     @Override
     public final void run() {

@@ -3,49 +3,71 @@ package dev.bulwark.internal;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.TimeoutExceededException;
-import dev.bulwark.internal.timer.TimerNode;
+import dev.bulwark.internal.timer.RearmableTimer;
 import dev.bulwark.internal.timer.TimerWheel;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 
 /**
- * The deadline of one synchronous call through a {@link TimeoutStep} whose scheduler is the shared timing wheel: the
- * deadline is its own wheel node, so a call allocates this node and the inner cancellation signal, nothing else, and
- * reads no clock (the wheel turns the delay into a deadline from its own reading, never early, normally within two
- * ticks late; see {@link TimerWheel#scheduleAfter}). The start time is read only when a listener listens.
+ * The deadline of synchronous calls through a {@link TimeoutStep} whose scheduler is the shared timing wheel.
  *
- * <p>The race between the call ending and the deadline passing is the node's own state: the caller's
- * {@link #tryCancel()} and the timer's fire are both one CAS from {@code WAITING}, so exactly one wins. When the timer
- * wins, it cancels the inner signal (whose listeners are Bulwark's own quick callbacks) and interrupts the caller if
- * so configured; the caller waits for that to end ({@link #awaitExpired()}), clears the interrupt it caused, and
- * reports the timeout itself, so that no listener runs on the timer thread.
+ * <h2>Design notes</h2>
+ *
+ * <p>A sync caller is blocked in its call, so a platform thread keeps one deadline node and re-arms it for each of
+ * its calls ({@link RearmableTimer}: no allocation, no waiting for the timer thread between calls, a generation in
+ * the node's word so that a stale fire can never hit the next call). A call therefore allocates only the inner
+ * cancellation signal, and reads no clock (the wheel turns the delay into a deadline from its own reading, never
+ * early, normally within two ticks late). The start time is read only when a listener listens.
+ *
+ * <p>A fresh node, used once, serves a call when the thread's node is busy (a timeout nested in another on the same
+ * thread: a pipeline of two timeouts, or a timed call inside a timed operation) and on virtual threads, which
+ * usually run one task each: a per-thread node would cost each of them a node and a thread-local map, and would
+ * outlive a finished virtual thread in the wheel until its end's transfer.
+ *
+ * <p>The race between the call ending and the deadline passing is the node's word: the caller's
+ * {@link RearmableTimer#disarm(long)} and the timer's fire are both one CAS from the armed word, so exactly one
+ * wins. When the timer wins, it cancels the inner signal (whose listeners are Bulwark's own quick callbacks) and
+ * interrupts the caller if so configured; the caller waits for that to end, clears the interrupt it caused, and
+ * reports the timeout itself, so that no listener runs on the timer thread. A call drops its references (policy,
+ * signal, thread) when it ends, so a filing left in the wheel holds nothing but the node.
  */
-final class SyncWheelDeadline extends TimerNode {
+final class SyncWheelDeadline extends RearmableTimer {
 
-    private final TimeoutStep policy;
-    private final Thread caller;
-    private final CancellationSignal inner;
-    /** Written by the timer before its state becomes EXPIRED; read by the caller after {@link #awaitExpired()}. */
+    private static final ThreadLocal<SyncWheelDeadline> OWN = new ThreadLocal<>();
+
+    /** {@code Thread.isVirtual()} on JDK 21 and later; {@code null} on 17, which has no virtual threads. */
+    private static final MethodHandle IS_VIRTUAL = isVirtualHandle();
+
+    // The armed call's: written by the owner before the arm publishes them, read by the timer after it won.
+    private TimeoutStep policy;
+    private CancellationSignal inner;
+    private Thread caller;
+    /** Written by the timer before its word becomes EXPIRED; read by the caller after disarm returned false. */
     private TimeoutExceededException exception;
 
-    private SyncWheelDeadline(TimerWheel wheel, TimeoutStep policy, Thread caller, CancellationSignal inner) {
-        super(wheel, policy.timeoutNanos());
-        this.policy = policy;
-        this.caller = caller;
-        this.inner = inner;
+    private SyncWheelDeadline(TimerWheel wheel) {
+        super(wheel);
     }
 
-    /** Runs the rest of the chain under this deadline. */
+    /** Runs the rest of the chain under a deadline. */
     static <T, X extends Throwable> T call(TimeoutStep policy, Chain chain, int next,
                                            ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
             throws X {
+        Thread thread = Thread.currentThread();
+        SyncWheelDeadline deadline = nodeFor(thread);
         CancellationSignal inner = CancellationSignal.create();
         CancellationSignal.Registration link = Signals.link(signal, inner);
-        TimerWheel wheel = SharedScheduler.wheel();
-        SyncWheelDeadline deadline = new SyncWheelDeadline(wheel, policy, Thread.currentThread(), inner);
+        deadline.policy = policy;
+        deadline.inner = inner;
+        deadline.caller = thread;
         long startedAt = policy.startTimeIfListened();
+        long armed;
         try {
-            wheel.scheduleAfter(deadline);
+            armed = deadline.arm(policy.timeoutNanos());
         } catch (RuntimeException refused) {
             // Without a timer there is no deadline to keep: refuse before running anything.
+            deadline.forget();
             link.close();
             throw refused;
         }
@@ -56,25 +78,50 @@ final class SyncWheelDeadline extends TimerNode {
         } catch (Throwable thrown) {
             failure = thrown;
         }
-        boolean inTime = deadline.tryCancel();
+        boolean inTime = deadline.disarm(armed);
         link.close();
         if (inTime) {
+            deadline.forget();
             policy.reportInTime(startedAt);
             if (failure != null) {
                 throw Throwables.<X>rethrow(failure);
             }
             return result;
         }
-        deadline.awaitExpired();
         if (policy.interruptsOnTimeout()) {
             Thread.interrupted();
         }
         TimeoutExceededException timedOut = deadline.exception;
+        deadline.forget();
+        deadline.release(armed);
         if (failure != null && failure != timedOut && failure.getCause() != timedOut) {
             timedOut.addSuppressed(failure);
         }
         policy.reportTimedOut(timedOut);
         throw timedOut;
+    }
+
+    /** The thread's own node when it is free, else a fresh one used once. */
+    private static SyncWheelDeadline nodeFor(Thread thread) {
+        TimerWheel wheel = SharedScheduler.wheel();
+        if (isVirtual(thread)) {
+            return new SyncWheelDeadline(wheel);
+        }
+        SyncWheelDeadline own = OWN.get();
+        if (own == null) {
+            own = new SyncWheelDeadline(wheel);
+            OWN.set(own);
+            return own;
+        }
+        return own.isIdle() ? own : new SyncWheelDeadline(wheel);
+    }
+
+    /** Drops the call's references, so that the node in the wheel holds nothing of it. */
+    private void forget() {
+        policy = null;
+        inner = null;
+        caller = null;
+        exception = null;
     }
 
     @Override
@@ -84,6 +131,26 @@ final class SyncWheelDeadline extends TimerNode {
         inner.cancel(timedOut);
         if (policy.interruptsOnTimeout()) {
             caller.interrupt();
+        }
+    }
+
+    private static boolean isVirtual(Thread thread) {
+        if (IS_VIRTUAL == null) {
+            return false;
+        }
+        try {
+            return (boolean) IS_VIRTUAL.invokeExact(thread);
+        } catch (Throwable impossible) {
+            throw new AssertionError(impossible);
+        }
+    }
+
+    private static MethodHandle isVirtualHandle() {
+        try {
+            return MethodHandles.publicLookup().findVirtual(Thread.class, "isVirtual",
+                    MethodType.methodType(boolean.class));
+        } catch (NoSuchMethodException | IllegalAccessException beforeJdk21) {
+            return null;
         }
     }
 }

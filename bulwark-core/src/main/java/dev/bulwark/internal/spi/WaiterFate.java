@@ -2,6 +2,7 @@ package dev.bulwark.internal.spi;
 
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Scheduler;
+import dev.bulwark.internal.timer.TimerNode;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -15,12 +16,16 @@ import java.lang.invoke.VarHandle;
  * or release it; a canceller removes the waiter and reports the outcome) and the losers do nothing. Fields a
  * decider writes for the owner are written before the CAS and read after reading the status.
  *
- * <p>An asynchronous waiter may also hold the two things that can end its wait early, a timer task and a
- * registration on the cancellation signal; {@link #disarm()} cancels both and may run any number of times, on any
- * thread. A waiter arms them once, then re-checks its status, so a fate decided while arming still disarms
- * everything.
+ * <p>An asynchronous waiter may also hold the two things that can end its wait early, a timer and a registration on
+ * the cancellation signal; {@link #disarm()} cancels both and may run any number of times, on any thread. A waiter
+ * arms them once, then re-checks its status, so a fate decided while arming still disarms everything. On the shared
+ * timing wheel a waiter is its own timer node ({@link #armedAsOwnTimer()}: no task, no separate node; the wheel calls
+ * {@link #expire()}); with any other scheduler it holds the task that scheduler returned.
  */
-public abstract class WaiterFate {
+public abstract class WaiterFate extends TimerNode {
+
+    /** Marks {@link #timeoutTask} when the waiter itself is the timer, scheduled on a wheel. */
+    private static final Scheduler.Cancellable OWN_TIMER = () -> { };
 
     /** Open: the bulkhead does not know yet whether the call must wait (its request is in flight). */
     public static final int JOINING = -1;
@@ -65,6 +70,7 @@ public abstract class WaiterFate {
      * @param openStatus {@link #JOINING} or {@link #WAITING}
      */
     protected WaiterFate(CancellationSignal signal, long enqueuedAt, int openStatus) {
+        super();
         this.signal = signal;
         this.enqueuedAt = enqueuedAt;
         if (openStatus != WAITING) {
@@ -149,6 +155,23 @@ public abstract class WaiterFate {
     }
 
     /**
+     * Records that the waiter itself was scheduled as a wheel node (so {@link #disarm()} cancels it there). Called
+     * once, by the thread that armed it, after it scheduled the node.
+     */
+    protected final void armedAsOwnTimer() {
+        timeoutTask = OWN_TIMER;
+    }
+
+    /**
+     * The maximum wait passed: called by the wheel's thread, once, when the waiter is its own timer and was not
+     * cancelled. Waiters that never arm themselves on a wheel need not override it. Must be short and run no user
+     * code.
+     */
+    @Override
+    protected void expire() {
+    }
+
+    /**
      * Records the registration on the signal that ends the wait when cancelled. Called once.
      *
      * @param cancellation the registration
@@ -160,7 +183,9 @@ public abstract class WaiterFate {
     /** Cancels the timer task and closes the signal registration, whichever were armed. Idempotent. */
     protected final void disarm() {
         Scheduler.Cancellable task = timeoutTask;
-        if (task != null) {
+        if (task == OWN_TIMER) {
+            tryCancel();
+        } else if (task != null) {
             task.cancel();
         }
         CancellationSignal.Registration current = registration;

@@ -29,7 +29,11 @@ public abstract class TimerNode {
         }
     }
 
-    final TimerWheel wheel;
+    /**
+     * The wheel it is scheduled on: set by the constructor, or by {@link TimerWheel#scheduleAfter(TimerNode, long)}
+     * before the push that publishes the node (a canceller reads it after it read that the node was armed).
+     */
+    TimerWheel wheel;
     /**
      * The wheel-clock reading at which it is due. For a node scheduled with {@link TimerWheel#scheduleAfter}, the
      * delay until the worker takes it from the pending stack, which turns it into a deadline (worker only then).
@@ -37,8 +41,8 @@ public abstract class TimerNode {
     long deadline;
     volatile int state;
 
-    // Worker thread only.
-    int rounds;
+    // Worker thread only. No lap counter: a node in the bucket being walked fires when its deadline has passed and
+    // otherwise waits for a later lap (its bucket is walked at its due tick, which begins after its deadline).
     int bucketIndex = -1;
     TimerNode previous;
     TimerNode next;
@@ -56,6 +60,14 @@ public abstract class TimerNode {
     protected TimerNode(TimerWheel wheel, long deadline) {
         this.wheel = wheel;
         this.deadline = deadline;
+    }
+
+    /**
+     * Creates a node whose wheel and delay are given when it is scheduled, by
+     * {@link TimerWheel#scheduleAfter(TimerNode, long)}: for objects that are a timer only sometimes (a queued waiter
+     * with a maximum wait).
+     */
+    protected TimerNode() {
     }
 
     /**

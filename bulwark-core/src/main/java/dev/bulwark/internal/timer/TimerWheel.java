@@ -13,8 +13,9 @@ import java.util.concurrent.TimeUnit;
  * <h2>Design notes</h2>
  *
  * <p><b>Layout.</b> Time is cut into ticks of {@link #tickNanos} (1 ms for the shared wheel). A timer due at tick
- * {@code t} lives in bucket {@code t & (buckets - 1)} with {@code rounds = (t - currentTick) / buckets} laps to wait,
- * as in Netty's {@code HashedWheelTimer}; each bucket is a doubly linked list of {@link TimerNode}s owned by the
+ * {@code t} lives in bucket {@code t & (buckets - 1)}, as in Netty's {@code HashedWheelTimer}, but with no lap counter:
+ * walking a bucket fires the nodes whose deadline has passed and leaves the others for a later lap (a bucket is walked
+ * at a tick only once that tick has begun, and a node's due tick begins at or after its deadline); each bucket is a doubly linked list of {@link TimerNode}s owned by the
  * worker thread alone. Scheduling and cancelling are O(1) and never take a lock, so callers never contend with the
  * timer thread the way a {@code ScheduledThreadPoolExecutor}'s locked heap makes them.
  *
@@ -25,19 +26,24 @@ import java.util.concurrent.TimeUnit;
  * from which the worker unlinks it on its next tick. So a cancelled timer costs at most one tick of its node. An object
  * that needs a timer can be its own node ({@link TimerNode} subclass, {@link #scheduleAfter}), so that a schedule
  * allocates nothing at all; such a node carries its delay, which the worker turns into a deadline from a clock
- * reading taken after it took the node from {@code pending}, so the scheduling thread reads no clock.
+ * reading taken after it took the node from {@code pending}, so the scheduling thread reads no clock. A
+ * {@link RearmableTimer} goes further: one owner re-arms it call after call without the worker in between (a
+ * generation in its word, a flag that coalesces its hand-overs to one push a tick; see its design notes); the worker
+ * unlinks its earlier filing when it takes it again and drops a filing whose call has ended.
  *
  * <p><b>Invariants.</b>
  * <ol>
  *   <li>A node's {@link TimerNode#state} goes from {@code WAITING} to exactly one of {@code FIRED} (the worker's CAS,
  *       just before it runs the task) or {@code CANCELLED} (the canceller's CAS); the winner alone acts, so a task
  *       runs at most once and never after a successful cancel.</li>
- *   <li>Bucket lists, {@code rounds} and {@code bucketIndex} are touched by the worker thread only (but for the
+ *   <li>Bucket lists and {@code bucketIndex} are touched by the worker thread only (but for the
  *       {@code -2} that marks a delay, written by {@link #scheduleAfter} before the push publishes the node).</li>
- *   <li>A node is pushed on {@code pending} once (by {@link #schedule}) and on {@code cancelled} at most once (by the
+ *   <li>A one-shot node is pushed on {@code pending} once (by {@link #schedule}; a rearmable node once per
+ *       hand-over, never while it is still on the stack) and on {@code cancelled} at most once (by the
  *       cancel CAS winner); each stack link field belongs to one stack.</li>
  *   <li>Never early: the worker fires a node only when the wheel's clock has reached its deadline; a node whose
- *       tick has begun but whose deadline has not yet come is re-filed one tick later.</li>
+ *       tick has begun but whose deadline has not yet come (a deadline from a reading later than the walk's) is re-filed
+ *       one tick later; a node of a later lap stays.</li>
  * </ol>
  *
  * <p><b>Precision.</b> A task runs no earlier than its deadline and normally within one tick after it; later only
@@ -150,7 +156,7 @@ public final class TimerWheel implements Scheduler {
             deadline = Long.MAX_VALUE; // overflow: practically never
         }
         Timer timer = new Timer(this, task, deadline);
-        push(timer);
+        pushPending(timer);
         return timer;
     }
 
@@ -165,14 +171,35 @@ public final class TimerWheel implements Scheduler {
      * @throws RejectedExecutionException when the wheel is shut down
      */
     public void scheduleAfter(TimerNode node) {
+        checkRunning();
+        node.bucketIndex = -2; // marks the deadline as a delay still to be converted (worker reads it after the push)
+        pushPending(node);
+    }
+
+    /**
+     * Schedules a node made without a wheel or delay ({@link TimerNode#TimerNode()}) to expire {@code delayNanos}
+     * from now, as {@link #scheduleAfter(TimerNode)} does: never early, normally within two ticks late, no clock read
+     * here.
+     *
+     * @param node a node never scheduled before
+     * @param delayNanos the delay, not negative
+     * @throws RejectedExecutionException when the wheel is shut down
+     */
+    public void scheduleAfter(TimerNode node, long delayNanos) {
+        node.wheel = this;
+        node.deadline = Math.max(0L, delayNanos);
+        scheduleAfter(node);
+    }
+
+    /** Throws when the wheel is shut down. */
+    void checkRunning() {
         if (shutdown) {
             throw new RejectedExecutionException("the timer is shut down");
         }
-        node.bucketIndex = -2; // marks the deadline as a delay still to be converted (worker reads it after the push)
-        push(node);
     }
 
-    private void push(TimerNode node) {
+    /** Pushes a node on the pending stack; its {@code nextPending} must be free (invariant 3). */
+    void pushPending(TimerNode node) {
         TimerNode head;
         do {
             head = pending;
@@ -197,11 +224,11 @@ public final class TimerWheel implements Scheduler {
     }
 
     /**
-     * Returns how many timers are filed in buckets (worker's view; for tests).
+     * Returns how many timers are filed in buckets (worker's view; for tests and diagnostics).
      *
      * @return the count
      */
-    long filedCount() {
+    public long filedCount() {
         return filed;
     }
 
@@ -245,13 +272,18 @@ public final class TimerWheel implements Scheduler {
             TimerNode node = heads[index];
             while (node != null) {
                 TimerNode next = node.next;
-                if (node.rounds > 0) {
-                    node.rounds--;
+                if (node instanceof RearmableTimer && !((RearmableTimer) node).filingIsCurrent()) {
+                    unlink(node); // the call it was filed for ended: nothing to fire, ever (invariant 1 there)
                 } else if (node.deadline <= now) {
                     unlink(node);
-                    node.fire();
-                } else {
-                    // Due within this tick but not yet: file it for the next tick so it is never early.
+                    if (node instanceof RearmableTimer) {
+                        ((RearmableTimer) node).fireFiled();
+                    } else {
+                        node.fire();
+                    }
+                } else if (node.deadline - origin <= currentTick * tickNanos) {
+                    // Due at this tick by a clock reading later than now (taken while filing): one tick later, so
+                    // it is never early and not a lap late. Otherwise it waits for a later lap.
                     unlink(node);
                     file(node, currentTick + 1);
                 }
@@ -270,6 +302,19 @@ public final class TimerWheel implements Scheduler {
         while (node != null) {
             TimerNode next = node.nextPending;
             node.nextPending = null;
+            if (node instanceof RearmableTimer) {
+                // Read its link before this: once transferred() clears its flag, its owner may push it again.
+                RearmableTimer rearmable = (RearmableTimer) node;
+                if (rearmable.bucketIndex >= 0) {
+                    unlink(rearmable); // filed for an earlier call, or earlier for this one: filed afresh below
+                }
+                if (rearmable.transferred(time)) {
+                    long due = (rearmable.deadline - origin + tickNanos - 1) / tickNanos;
+                    file(rearmable, Math.max(due, currentTick));
+                }
+                node = next;
+                continue;
+            }
             if (node.bucketIndex == -2) {
                 // A delay (scheduleAfter): the deadline counts from a reading taken after the getAndSet above.
                 if (!read) {
@@ -289,8 +334,6 @@ public final class TimerWheel implements Scheduler {
     }
 
     private void file(TimerNode node, long tick) {
-        int laps = (int) Math.min(Integer.MAX_VALUE, (tick - currentTick) / heads.length);
-        node.rounds = laps;
         int index = (int) (tick & mask);
         node.bucketIndex = index;
         TimerNode head = heads[index];
