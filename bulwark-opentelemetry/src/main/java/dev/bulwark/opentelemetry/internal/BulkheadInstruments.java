@@ -10,6 +10,7 @@ import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_QUEUE_LIMIT;
 import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_REJECTION_REASON;
 
 import dev.bulwark.Bulkhead;
+import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.internal.stats.SampledListener;
 import dev.bulwark.internal.stats.TimingSampler;
@@ -34,7 +35,8 @@ import java.util.function.ToIntFunction;
  * {@code admitted} count of {@code bulwark.bulkhead.calls}. With exact timing every lease is timed and recorded.
  * Bulkheads that report every lease through {@link #released(long)} (a cluster-wide one) are recorded in full.
  * So a call that finds a free slot and is not sampled costs one adder increment and no clock reading; a queued call
- * one more record (its wait, measured anyway). Nothing allocates.
+ * one more record (its wait, measured anyway). Nothing allocates. Counts per priority are {@link PriorityCounts}:
+ * a NORMAL admission, the common call, adds nothing to that.
  *
  * <p>The gauges read the bulkhead through a weak reference and nothing else here refers to it, so a bound bulkhead
  * its owner drops can be collected. Thread-safe.
@@ -53,6 +55,8 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
     private final DoubleHistogram timeInQueue;
     private final DoubleHistogram leaseDuration;
     private final TimingSampler sampler;
+    /** Set once by {@link #register}, before the listener is attached. */
+    private PriorityCounts priorities;
 
     private BulkheadInstruments(Instruments instruments, String name, boolean exactTiming) {
         sampler = exactTiming ? TimingSampler.exact() : TimingSampler.adaptive();
@@ -108,6 +112,7 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
                         measurement.record(rejected[i].sum(), rejectedAttributes[i]);
                     }
                 }));
+        listener.priorities = PriorityCounts.register(meter, observations, admitted, named);
         return listener;
     }
 
@@ -125,18 +130,33 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
 
     // The BulkheadListener methods below receive nanoseconds and record them.
 
+    // The one-argument forms serve bulkheads that report no priority: their calls are NORMAL ones.
+
     @Override
     public void admitted(long waitedNanos) {
+        admitted(waitedNanos, Priority.NORMAL);
+    }
+
+    @Override
+    public void admitted(long waitedNanos, Priority priority) {
+        priorities.admitted(priority); // before the total: see PriorityCounts
         onAdmitted(waitedNanos);
     }
 
     @Override
     public void rejected(Rejection rejection) {
+        priorities.rejected(rejection.priority());
         onRejected(rejection.reason(), Instruments.nanos(rejection.waited()));
     }
 
     @Override
     public void cancelled(long waitedNanos) {
+        cancelled(waitedNanos, Priority.NORMAL);
+    }
+
+    @Override
+    public void cancelled(long waitedNanos, Priority priority) {
+        priorities.cancelled(priority);
         onCancelled(waitedNanos);
     }
 
