@@ -23,8 +23,10 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToIntFunction;
 
 /**
- * Records one bulkhead's events. Design: the call counts are {@link LongAdder}s (striped, so concurrent callers do
- * not contend on one cache line) read by an asynchronous counter at collection; the two histograms are recorded
+ * Records one bulkhead's events. Design: the call counts are read by an asynchronous counter at collection; the
+ * admissions, counted on every call, in a {@link ThreadOwnedCounter} (a thread's own cell, no atomic
+ * read-modify-write), the rarer outcomes in {@link LongAdder}s (striped, so concurrent callers do not contend on one
+ * cache line); the two histograms are recorded
  * with attribute sets built once here.
  *
  * <p><b>Sampled leases.</b> Like the Micrometer binding, this is a {@link SampledListener}: an in-process bulkhead
@@ -34,7 +36,8 @@ import java.util.function.ToIntFunction;
  * min and max estimate theirs, its count is the number of timed leases; the exact number of leases is the
  * {@code admitted} count of {@code bulwark.bulkhead.calls}. With exact timing every lease is timed and recorded.
  * Bulkheads that report every lease through {@link #released(long)} (a cluster-wide one) are recorded in full.
- * So a call that finds a free slot and is not sampled costs one adder increment and no clock reading; a queued call
+ * So a call that finds a free slot and is not sampled costs one increment of its thread's cell and no clock
+ * reading; a queued call
  * one more record (its wait, measured anyway). Nothing allocates. Counts per priority are {@link PriorityCounts}:
  * a NORMAL admission, the common call, adds nothing to that.
  *
@@ -43,7 +46,8 @@ import java.util.function.ToIntFunction;
  */
 final class BulkheadInstruments extends AttachedListener implements SampledListener {
 
-    private final LongAdder admitted = new LongAdder();
+    /** Every call admitted: the one count on the uncontended path, so not a LongAdder (see ThreadOwnedCounter). */
+    private final ThreadOwnedCounter admitted = new ThreadOwnedCounter();
     private final LongAdder cancelled = new LongAdder();
     /** Indexed by {@link Rejection.Reason#ordinal()}. */
     private final LongAdder[] rejected;
@@ -97,7 +101,7 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
                 Bulkhead::maxQueue);
         // The callback captures the adders and attributes, never the listener: the listener refers to its
         // subscription, which refers to the bulkhead, and the SDK holds callbacks strongly.
-        LongAdder admitted = listener.admitted;
+        ThreadOwnedCounter admitted = listener.admitted;
         LongAdder cancelled = listener.cancelled;
         LongAdder[] rejected = listener.rejected;
         Attributes admittedAttributes = listener.admittedAttributes;

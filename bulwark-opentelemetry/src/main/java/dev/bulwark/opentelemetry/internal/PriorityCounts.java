@@ -25,9 +25,10 @@ import java.util.concurrent.atomic.LongAdder;
  * admissions (the {@code admitted} count the binding keeps anyway) less the others'.
  *
  * <p><b>Invariant.</b> An admission of another priority increments its own count <em>before</em> the total, and a
- * collection reads the total <em>before</em> the others. An increment is a volatile write (a CAS) and a sum reads
- * every cell with volatile reads, so an admission whose total increment the collection saw had its own increment
- * happen before it, and the others' read includes it. Hence {@code total - others} counts no more than the NORMAL
+ * collection reads the total <em>before</em> the others. An adder's increment is a volatile write (a CAS) and its sum
+ * reads every cell with volatile reads, so an admission whose total increment the collection saw had its own increment
+ * happen before it, and the others' read includes it (the total is a {@link ThreadOwnedCounter}, whose increments
+ * are release stores and whose reads acquire loads, which order the same way). Hence {@code total - others} counts no more than the NORMAL
  * admissions inside the total read: the derived value is never above the true NORMAL count. It can be below it by
  * admissions racing the collection (an admission of another priority counted in the others but not yet in the
  * total); it is kept monotonic by publishing the maximum of what was derived so far (a counter must not go down),
@@ -42,7 +43,7 @@ final class PriorityCounts {
     private static final Priority[] PRIORITIES = Priority.values();
 
     /** All admissions of the bulkhead (NORMAL ones included), incremented after {@link #admitted(Priority)}. */
-    private final LongAdder allAdmitted;
+    private final ThreadOwnedCounter allAdmitted;
     /** Admissions by priority ordinal; NORMAL's slot stays at 0 (derived, see the class comment). */
     private final LongAdder[] admitted = adders();
     private final LongAdder[] rejected = adders();
@@ -54,7 +55,7 @@ final class PriorityCounts {
     private final Attributes[] rejectedAttributes = new Attributes[PRIORITIES.length];
     private final Attributes[] cancelledAttributes = new Attributes[PRIORITIES.length];
 
-    private PriorityCounts(LongAdder allAdmitted, Attributes named) {
+    private PriorityCounts(ThreadOwnedCounter allAdmitted, Attributes named) {
         this.allAdmitted = allAdmitted;
         for (Priority priority : PRIORITIES) {
             Attributes prioritized = named.toBuilder()
@@ -72,7 +73,8 @@ final class PriorityCounts {
      *     {@link #admitted(Priority)}
      * @param named the attribute set naming the bulkhead
      */
-    static PriorityCounts register(Meter meter, Observations observations, LongAdder allAdmitted, Attributes named) {
+    static PriorityCounts register(Meter meter, Observations observations, ThreadOwnedCounter allAdmitted,
+                                   Attributes named) {
         PriorityCounts counts = new PriorityCounts(allAdmitted, named);
         observations.add(meter.counterBuilder(BULKHEAD_PRIORITY_CALLS).setUnit("{call}")
                 .setDescription("Calls that reached the bulkhead, by the priority they asked for and how they ended"
