@@ -26,8 +26,7 @@ import java.util.function.ToIntFunction;
  * Records one bulkhead's events. Design: the call counts are read by an asynchronous counter at collection; the
  * admissions, counted on every call, in a {@link ThreadOwnedCounter} (a thread's own cell, no atomic
  * read-modify-write), the rarer outcomes in {@link LongAdder}s (striped, so concurrent callers do not contend on one
- * cache line); the two histograms are recorded
- * with attribute sets built once here.
+ * cache line); the two histograms are recorded with attribute sets built once here.
  *
  * <p><b>Sampled leases.</b> Like the Micrometer binding, this is a {@link SampledListener}: an in-process bulkhead
  * reads the clock for a lease only when {@link #sampler()} picks the call (every call below about 2,000 a second,
@@ -37,8 +36,7 @@ import java.util.function.ToIntFunction;
  * {@code admitted} count of {@code bulwark.bulkhead.calls}. With exact timing every lease is timed and recorded.
  * Bulkheads that report every lease through {@link #released(long)} (a cluster-wide one) are recorded in full.
  * So a call that finds a free slot and is not sampled costs one increment of its thread's cell and no clock
- * reading; a queued call
- * one more record (its wait, measured anyway). Nothing allocates. Counts per priority are {@link PriorityCounts}:
+ * reading; a queued call one more record (its wait, measured anyway). Nothing allocates. Counts per priority are {@link PriorityCounts}:
  * a NORMAL admission, the common call, adds nothing to that.
  *
  * <p>The gauges read the bulkhead through a weak reference and nothing else here refers to it, so a bound bulkhead
@@ -59,13 +57,13 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
     private final DoubleHistogram timeInQueue;
     private final DoubleHistogram leaseDuration;
     private final TimingSampler sampler;
-    /** Set once by {@link #register}, before the listener is attached. */
-    private PriorityCounts priorities;
+    private final PriorityCounts priorities;
 
     private BulkheadInstruments(Instruments instruments, String name, boolean exactTiming) {
         sampler = exactTiming ? TimingSampler.exact() : TimingSampler.adaptive();
         Attributes named = Attributes.of(BULKHEAD_NAME, name);
         leaseAttributes = named;
+        priorities = new PriorityCounts(admitted, named);
         admittedAttributes = named.toBuilder().put(BULKHEAD_OUTCOME, "admitted").build();
         cancelledAttributes = named.toBuilder().put(BULKHEAD_OUTCOME, "cancelled").build();
         Rejection.Reason[] reasons = Rejection.Reason.values();
@@ -116,7 +114,7 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
                         measurement.record(rejected[i].sum(), rejectedAttributes[i]);
                     }
                 }));
-        listener.priorities = PriorityCounts.register(meter, observations, admitted, named);
+        listener.priorities.register(meter, observations);
         return listener;
     }
 
@@ -132,9 +130,8 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
                 }));
     }
 
-    // The BulkheadListener methods below receive nanoseconds and record them.
-
-    // The one-argument forms serve bulkheads that report no priority: their calls are NORMAL ones.
+    // The BulkheadListener methods below receive nanoseconds and record them. The one-argument forms serve
+    // bulkheads that report no priority: their calls are NORMAL ones.
 
     @Override
     public void admitted(long waitedNanos) {

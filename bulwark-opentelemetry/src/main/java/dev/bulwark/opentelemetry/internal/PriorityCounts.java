@@ -55,7 +55,14 @@ final class PriorityCounts {
     private final Attributes[] rejectedAttributes = new Attributes[PRIORITIES.length];
     private final Attributes[] cancelledAttributes = new Attributes[PRIORITIES.length];
 
-    private PriorityCounts(ThreadOwnedCounter allAdmitted, Attributes named) {
+    /**
+     * Creates the counts of one bulkhead.
+     *
+     * @param allAdmitted the count of all the bulkhead's admissions, which the caller increments after
+     *     {@link #admitted(Priority)}
+     * @param named the attribute set naming the bulkhead
+     */
+    PriorityCounts(ThreadOwnedCounter allAdmitted, Attributes named) {
         this.allAdmitted = allAdmitted;
         for (Priority priority : PRIORITIES) {
             Attributes prioritized = named.toBuilder()
@@ -66,21 +73,12 @@ final class PriorityCounts {
         }
     }
 
-    /**
-     * Creates the counts of one bulkhead and registers their asynchronous counter in {@code observations}.
-     *
-     * @param allAdmitted the count of all the bulkhead's admissions, which the caller increments after
-     *     {@link #admitted(Priority)}
-     * @param named the attribute set naming the bulkhead
-     */
-    static PriorityCounts register(Meter meter, Observations observations, ThreadOwnedCounter allAdmitted,
-                                   Attributes named) {
-        PriorityCounts counts = new PriorityCounts(allAdmitted, named);
+    /** Registers the asynchronous counter that reports these counts in {@code observations}. */
+    void register(Meter meter, Observations observations) {
         observations.add(meter.counterBuilder(BULKHEAD_PRIORITY_CALLS).setUnit("{call}")
                 .setDescription("Calls that reached the bulkhead, by the priority they asked for and how they ended"
                         + " there")
-                .buildWithCallback(counts::observe));
-        return counts;
+                .buildWithCallback(this::observe));
     }
 
     private static Attributes outcome(Attributes prioritized, String outcome) {
