@@ -11,6 +11,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
@@ -143,5 +146,40 @@ class ThreadOwnedCounterTest {
         }
         assertThat(counter.ownerOfSlot(0)).isSameAs(Thread.currentThread());
         assertThat(counter.sum()).isEqualTo(1 + 10_000 + 3 * 10_000L);
+    }
+
+    /**
+     * Virtual threads (Java 21+; skipped on older JDKs): thousands of short-lived threads, each with its own id, land
+     * on slots whose owners mostly ended, share the adder or take cells over; nothing is lost.
+     */
+    @Test
+    void shortLivedVirtualThreadsLoseNothing() throws Exception {
+        ExecutorService virtual;
+        try {
+            virtual = (ExecutorService) java.util.concurrent.Executors.class
+                    .getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+        } catch (NoSuchMethodException beforeJava21) {
+            Assumptions.abort("no virtual threads on this JDK");
+            return;
+        }
+        ThreadOwnedCounter counter = new ThreadOwnedCounter(4);
+        int tasks = 5_000;
+        int perTask = 200;
+        List<Future<?>> done = new ArrayList<>();
+        try {
+            for (int t = 0; t < tasks; t++) {
+                done.add(virtual.submit(() -> {
+                    for (int i = 0; i < perTask; i++) {
+                        counter.increment();
+                    }
+                }));
+            }
+            for (Future<?> task : done) {
+                task.get();
+            }
+        } finally {
+            virtual.shutdown();
+        }
+        assertThat(counter.sum()).isEqualTo((long) tasks * perTask);
     }
 }
