@@ -3,7 +3,11 @@ package dev.bulwark.benchmarks;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.BulkheadListener;
 import dev.bulwark.ThrowingSupplier;
+import dev.bulwark.internal.stats.SampledListener;
+import dev.bulwark.internal.stats.TimingSampler;
+import dev.bulwark.micrometer.BulwarkMetrics;
 import dev.bulwark.opentelemetry.BulwarkTelemetry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
@@ -29,7 +33,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * What binding a bulkhead to OpenTelemetry costs per call: the same uncontended sync and async calls through a bare
  * bulkhead, one with an empty listener (the floor of any metrics integration: the bulkhead's own clock reads and
  * event fan-out), and one bound with {@link BulwarkTelemetry} to a real SDK meter provider with a reader attached
- * (so the SDK really aggregates; nothing is collected during the measurement).
+ * (so the SDK really aggregates; nothing is collected during the measurement), beside the Micrometer binding.
  *
  * <p>Run: {@code java -jar bulwark-benchmarks/target/benchmarks.jar OpenTelemetryBindingBenchmark -f 1 -wi 3 -i 5
  * -prof gc}.
@@ -43,8 +47,13 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 public class OpenTelemetryBindingBenchmark {
 
-    /** {@code bare}: no listener; {@code listener}: an empty listener; {@code opentelemetry}: bound to the SDK. */
-    @Param({"bare", "listener", "opentelemetry"})
+    /**
+     * {@code bare}: no listener; {@code listener}: an empty listener; {@code sampled}: an empty listener that takes
+     * part in timing sampling as the bindings do (what any sampled binding pays before it records anything);
+     * {@code micrometer}: bound with {@link BulwarkMetrics} to a {@link SimpleMeterRegistry} (the Micrometer
+     * binding's figure, in the same run); {@code opentelemetry}: bound to the SDK.
+     */
+    @Param({"bare", "listener", "sampled", "micrometer", "opentelemetry"})
     public String binding;
 
     private static final ThrowingSupplier<Object, RuntimeException> WORK = () -> Boolean.TRUE;
@@ -65,6 +74,13 @@ public class OpenTelemetryBindingBenchmark {
             case "listener":
                 bulkhead = builder.listener(new BulkheadListener() { }).build();
                 break;
+            case "sampled":
+                bulkhead = builder.listener(new EmptySampledListener()).build();
+                break;
+            case "micrometer":
+                bulkhead = builder.build();
+                BulwarkMetrics.of(new SimpleMeterRegistry()).bind(bulkhead);
+                break;
             case "opentelemetry":
                 bulkhead = builder.build();
                 meterProvider = SdkMeterProvider.builder().registerMetricReader(InMemoryMetricReader.create()).build();
@@ -72,7 +88,8 @@ public class OpenTelemetryBindingBenchmark {
                         .bind(bulkhead);
                 break;
             default:
-                throw new IllegalArgumentException("binding must be bare, listener or opentelemetry but was "
+                throw new IllegalArgumentException("binding must be bare, listener, sampled, micrometer or "
+                        + "opentelemetry but was "
                         + binding);
         }
     }
@@ -103,5 +120,26 @@ public class OpenTelemetryBindingBenchmark {
     @Benchmark
     public CompletableFuture<Object> callAsync() {
         return bulkhead.callAsync(ASYNC_WORK);
+    }
+
+    /** Takes part in sampling like a binding and records nothing: the cost of the dispatch and the sampler alone. */
+    private static final class EmptySampledListener implements SampledListener {
+        private final TimingSampler sampler = TimingSampler.adaptive();
+
+        @Override
+        public TimingSampler sampler() {
+            return sampler;
+        }
+
+        @Override
+        public void releasesSampled() {
+        }
+
+        @Override
+        public void released(long executionNanos, long endedAt) {
+            if (executionNanos != UNTIMED) {
+                sampler.timed(endedAt);
+            }
+        }
     }
 }

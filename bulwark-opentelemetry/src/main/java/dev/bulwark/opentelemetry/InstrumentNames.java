@@ -23,13 +23,21 @@ public final class InstrumentNames {
     /** Attribute on every bulkhead instrument: the bulkhead's name. */
     public static final AttributeKey<String> BULKHEAD_NAME = AttributeKey.stringKey("bulwark.bulkhead.name");
     /**
-     * Attribute on {@value #BULKHEAD_CALLS} and {@value #BULKHEAD_TIME_IN_QUEUE}: how the call ended at the bulkhead,
+     * Attribute on {@value #BULKHEAD_CALLS}, {@value #BULKHEAD_PRIORITY_CALLS} and {@value #BULKHEAD_TIME_IN_QUEUE}: how
+     * the call ended at the bulkhead,
      * {@code admitted}, {@code rejected} or {@code cancelled}.
      */
     public static final AttributeKey<String> BULKHEAD_OUTCOME = AttributeKey.stringKey("bulwark.bulkhead.outcome");
     /**
-     * Attribute on rejected calls only: the {@link dev.bulwark.Rejection.Reason} in lower case, {@code queue_full},
-     * {@code wait_timeout}, {@code unavailable}, {@code evicted} or {@code partition_limit}.
+     * Attribute on {@value #BULKHEAD_PRIORITY_CALLS}: the {@link dev.bulwark.Priority} the call asked for, in lower
+     * case, {@code critical}, {@code high}, {@code normal}, {@code low} or {@code sheddable} (a call made without
+     * {@link dev.bulwark.CallOptions} is {@code normal}).
+     */
+    public static final AttributeKey<String> BULKHEAD_PRIORITY = AttributeKey.stringKey("bulwark.bulkhead.priority");
+    /**
+     * Attribute on rejected calls' points only: the {@link dev.bulwark.Rejection.Reason} in lower case, {@code queue_full},
+     * {@code wait_timeout}, {@code unavailable}, {@code evicted}, {@code partition_limit}, {@code closed} or
+     * {@code weight_exceeds_limit}; on {@value #BULKHEAD_CALLS} and {@value #BULKHEAD_TIME_IN_QUEUE}.
      */
     public static final AttributeKey<String> BULKHEAD_REJECTION_REASON =
             AttributeKey.stringKey("bulwark.bulkhead.rejection_reason");
@@ -47,6 +55,14 @@ public final class InstrumentNames {
      * {@link #BULKHEAD_REJECTION_REASON} for rejected ones).
      */
     public static final String BULKHEAD_CALLS = "bulwark.bulkhead.calls";
+    /**
+     * Asynchronous counter, <code>{call}</code>: calls that reached the bulkhead, by {@link #BULKHEAD_PRIORITY} and
+     * {@link #BULKHEAD_OUTCOME} ({@code admitted}, {@code rejected} or {@code cancelled}; no rejection reason), every
+     * combination reported from the first collection on, zeros included. Per priority, the points add up to those
+     * of {@value #BULKHEAD_CALLS} by outcome; the {@code normal} admissions are derived at collection (all admissions
+     * less the other priorities') and so may lag calls racing the collection, never going down nor above the truth.
+     */
+    public static final String BULKHEAD_PRIORITY_CALLS = "bulwark.bulkhead.priority.calls";
     /**
      * Histogram, {@code s}: how long calls that queued waited for a slot, by {@link #BULKHEAD_OUTCOME}:
      * {@code admitted}, {@code rejected} (with reason {@code wait_timeout} or {@code evicted}) and {@code cancelled}.

@@ -10,6 +10,7 @@ import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_QUEUE_LIMIT;
 import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_REJECTION_REASON;
 
 import dev.bulwark.Bulkhead;
+import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.internal.stats.SampledListener;
 import dev.bulwark.internal.stats.TimingSampler;
@@ -22,9 +23,10 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToIntFunction;
 
 /**
- * Records one bulkhead's events. Design: the call counts are {@link LongAdder}s (striped, so concurrent callers do
- * not contend on one cache line) read by an asynchronous counter at collection; the two histograms are recorded
- * with attribute sets built once here.
+ * Records one bulkhead's events. Design: the call counts are read by an asynchronous counter at collection; the
+ * admissions, counted on every call, in a {@link ThreadOwnedCounter} (a thread's own cell, no atomic
+ * read-modify-write), the rarer outcomes in {@link LongAdder}s (striped, so concurrent callers do not contend on one
+ * cache line); the two histograms are recorded with attribute sets built once here.
  *
  * <p><b>Sampled leases.</b> Like the Micrometer binding, this is a {@link SampledListener}: an in-process bulkhead
  * reads the clock for a lease only when {@link #sampler()} picks the call (every call below about 2,000 a second,
@@ -33,15 +35,17 @@ import java.util.function.ToIntFunction;
  * min and max estimate theirs, its count is the number of timed leases; the exact number of leases is the
  * {@code admitted} count of {@code bulwark.bulkhead.calls}. With exact timing every lease is timed and recorded.
  * Bulkheads that report every lease through {@link #released(long)} (a cluster-wide one) are recorded in full.
- * So a call that finds a free slot and is not sampled costs one adder increment and no clock reading; a queued call
- * one more record (its wait, measured anyway). Nothing allocates.
+ * So a call that finds a free slot and is not sampled costs one increment of its thread's cell and no clock
+ * reading; a queued call one more record (its wait, measured anyway). Nothing allocates. Counts per priority are {@link PriorityCounts}:
+ * a NORMAL admission, the common call, adds nothing to that.
  *
  * <p>The gauges read the bulkhead through a weak reference and nothing else here refers to it, so a bound bulkhead
  * its owner drops can be collected. Thread-safe.
  */
 final class BulkheadInstruments extends AttachedListener implements SampledListener {
 
-    private final LongAdder admitted = new LongAdder();
+    /** Every call admitted: the one count on the uncontended path, so not a LongAdder (see ThreadOwnedCounter). */
+    private final ThreadOwnedCounter admitted = new ThreadOwnedCounter();
     private final LongAdder cancelled = new LongAdder();
     /** Indexed by {@link Rejection.Reason#ordinal()}. */
     private final LongAdder[] rejected;
@@ -53,11 +57,13 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
     private final DoubleHistogram timeInQueue;
     private final DoubleHistogram leaseDuration;
     private final TimingSampler sampler;
+    private final PriorityCounts priorities;
 
     private BulkheadInstruments(Instruments instruments, String name, boolean exactTiming) {
         sampler = exactTiming ? TimingSampler.exact() : TimingSampler.adaptive();
         Attributes named = Attributes.of(BULKHEAD_NAME, name);
         leaseAttributes = named;
+        priorities = new PriorityCounts(admitted, named);
         admittedAttributes = named.toBuilder().put(BULKHEAD_OUTCOME, "admitted").build();
         cancelledAttributes = named.toBuilder().put(BULKHEAD_OUTCOME, "cancelled").build();
         Rejection.Reason[] reasons = Rejection.Reason.values();
@@ -93,7 +99,7 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
                 Bulkhead::maxQueue);
         // The callback captures the adders and attributes, never the listener: the listener refers to its
         // subscription, which refers to the bulkhead, and the SDK holds callbacks strongly.
-        LongAdder admitted = listener.admitted;
+        ThreadOwnedCounter admitted = listener.admitted;
         LongAdder cancelled = listener.cancelled;
         LongAdder[] rejected = listener.rejected;
         Attributes admittedAttributes = listener.admittedAttributes;
@@ -108,6 +114,7 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
                         measurement.record(rejected[i].sum(), rejectedAttributes[i]);
                     }
                 }));
+        listener.priorities.register(meter, observations);
         return listener;
     }
 
@@ -123,20 +130,34 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
                 }));
     }
 
-    // The BulkheadListener methods below receive nanoseconds and record them.
+    // The BulkheadListener methods below receive nanoseconds and record them. The one-argument forms serve
+    // bulkheads that report no priority: their calls are NORMAL ones.
 
     @Override
     public void admitted(long waitedNanos) {
+        admitted(waitedNanos, Priority.NORMAL);
+    }
+
+    @Override
+    public void admitted(long waitedNanos, Priority priority) {
+        priorities.admitted(priority); // before the total: see PriorityCounts
         onAdmitted(waitedNanos);
     }
 
     @Override
     public void rejected(Rejection rejection) {
+        priorities.rejected(rejection.priority());
         onRejected(rejection.reason(), Instruments.nanos(rejection.waited()));
     }
 
     @Override
     public void cancelled(long waitedNanos) {
+        cancelled(waitedNanos, Priority.NORMAL);
+    }
+
+    @Override
+    public void cancelled(long waitedNanos, Priority priority) {
+        priorities.cancelled(priority);
         onCancelled(waitedNanos);
     }
 

@@ -3,7 +3,9 @@ package dev.bulwark.opentelemetry.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bulwark.Bulkhead;
+import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import java.time.Duration;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
@@ -32,23 +34,30 @@ class RecordingAllocationTest {
             com.sun.management.ThreadMXBean threads =
                     (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
+            // Built once: the bulkhead makes a refusal's Rejection, the binding only reads it.
+            Rejection queueFull = new Rejection("hot", Rejection.Reason.QUEUE_FULL, 1, 0, 1, 0, Duration.ZERO,
+                    Priority.LOW);
+            Rejection waitTimeout = new Rejection("hot", Rejection.Reason.WAIT_TIMEOUT, 1, 1, 1, 1,
+                    Duration.ofNanos(5_000), Priority.NORMAL);
             double least = Double.MAX_VALUE;
             for (int round = 0; round < ROUNDS; round++) {
                 long before = threads.getCurrentThreadAllocatedBytes();
                 for (int i = 0; i < EVENTS; i++) {
-                    listener.onAdmitted(0);                 // found a free slot
+                    listener.admitted(0, Priority.NORMAL);     // found a free slot
                     listener.onReleased(1_000);
-                    listener.onAdmitted(2_000);             // queued first
+                    listener.admitted(2_000, Priority.HIGH);   // queued first, counted per priority too
                     listener.onReleased(3_000);
-                    listener.onRejected(Rejection.Reason.QUEUE_FULL, 0);
-                    listener.onRejected(Rejection.Reason.WAIT_TIMEOUT, 5_000);
-                    listener.onCancelled(4_000);
+                    listener.rejected(queueFull);
+                    listener.rejected(waitTimeout);
+                    listener.cancelled(4_000, Priority.SHEDDABLE);
                 }
                 least = Math.min(least, (double) (threads.getCurrentThreadAllocatedBytes() - before) / EVENTS);
             }
 
             assertThat(least).as("bytes allocated per round of seven events").isLessThan(1.0);
             assertThat(Collected.sumOfCalls(reader)).isEqualTo(5L * EVENTS * ROUNDS);
+            assertThat(Collected.sumOf(reader, dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_PRIORITY_CALLS))
+                    .as("the same calls, by priority").isEqualTo(5L * EVENTS * ROUNDS);
         }
     }
 }
