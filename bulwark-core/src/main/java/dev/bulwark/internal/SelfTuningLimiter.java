@@ -23,8 +23,8 @@ import java.util.SplittableRandom;
  *
  * <p><b>Phases.</b> {@code MEASURING} pins the limit low ({@code min(start, 4)}) for the first baseline, after
  * which slow start grows it from there; {@code PROBING} pins it at three quarters of the limit for one window
- * every 10 s (jittered), or at half of it to check whether the resource itself became slower
- * ({@link #verifying}); {@code RUNNING} is the rest.
+ * every 10 s (jittered), or, to check whether the resource itself became slower ({@link #verifying}), at half
+ * of it, or at three quarters first after a small slowdown ({@link #verifyingHigh}); {@code RUNNING} is the rest.
  *
  * <p><b>Invariant (the limit).</b> {@link #decide} returns NaN only when it has nothing to compare with, and
  * {@link WindowedLimiter} keeps the limit then, so the limit always stays within {@code [minLimit, maxLimit]}
@@ -323,7 +323,6 @@ final class SelfTuningLimiter extends WindowedLimiter {
             return limit; // one above was slower a moment ago: stay at the capacity found
         }
         if (verdict == UNDECIDED) {
-            growthStep = 1.0;
             return undecided(w, limit);
         }
         double step = growthStep;
@@ -340,7 +339,13 @@ final class SelfTuningLimiter extends WindowedLimiter {
      */
     private double undecided(Window w, double limit) {
         double threshold = reference(w.limit)[0] * (1.0 + 1.0 / Math.max(1, w.limit));
-        return w.meanLatencyNanos < threshold ? limit + 1 : limit;
+        if (w.meanLatencyNanos >= threshold) {
+            growthStep = 1.0;
+            return limit;
+        }
+        double step = growthStep;
+        growthStep = Math.min(growthStep * 2, Math.max(1.0, limit / 2));
+        return limit + step;
     }
 
     private double slower(Window w, double limit) {
