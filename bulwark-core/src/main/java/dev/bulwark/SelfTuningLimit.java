@@ -10,15 +10,17 @@ import java.util.function.Predicate;
  * <p>It keeps the limit where one more call in flight would start to slow every call down:
  * <ol>
  *   <li><b>Baseline.</b> It first measures the resource's latency without contention, at a pinned concurrency of
- *       {@code min(starting limit, 4)} (never below {@code minLimit}) for at least 128 calls, so that a start far
+ *       {@code min(starting limit, 4)} (never below {@code minLimit}; the bulkhead's {@code maxConcurrency()} reads
+ *       it from the moment the bulkhead is built) for at least 128 calls, so that a start far
  *       above the capacity cannot make the overloaded latency the normal one (Envoy's adaptive concurrency
  *       filter does the same), and then grows from there by slow start (a start far above the capacity is not
  *       jumped back to: the flood and its drain would poison the next windows). Afterwards the reference for a
  *       limit is the pooled latency of the windows at or below four fifths of it that were not judged slower
  *       (so that slightly slow windows just below the limit cannot inflate it and let the limit creep up), more
  *       precise the longer it runs; every 10 s (±20%, jittered so that many bulkheads do not re-measure
- *       together) it measures again for a moment at three quarters of the limit, and a clearly faster result
- *       replaces what was learnt (BBR's ProbeRTT). What was learnt is halved in weight every 60 s.</li>
+ *       together) it measures again for a moment at three quarters of the limit, counting only calls admitted
+ *       after it began, and a result faster by three standard errors replaces what was learnt (BBR's ProbeRTT).
+ *       What was learnt is halved in weight every 30 s.</li>
  *   <li><b>Sequential windows.</b> A window holds at least a round trip of calls (calls ending within three
  *       typical latencies of a limit change are left out: the transition), and closes as soon as its mean
  *       latency is <em>statistically</em> clear to be above (by 2.5 standard errors, from the window's and the
@@ -26,7 +28,8 @@ import java.util.function.Predicate;
  *       looks from adding up to false alarms) or below (by 2) the reference plus half the slowdown one more call
  *       would cause ({@code 1 + 1 / limit}): a big change is answered within a round trip, a marginal one after
  *       as many samples as the noise of the latencies demands (heavy-tailed latencies simply take longer), and
- *       an undecidable one (after 64 round trips' worth of calls, at most 4,000) holds the limit.</li>
+ *       one still undecided after 64 round trips' worth of calls (at most 4,000) decides by its mean, by one
+ *       step: below the threshold the limit grows by one, otherwise it holds.</li>
  *   <li><b>Moves.</b> Clearly slower: the limit falls to {@code limit / sqrt(slowdown)} (at least by one), where
  *       the slowdown of a processor-sharing resource that thrashes says the capacity lies; the slowdown counted
  *       is only its statistically certain part (the window's mean less two standard errors, over the
@@ -37,8 +40,9 @@ import java.util.function.Predicate;
  *       it. A drop (by default a timeout or a refusal further down) counts as a clearly slower window.</li>
  *   <li><b>Slower, not because of us?</b> When two windows in a row are slower and the cut between them did not
  *       make calls faster, either the resource itself became slower or calls admitted under the higher limit are
- *       still draining. It measures at half the limit to tell: only if that is clearly slower than what was
- *       learnt does the reference follow the resource.</li>
+ *       still draining. It measures at a pinned lower limit to tell (half the limit after a slowdown of 1.5 or
+ *       more; otherwise three quarters first, then half if that is slower too): only if the probe at half is
+ *       clearly slower than what was learnt does the reference follow the resource.</li>
  * </ol>
  *
  * <h2>When not to use it</h2>

@@ -56,6 +56,19 @@ class SelfTuningLimitTest {
     }
 
     @Test
+    void isPinnedForTheFirstMeasurementFromTheMomentItIsBuilt() {
+        // No starting limit's worth of calls may get in before the first check: their drain would spoil it.
+        assertThat(Bulkhead.builder().maxConcurrency(10).adaptive(AdaptiveLimit.selfTuning().build()).build()
+                .maxConcurrency()).isEqualTo(4);
+        assertThat(Bulkhead.builder().maxConcurrency(3).adaptive(AdaptiveLimit.selfTuning().build()).build()
+                .maxConcurrency()).as("a start below the pinned limit is kept").isEqualTo(3);
+        assertThat(Bulkhead.builder().maxConcurrency(10).adaptive(AdaptiveLimit.selfTuning().minLimit(6).build())
+                .build().maxConcurrency()).as("never below minLimit").isEqualTo(6);
+        assertThat(Bulkhead.builder().maxConcurrency(10).adaptive(AdaptiveLimit.aimd().build()).build()
+                .maxConcurrency()).as("other algorithms start where configured").isEqualTo(10);
+    }
+
+    @Test
     void measuresAtAPinnedLowLimitFirstThenResumesAndGrowsWhileLatencyHolds() {
         Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(10).ticker(ticker)
                 .adaptive(AdaptiveLimit.selfTuning().maxLimit(200).build()).build();

@@ -44,6 +44,20 @@ abstract class AdaptiveLimiter {
         this.dropWhen = config.dropWhen();
     }
 
+    /**
+     * The limit a bulkhead starts at: the configured one, except that {@link SelfTuningLimit} pins it low for its
+     * first measurement from the first call on (see {@link SelfTuningLimiter#pinnedStart}), rather than letting a
+     * starting limit's worth of calls in whose drain would spoil that measurement.
+     *
+     * @param config the bulkhead's configuration
+     * @return the limit to start at
+     */
+    static int startingLimit(dev.bulwark.BulkheadConfig config) {
+        int configured = config.maxConcurrency();
+        return config.adaptiveLimit().filter(SelfTuningLimit.class::isInstance)
+                .map(limit -> SelfTuningLimiter.pinnedStart((SelfTuningLimit) limit, configured)).orElse(configured);
+    }
+
     static AdaptiveLimiter of(AdaptiveLimit config, int initialLimit) {
         if (config instanceof SelfTuningLimit) {
             return new SelfTuningLimiter((SelfTuningLimit) config, initialLimit);

@@ -76,7 +76,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
      * @param config the configuration
      */
     public InProcessBulkhead(BulkheadConfig config) {
-        super(config.name(), config.maxConcurrency(), config.maxQueue(), config.queueOrder() == QueueOrder.LIFO,
+        super(config.name(), AdaptiveLimiter.startingLimit(config), config.maxQueue(), config.queueOrder() == QueueOrder.LIFO,
                 WaiterQueue.headroomOf(config));
         this.config = config;
         this.ticker = config.ticker();

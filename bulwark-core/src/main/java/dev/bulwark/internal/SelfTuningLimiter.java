@@ -23,8 +23,8 @@ import java.util.SplittableRandom;
  *
  * <p><b>Phases.</b> {@code MEASURING} pins the limit low ({@code min(start, 4)}) for the first baseline, after
  * which slow start grows it from there; {@code PROBING} pins it at three quarters of the limit for one window
- * every 10 s (jittered), or at half of it to check whether the resource itself became slower
- * ({@link #verifying}); {@code RUNNING} is the rest.
+ * every 10 s (jittered), or, to check whether the resource itself became slower ({@link #verifying}), at half
+ * of it, or at three quarters first after a small slowdown ({@link #verifyingHigh}); {@code RUNNING} is the rest.
  *
  * <p><b>Invariant (the limit).</b> {@link #decide} returns NaN only when it has nothing to compare with, and
  * {@link WindowedLimiter} keeps the limit then, so the limit always stays within {@code [minLimit, maxLimit]}
@@ -39,6 +39,13 @@ final class SelfTuningLimiter extends WindowedLimiter {
     private static final double Z = 2.0;
     private static final double REFERENCE_FRACTION = 0.8;
     private static final double Z_SLOWER = 2.5;
+    /**
+     * How clear a probe must be to replace everything learnt (or to let the reference follow a slower resource):
+     * stricter than a window's verdict, since the price of a false alarm is not one move but a reference rebuilt
+     * from a single probe's 128 calls (a chance-fast probe at 14 ms against a 20 ms resource, at two standard
+     * errors, kept the limit at half the capacity for the rest of a run).
+     */
+    private static final double Z_CHANGED = 3.0;
     private static final int SLOWER = 1;
     private static final int UNDECIDED = 0;
     private static final int CLEARLY_NOT = -1;
@@ -48,8 +55,10 @@ final class SelfTuningLimiter extends WindowedLimiter {
     private static final long CEILING_HOLD_NANOS = 1_500_000_000L;
     private static final long PROBE_INTERVAL_NANOS = 10_000_000_000L;
     /** The pools forget by halving this often. */
-    private static final long POOL_HALF_LIFE_NANOS = 60_000_000_000L;
+    private static final long POOL_HALF_LIFE_NANOS = 30_000_000_000L;
     private static final int TRACKED_LIMITS = 1024;
+    /** A slowdown at least this big may be a capacity that halved: the check then probes at half the limit. */
+    private static final double BIG_SLOWDOWN = 1.5;
 
     private enum Phase { MEASURING, PROBING, RUNNING }
 
@@ -62,6 +71,15 @@ final class SelfTuningLimiter extends WindowedLimiter {
      * the new limit's latencies (all but a few of the calls admitted before it have ended).
      */
     private volatile long countFrom = Long.MIN_VALUE;
+    /**
+     * Calls admitted before this ticker reading (the last limit change) are left out too: after a cut, a call
+     * admitted under the new limit was admitted only once the calls in flight had fallen below it, so it never
+     * shares the resource with more than the new limit's worth of calls, while a call admitted before the change
+     * spent part of its life among the drain (after a cut from 23 to 11 such calls made a probe 20% slower than
+     * the resource, and the probe's result became the reference). The end-time rule above keeps the early close
+     * of a window from favouring the short calls among them.
+     */
+    private volatile long startedFrom = Long.MIN_VALUE;
 
     // Closer only.
     private Phase phase = Phase.MEASURING;
@@ -85,6 +103,8 @@ final class SelfTuningLimiter extends WindowedLimiter {
     private long nextProbeAt;
     /** The current probe checks whether the resource itself became slower (see {@link #slower}). */
     private boolean verifying;
+    /** The current check probes at three quarters, and goes on to half if that is slower too. */
+    private boolean verifyingHigh;
 
     SelfTuningLimiter(SelfTuningLimit config, int initialLimit) {
         super(config, initialLimit, true);
@@ -93,13 +113,33 @@ final class SelfTuningLimiter extends WindowedLimiter {
     }
 
     private int pinned(double limit) {
+        return pinned(minLimit, maxLimit, limit);
+    }
+
+    private static int pinned(int minLimit, int maxLimit, double limit) {
         return (int) Math.max(minLimit, Math.min(Math.min(limit, PINNED_LIMIT), maxLimit));
     }
 
+    /**
+     * The limit a bulkhead with this configuration starts at: the pinned one of the first measurement.
+     *
+     * @param config the configuration
+     * @param configured the bulkhead's configured limit, where the limit resumes after the measurement
+     * @return {@code min(configured, 4)}, within the configuration's range
+     */
+    static int pinnedStart(SelfTuningLimit config, int configured) {
+        return pinned(config.minLimit(), config.maxLimit(), configured);
+    }
+
     @Override
-    boolean accepts(long endedAt) {
+    boolean accepts(long endedAt, long latencyNanos) {
         long from = countFrom;
-        return from == Long.MIN_VALUE || endedAt - from >= 0;
+        if (from != Long.MIN_VALUE && endedAt - from < 0) {
+            return false;
+        }
+        long started = startedFrom;
+        // An untimed drop has no start: it counts (drops always do once the transition has passed).
+        return started == Long.MIN_VALUE || latencyNanos == Long.MIN_VALUE || endedAt - latencyNanos - started >= 0;
     }
 
     @Override
@@ -151,11 +191,11 @@ final class SelfTuningLimiter extends WindowedLimiter {
             count += poolCount[i];
         }
         if (count == 0) {
-            return new double[] {Double.NaN, Double.NaN, 0};
+            return new double[] {Double.NaN, Double.NaN, 0, Double.NaN};
         }
         double mean = sum / count;
         double variance = Math.max(0.0, squares / count - mean * mean);
-        return new double[] {mean, Math.sqrt(variance / count), count};
+        return new double[] {mean, Math.sqrt(variance / count), count, Math.sqrt(variance) / mean};
     }
 
     @Override
@@ -177,7 +217,10 @@ final class SelfTuningLimiter extends WindowedLimiter {
             return true;
         }
         int verdict = verdict(w);
-        return slowStart ? verdict > 0 || seen >= 2L * Math.max(windowSamples, w.limit) : verdict != UNDECIDED;
+        // Slow start looks once, at a fixed size: its windows feed the reference, and closing early on "slower" (which
+        // is not pooled) at every look pooled mostly the chance-fast windows (15 ms of a 20 ms resource), a
+        // reference biased low that later held the limit well below the capacity.
+        return slowStart ? seen >= 2L * Math.max(windowSamples, w.limit) : verdict != UNDECIDED;
     }
 
     /**
@@ -190,7 +233,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
         double[] reference = reference(w.limit);
         double factor = 1.0 + 1.0 / Math.max(1, w.limit);
         double threshold = reference[0] * factor;
-        double windowError = windowError(w);
+        double windowError = windowError(w, reference);
         double standardError = Math.sqrt(windowError * windowError + reference[1] * factor * reference[1] * factor);
         if (w.meanLatencyNanos - Z_SLOWER * standardError > threshold) {
             return SLOWER;
@@ -210,8 +253,14 @@ final class SelfTuningLimiter extends WindowedLimiter {
             double base = baseline();
             double typical = Math.max(Double.isNaN(base) ? 0.0 : base,
                     Double.isNaN(w.meanLatencyNanos) ? 0.0 : w.meanLatencyNanos);
-            double transition = 3.0 * typical;
+            // A probe also leaves out the calls admitted before it (see startedFrom), and then waits five typical
+            // latencies rather than three: among calls admitted after a change, those ending soon after it are
+            // the short ones (a window of them measured a 20 ms resource at 18 ms and held the limit below the
+            // capacity); five typical latencies leave out all but under 1% of exponential latencies.
+            boolean probe = phase == Phase.PROBING;
+            double transition = (probe ? 5.0 : 3.0) * typical;
             countFrom = w.closedAt + (long) Math.min(transition, 1e10);
+            startedFrom = probe ? w.closedAt : Long.MIN_VALUE;
         }
         return next;
     }
@@ -228,6 +277,12 @@ final class SelfTuningLimiter extends WindowedLimiter {
                 return limit; // calls admitted under the earlier, higher limit were still running: measure again
             }
             if (!Double.isNaN(w.meanLatencyNanos)) {
+                if (phase == Phase.PROBING && verifyingHigh && slowerThanReference(w)) {
+                    // Slower at three quarters: the resource became slower, or its capacity fell below even
+                    // that level. Only a probe at half the limit can tell; until then nothing changes.
+                    verifyingHigh = false;
+                    return Math.max(minLimit, Math.floor(resumeLimit * 0.5));
+                }
                 if (phase == Phase.PROBING && (differs(w) || verifying && slowerThanReference(w))) {
                     clearPools(); // the resource changed: what was learnt at other limits no longer holds
                 }
@@ -268,8 +323,25 @@ final class SelfTuningLimiter extends WindowedLimiter {
             return limit; // one above was slower a moment ago: stay at the capacity found
         }
         if (verdict == UNDECIDED) {
+            return undecided(w, limit);
+        }
+        double step = growthStep;
+        growthStep = Math.min(growthStep * 2, Math.max(1.0, limit / 2));
+        return limit + step;
+    }
+
+    /**
+     * A window that ran to its longest without a clear verdict decides by its point estimate, by one: below the
+     * threshold it grows, otherwise it holds. Holding on every undecided window let the limit only fall: false
+     * "slower" verdicts on heavy-tailed noise cut it, and the "clearly not slower" that growth needed could not
+     * be had at a limit whose threshold is as close as {@code 1 / limit} (lognormal service drifted from 21 to
+     * 16), and after a capacity step up it grew by one per several seconds.
+     */
+    private double undecided(Window w, double limit) {
+        double threshold = reference(w.limit)[0] * (1.0 + 1.0 / Math.max(1, w.limit));
+        if (w.meanLatencyNanos >= threshold) {
             growthStep = 1.0;
-            return limit; // cannot tell: at about the capacity, where it should stay
+            return limit;
         }
         double step = growthStep;
         growthStep = Math.min(growthStep * 2, Math.max(1.0, limit / 2));
@@ -291,12 +363,20 @@ final class SelfTuningLimiter extends WindowedLimiter {
             // a measurement at a pinned low concurrency can tell: probe now, and follow the resource only if the
             // probe is clearly slower than what was learnt. Pinned at half the limit: a capacity that halved is
             // still overloaded at three quarters of it (the periodic probe's level), and that probe would make
-            // the overloaded latency the normal one.
+            // the overloaded latency the normal one. After a slowdown short of 1.5 it first probes at three
+            // quarters, which costs half as much (two small cuts in a row near the capacity are common, and sent
+            // the limit to half every few seconds), and goes on to half only if that probe is slower too: a
+            // window straddling a capacity step can show a small slowdown while the capacity halved, and a probe
+            // at three quarters of such a limit, taken for the resource's new normal, held the limit at 1.7 times
+            // the new capacity.
             lastSlowMean = Double.NaN;
             phase = Phase.PROBING;
             verifying = true;
             resumeLimit = limit;
-            return Math.max(minLimit, Math.floor(limit * 0.5));
+            double learnt = reference(w.limit)[0];
+            boolean big = Double.isNaN(learnt) || mean >= BIG_SLOWDOWN * learnt;
+            verifyingHigh = !big;
+            return Math.max(minLimit, Math.floor(limit * (big ? 0.5 : 0.75)));
         }
         lastSlowMean = mean;
         lastSlowLimit = w.limit;
@@ -317,28 +397,39 @@ final class SelfTuningLimiter extends WindowedLimiter {
                 : Math.sqrt(w.latencyVarianceNanos2 / w.samples);
     }
 
-    /** Whether a pinned window's mean is clearly above the pooled reference (beyond two standard errors). */
+    /**
+     * The window's standard error, at least what the reference's coefficient of variation implies for the
+     * window's mean: a small window's own variance is an unreliable estimate, and for skewed latencies it is
+     * smallest exactly when its mean is (a run of short calls), so on its own it made chance fast windows look
+     * "clearly not slower" and grew the limit above the capacity.
+     */
+    private static double windowError(Window w, double[] reference) {
+        double own = windowError(w);
+        double cv = reference.length > 3 ? reference[3] : Double.NaN;
+        return Double.isNaN(cv) ? own : Math.max(own, cv * w.meanLatencyNanos / Math.sqrt(w.samples));
+    }
+
+    /** Whether a pinned window's mean is clearly above the pooled reference (beyond {@link #Z_CHANGED} standard errors). */
     private boolean slowerThanReference(Window w) {
         double[] reference = reference(w.limit + 1);
         if (Double.isNaN(reference[0])) {
             return false;
         }
-        double windowError = windowError(w);
-        return w.meanLatencyNanos - reference[0] > Z * Math.sqrt(windowError * windowError
+        double windowError = windowError(w, reference);
+        return w.meanLatencyNanos - reference[0] > Z_CHANGED * Math.sqrt(windowError * windowError
                 + reference[1] * reference[1]);
     }
 
-    /** Whether a pinned window's mean is clearly not the pooled reference (beyond two standard errors). */
+    /** Whether a pinned window's mean is clearly below the pooled reference (beyond {@link #Z_CHANGED} standard errors). */
     private boolean differs(Window w) {
         double[] reference = reference(w.limit + 1);
         if (Double.isNaN(reference[0])) {
             return false;
         }
-        double windowError = Double.isNaN(w.latencyVarianceNanos2) ? w.meanLatencyNanos
-                : Math.sqrt(w.latencyVarianceNanos2 / w.samples);
+        double windowError = windowError(w, reference);
         double error = Math.sqrt(windowError * windowError + reference[1] * reference[1]);
         // Only a faster probe replaces what was learnt: a slower one may itself be above a capacity that fell.
-        return reference[0] - w.meanLatencyNanos > Z * error;
+        return reference[0] - w.meanLatencyNanos > Z_CHANGED * error;
     }
 
     private void pool(Window w) {

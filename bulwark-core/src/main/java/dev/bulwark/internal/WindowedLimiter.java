@@ -93,7 +93,7 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
     @Override
     final void sample(InProcessBulkhead bulkhead, long endedAt, long latencyNanos, int inFlight,
                       Permit.Outcome outcome) {
-        if (outcome == Permit.Outcome.IGNORED || !accepts(endedAt)) {
+        if (outcome == Permit.Outcome.IGNORED || !accepts(endedAt, latencyNanos)) {
             return;
         }
         if (inFlight > maxInFlight.get()) {
@@ -181,9 +181,11 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
      * transition after a limit change. Called on the per-call path: must be cheap and thread-safe.
      *
      * @param endedAt ticker reading when the call ended
+     * @param latencyNanos its latency, or {@link dev.bulwark.internal.stats.SampledListener#UNTIMED} for an
+     *     untimed drop
      * @return whether to count it
      */
-    boolean accepts(long endedAt) {
+    boolean accepts(long endedAt, long latencyNanos) {
         return true;
     }
 
