@@ -16,6 +16,7 @@ import static dev.bulwark.micrometer.MeterNames.TAG_PHI;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.stats.PriorityTally;
 import dev.bulwark.internal.stats.SampledListener;
 import dev.bulwark.internal.stats.TimerStatistics;
 import dev.bulwark.internal.stats.TimingSampler;
@@ -64,7 +65,7 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
     private final CumulativeCount admissions;
     private final CumulativeCount cancellations;
     private final CumulativeCount waitTimeouts;
-    private final PriorityCounts priorities;
+    private final PriorityTally priorities;
     /** Non-zero waits only; the counts are the counters'. */
     private final TimerStatistics waitAdmitted = TimerStatistics.sampled();
     private final TimerStatistics waitTimedOut = TimerStatistics.sampled();
@@ -194,7 +195,7 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
 
     @Override
     public void admitted(long waitedNanos, Priority priority) {
-        priorities.admitted(priority); // before the total: see PriorityCounts
+        priorities.admitted(priority); // before the total: see PriorityTally
         admitted.increment();
         admissions.increment();
         if (waitedNanos > 0) {

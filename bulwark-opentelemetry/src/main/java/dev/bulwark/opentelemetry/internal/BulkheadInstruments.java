@@ -140,7 +140,7 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
 
     @Override
     public void admitted(long waitedNanos, Priority priority) {
-        priorities.admitted(priority); // before the total: see PriorityCounts
+        priorities.admitted(priority); // before the total: see PriorityTally
         onAdmitted(waitedNanos);
     }
 
