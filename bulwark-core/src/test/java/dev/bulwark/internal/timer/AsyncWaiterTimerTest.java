@@ -124,7 +124,9 @@ class AsyncWaiterTimerTest {
             for (int i = 0; i < 5_000; i++) {
                 Permit held = racing.acquire();
                 CompletableFuture<String> queued = racing.callAsync(() -> CompletableFuture.completedFuture("ran"));
-                long spinUntil = System.nanoTime() + (i % 9) * 100_000L;
+                // 0 to 1.5 ms: the fire comes 700 us plus up to two ticks (500 us) after the wait began, so the
+                // longest spins always lose to it and the shortest always win, on a quiet machine as on a loaded one.
+                long spinUntil = System.nanoTime() + (i % 16) * 100_000L;
                 while (System.nanoTime() < spinUntil) {
                     Thread.onSpinWait();
                 }

@@ -201,7 +201,7 @@ class RearmableTimerTest {
     }
 
     /**
-     * Against a real timer thread: an owner re-arms one node 100,000 times with delays around the tick and ends each
+     * Against a real timer thread: an owner re-arms one node 20,000 times with delays around the tick and ends each
      * call after a varying spin. Every call is reported exactly once (in time, or fired), a fire always belongs to the
      * call armed at that moment, never comes before its delay, and a losing disarm always finds expire done.
      */
@@ -229,7 +229,7 @@ class RearmableTimerTest {
                     fired.incrementAndGet();
                 }
             };
-            int calls = 100_000;
+            int calls = 20_000;
             AtomicInteger inTime = new AtomicInteger();
             AtomicInteger lostWithoutExpiry = new AtomicInteger();
             CountDownLatch done = new CountDownLatch(1);
@@ -241,7 +241,11 @@ class RearmableTimerTest {
                         currentCall.set(i);
                         armedAt[0] = System.nanoTime();
                         long armed = node.arm(delay[0]);
-                        for (int spin = 0; spin < (i % 11) * 40; spin++) {
+                        // Every other call ends after 0 to 1 ms: past the latest fire (delay + two ticks, 900 us) for
+                        // the longest spins, so that both outcomes happen on a quiet machine too (a spin counted in
+                        // iterations was too short there: every call ended in time). The others end at once.
+                        long spinUntil = armedAt[0] + ((i & 1) == 0 ? (i % 11) * 100_000L : 0L);
+                        while (System.nanoTime() < spinUntil) {
                             Thread.onSpinWait();
                         }
                         if (node.disarm(armed)) {
