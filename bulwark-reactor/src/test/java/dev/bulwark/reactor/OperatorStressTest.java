@@ -91,8 +91,11 @@ class OperatorStressTest {
         assertThat(mostRunning.get()).as("sources running at once").isLessThanOrEqualTo(LIMIT);
         assertThat(events.released.get()).as("every admitted subscription released its slot once")
                 .isEqualTo(events.admitted.get());
+        // A slot granted (by a releasing thread) to a subscription that its owner disposes at that instant is
+        // admitted and released without subscribing the source (the operator abandons the attempt it sees
+        // cancelled), so admissions can exceed subscriptions; never the other way round.
         assertThat(subscribedSources.get()).as("a source is subscribed only once a slot is granted")
-                .isEqualTo(events.admitted.get());
+                .isLessThanOrEqualTo(events.admitted.get());
         assertThat(endedSources.get()).isEqualTo(subscribedSources.get());
         assertThat(events.admitted.get() + events.rejected.get() + events.cancelled.get())
                 .as("each subscription was admitted, refused or cancelled while queued").isEqualTo(THREADS * ROUNDS);
