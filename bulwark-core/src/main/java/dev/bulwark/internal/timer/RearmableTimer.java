@@ -186,12 +186,9 @@ public abstract class RearmableTimer extends TimerNode {
             return;
         }
         try {
-            expire();
-        } catch (Throwable failure) {
-            System.getLogger("dev.bulwark").log(System.Logger.Level.WARNING, "A timer task threw; the timer goes on",
-                    failure);
+            expireLogged();
         } finally {
-            word = armed - ARMED + EXPIRED;
+            word = armed - ARMED + EXPIRED; // even if logging itself threw
         }
     }
 }

@@ -83,13 +83,22 @@ public abstract class TimerNode {
             return;
         }
         try {
+            expireLogged();
+        } finally {
+            state = EXPIRED; // even if logging itself threw
+        }
+    }
+
+    /**
+     * Runs {@link #expire()} on the timer thread, logging what it throws: it is Bulwark's own quick callback, and
+     * whatever it throws must not stop the timer for everyone. Shared by every kind of node's fire.
+     */
+    final void expireLogged() {
+        try {
             expire();
         } catch (Throwable failure) {
-            // Bulwark's own quick callback; whatever it throws must not stop the timer for everyone.
             System.getLogger("dev.bulwark").log(System.Logger.Level.WARNING, "A timer task threw; the timer goes on",
                     failure);
-        } finally {
-            state = EXPIRED;
         }
     }
 
