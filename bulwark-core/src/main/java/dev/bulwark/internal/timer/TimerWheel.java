@@ -281,7 +281,7 @@ public final class TimerWheel implements Scheduler {
                     } else {
                         node.fire();
                     }
-                } else if (node.deadline - origin <= currentTick * tickNanos) {
+                } else if (dueTick(node.deadline) <= currentTick) {
                     // Due at this tick by a clock reading later than now (taken while filing): one tick later, so
                     // it is never early and not a lap late. Otherwise it waits for a later lap.
                     unlink(node);
@@ -309,8 +309,7 @@ public final class TimerWheel implements Scheduler {
                     unlink(rearmable); // filed for an earlier call, or earlier for this one: filed afresh below
                 }
                 if (rearmable.transferred(time)) {
-                    long due = (rearmable.deadline - origin + tickNanos - 1) / tickNanos;
-                    file(rearmable, Math.max(due, currentTick));
+                    file(rearmable, Math.max(dueTick(rearmable.deadline), currentTick));
                 }
                 node = next;
                 continue;
@@ -326,11 +325,24 @@ public final class TimerWheel implements Scheduler {
                 node.bucketIndex = -1;
             }
             if (node.state == TimerNode.WAITING) {
-                long due = (node.deadline - origin + tickNanos - 1) / tickNanos; // first tick at or after deadline
-                file(node, Math.max(due, currentTick));
+                file(node, Math.max(dueTick(node.deadline), currentTick));
             }
             node = next;
         }
+    }
+
+    /**
+     * The first tick that begins at or after {@code deadline}. A deadline so far ahead that its distance from the
+     * origin overflows (a delay that saturated at {@link Long#MAX_VALUE} while the clock reads negative) saturates
+     * too, so such a node waits in its bucket for a lap like any far timer instead of being re-filed every tick.
+     */
+    private long dueTick(long deadline) {
+        long span = deadline - origin;
+        if (((deadline ^ origin) & (deadline ^ span)) < 0) { // the subtraction overflowed (Math.subtractExact's test)
+            return deadline > origin ? Long.MAX_VALUE / 2 : Long.MIN_VALUE / 2;
+        }
+        long ticks = span / tickNanos;
+        return span > 0 && span % tickNanos != 0 ? ticks + 1 : ticks; // ceiling, without adding before dividing
     }
 
     private void file(TimerNode node, long tick) {

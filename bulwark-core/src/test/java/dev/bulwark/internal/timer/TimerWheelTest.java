@@ -44,6 +44,32 @@ class TimerWheelTest {
     }
 
     @Test
+    void aDeadlineTooFarForTheTickArithmeticWaitsInItsBucketInsteadOfBeingRefiledEveryTick() {
+        // A wheel started while the clock read negative (System.nanoTime may), and a delay that saturates the deadline
+        // at Long.MAX_VALUE once the clock reads positive: the deadline's distance from the wheel's origin overflows.
+        // It used to read as "due at this tick", so the node was unlinked and filed one tick later on every tick of
+        // its (endless) life.
+        AtomicLong negative = new AtomicLong(-2 * TICK - 123);
+        TimerWheel far = new TimerWheel(TICK, 8, negative::get);
+        far.advanceTo(negative.addAndGet(3 * TICK));
+        AtomicInteger fired = new AtomicInteger();
+        TimerNode node = (TimerNode) far.schedule(fired::incrementAndGet, Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+        assertThat(node.deadline).isEqualTo(Long.MAX_VALUE);
+        far.advanceTo(negative.addAndGet(TICK));
+        int bucket = node.bucketIndex;
+        assertThat(bucket).isNotNegative();
+        for (int tick = 0; tick < 20; tick++) {
+            far.advanceTo(negative.addAndGet(TICK));
+            assertThat(node.bucketIndex).as("tick %d", tick).isEqualTo(bucket);
+        }
+        assertThat(fired).hasValue(0);
+        assertThat(far.filedCount()).isEqualTo(1);
+        assertThat(node.tryCancel()).isTrue();
+        far.advanceTo(negative.addAndGet(TICK));
+        assertThat(far.filedCount()).isZero();
+    }
+
+    @Test
     void timersFarBeyondOneLapWaitTheirRounds() {
         AtomicInteger fired = new AtomicInteger();
         wheel.schedule(fired::incrementAndGet, 50, TimeUnit.MILLISECONDS); // 6 laps of 8 ticks, and 2 more
