@@ -32,11 +32,18 @@ abstract class AdaptiveLimiter {
      */
     private volatile int timingMask;
     /**
-     * Calls seen while sampling; plain reads and writes on purpose: a lost update under a race only shifts which
-     * call is timed, and the count stays per bulkhead and deterministic for a single thread (no random numbers,
-     * so a seeded simulation stays byte-identical).
+     * Calls seen while sampling, one counter per stripe of threads: {@link #STRIPES} stripes by thread id,
+     * {@link #STRIPE_SPACING} ints apart so that each is alone on its cache line (the array's first line is left to
+     * its header). Plain reads and writes on purpose: a lost update under a race only shifts which call is timed.
+     * Striped because one shared counter, written by every call, moved its cache line between the calling cores on
+     * every call of a contended bulkhead, on top of the line of the bulkhead's state word. A thread always uses the
+     * same stripe, so a single-threaded run (the virtual-time simulator) stays deterministic: no random numbers, and
+     * a seeded simulation stays byte-identical.
      */
-    private int calls;
+    private final int[] calls = new int[(STRIPES + 1) * STRIPE_SPACING];
+    private static final int STRIPES = 8;
+    /** 16 ints = 64 bytes: each stripe on a cache line of its own. */
+    private static final int STRIPE_SPACING = 16;
 
     AdaptiveLimiter(AdaptiveLimit config) {
         this.minLimit = config.minLimit();
@@ -81,9 +88,16 @@ abstract class AdaptiveLimiter {
         if (mask == 0) {
             return true;
         }
-        int n = calls + 1;
-        calls = n;
+        int[] counts = calls;
+        int stripe = stripeOf(Thread.currentThread());
+        int n = counts[stripe] + 1;
+        counts[stripe] = n;
         return (n & mask) == 0;
+    }
+
+    @SuppressWarnings("deprecation") // Thread.threadId() is Java 19+; getId() returns the same id.
+    private static int stripeOf(Thread thread) {
+        return ((int) thread.getId() & (STRIPES - 1)) * STRIPE_SPACING + STRIPE_SPACING;
     }
 
     /** The current timing mask, for tests. */
