@@ -7,6 +7,8 @@ import static org.awaitility.Awaitility.await;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.Rejection;
+import dev.bulwark.testing.CountingListener;
+import dev.bulwark.testing.ManualTime;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientInterceptors;

@@ -8,6 +8,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.PartitionedBulkhead;
+import dev.bulwark.testing.CountingListener;
+import dev.bulwark.testing.ManualTime;
 import io.grpc.CallOptions;
 import io.grpc.Metadata;
 import io.grpc.Status;

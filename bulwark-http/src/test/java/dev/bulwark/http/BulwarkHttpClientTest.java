@@ -10,6 +10,7 @@ import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Pipeline;
 import dev.bulwark.Rejection;
 import dev.bulwark.Retry;
+import dev.bulwark.testing.CountingListener;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

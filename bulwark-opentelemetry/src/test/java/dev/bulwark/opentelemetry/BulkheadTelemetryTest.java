@@ -19,6 +19,7 @@ import dev.bulwark.BulkheadConfig;
 import dev.bulwark.Bulkheads;
 import dev.bulwark.Permit;
 import dev.bulwark.Subscription;
+import dev.bulwark.testing.ManualTime;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;

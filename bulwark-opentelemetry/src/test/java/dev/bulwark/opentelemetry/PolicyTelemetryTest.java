@@ -20,6 +20,7 @@ import dev.bulwark.Retry;
 import dev.bulwark.Subscription;
 import dev.bulwark.Timeout;
 import dev.bulwark.TimeoutExceededException;
+import dev.bulwark.testing.ManualTime;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.Rejection;
+import dev.bulwark.testing.CountingListener;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;

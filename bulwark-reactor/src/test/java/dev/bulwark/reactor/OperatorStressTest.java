@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.bulwark.Bulkhead;
+import dev.bulwark.testing.CountingListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -9,6 +9,7 @@ import dev.bulwark.Retry;
 import dev.bulwark.RetryListener;
 import dev.bulwark.Timeout;
 import dev.bulwark.TimeoutExceededException;
+import dev.bulwark.testing.CountingListener;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;

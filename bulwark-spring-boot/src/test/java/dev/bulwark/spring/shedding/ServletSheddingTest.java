@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.spring.internal.ServletSheddingFilter;
+import dev.bulwark.testing.CountingListener;
 import java.net.http.HttpResponse;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -30,7 +31,7 @@ class ServletSheddingTest extends SheddingContract {
                 "bulwark.shedding.routes[0].pattern=/api/**", "bulwark.shedding.routes[0].bulkhead=api",
                 "bulwark.shedding.servlet.async-timeout=300ms")) {
             Bulkhead api = app.bulkhead("api");
-            Counts counts = new Counts();
+            CountingListener counts = new CountingListener();
             api.addListener(counts);
             CompletableFuture<HttpResponse<String>> holder = app.get("/api/hold/1");
             await().until(() -> app.gate().entered() == 1);

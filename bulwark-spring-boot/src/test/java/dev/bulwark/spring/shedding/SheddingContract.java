@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.bulwark.Bulkhead;
+import dev.bulwark.testing.CountingListener;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -31,7 +32,7 @@ abstract class SheddingContract {
                 "bulwark.bulkheads.api.max-wait=5500ms", "bulwark.shedding.routes[0].pattern=/api/**",
                 "bulwark.shedding.routes[0].bulkhead=api")) {
             Bulkhead api = app.bulkhead("api");
-            Counts counts = new Counts();
+            CountingListener counts = new CountingListener();
             api.addListener(counts);
             Gate gate = app.gate();
 
@@ -103,7 +104,7 @@ abstract class SheddingContract {
                 "bulwark.shedding.routes[0].priority-header=X-Priority",
                 "bulwark.shedding.routes[0].default-priority=low")) {
             Bulkhead api = app.bulkhead("api");
-            Counts counts = new Counts();
+            CountingListener counts = new CountingListener();
             api.addListener(counts);
             CompletableFuture<HttpResponse<String>> holder = app.get("/api/hold/1");
             await().until(() -> app.gate().entered() == 1);
@@ -308,7 +309,7 @@ abstract class SheddingContract {
                 "bulwark.shedding.routes[0].pattern=/api/**", "bulwark.shedding.routes[0].bulkhead=api",
                 "bulwark.shedding.servlet.async-timeout=" + disconnectAsyncTimeout())) {
             Bulkhead api = app.bulkhead("api");
-            Counts counts = new Counts();
+            CountingListener counts = new CountingListener();
             api.addListener(counts);
             CompletableFuture<HttpResponse<String>> holder = app.get("/api/hold/1");
             await().until(() -> app.gate().entered() == 1);
@@ -337,7 +338,7 @@ abstract class SheddingContract {
                 "bulwark.bulkheads.api.max-queue=" + queue, "bulwark.shedding.routes[0].pattern=/api/**",
                 "bulwark.shedding.routes[0].bulkhead=api")) {
             Bulkhead api = app.bulkhead("api");
-            Counts counts = new Counts();
+            CountingListener counts = new CountingListener();
             api.addListener(counts);
             List<CompletableFuture<HttpResponse<String>>> responses = new java.util.ArrayList<>();
             for (int i = 0; i < requests; i++) {

@@ -1,4 +1,4 @@
-package dev.bulwark.opentelemetry;
+package dev.bulwark.testing;
 
 import dev.bulwark.Scheduler;
 import dev.bulwark.Ticker;
@@ -9,8 +9,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** A fake clock and the scheduler it drives: tasks run on the thread that calls {@link #advance}. Thread-safe. */
-final class ManualTime implements Ticker, Scheduler {
+/**
+ * A fake clock starting at 0 and the scheduler it drives: tasks run, in deadline order, on the thread that calls
+ * {@link #advance}. Thread-safe. Shared by the test suites of the modules (bulwark-core's test jar).
+ */
+public final class ManualTime implements Ticker, Scheduler {
 
     private final AtomicLong now = new AtomicLong();
     private final List<Task> tasks = new ArrayList<>();
@@ -30,7 +33,7 @@ final class ManualTime implements Ticker, Scheduler {
     }
 
     /** Moves time forward and runs, on this thread, every task that became due. */
-    void advance(Duration duration) {
+    public void advance(Duration duration) {
         long until = now.addAndGet(duration.toNanos());
         List<Task> due = new ArrayList<>();
         synchronized (tasks) {
@@ -44,7 +47,7 @@ final class ManualTime implements Ticker, Scheduler {
         }
     }
 
-    int pendingTasks() {
+    public int pendingTasks() {
         synchronized (tasks) {
             return (int) tasks.stream().filter(task -> !task.cancelled.get()).count();
         }

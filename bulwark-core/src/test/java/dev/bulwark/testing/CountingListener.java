@@ -1,15 +1,19 @@
-package dev.bulwark.spring.shedding;
+package dev.bulwark.testing;
 
 import dev.bulwark.BulkheadListener;
 import dev.bulwark.Rejection;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Counts a bulkhead's events, to check admissions, refusals, cancellations and releases exactly. */
-final class Counts implements BulkheadListener {
-    final AtomicInteger admitted = new AtomicInteger();
-    final AtomicInteger rejected = new AtomicInteger();
-    final AtomicInteger cancelled = new AtomicInteger();
-    final AtomicInteger released = new AtomicInteger();
+/**
+ * Counts a bulkhead's events, to assert exact admitted, rejected, cancelled and released totals (every admitted call
+ * releases its slot exactly once). Thread-safe. Shared by the test suites of the modules (bulwark-core's test jar).
+ */
+public final class CountingListener implements BulkheadListener {
+
+    public final AtomicInteger admitted = new AtomicInteger();
+    public final AtomicInteger rejected = new AtomicInteger();
+    public final AtomicInteger cancelled = new AtomicInteger();
+    public final AtomicInteger released = new AtomicInteger();
 
     @Override
     public void admitted(long waitedNanos) {
