@@ -11,16 +11,19 @@ import java.util.function.Predicate;
  * <ol>
  *   <li><b>Baseline.</b> It first measures the resource's latency without contention, at a pinned concurrency of
  *       {@code min(starting limit, 4)} (never below {@code minLimit}; the bulkhead's {@code maxConcurrency()} reads
- *       it from the moment the bulkhead is built) for at least 128 calls, so that a start far
+ *       it from the moment the bulkhead is built) for at least 64 calls, so that a start far
  *       above the capacity cannot make the overloaded latency the normal one (Envoy's adaptive concurrency
  *       filter does the same), and then grows from there by slow start (a start far above the capacity is not
  *       jumped back to: the flood and its drain would poison the next windows). Afterwards the reference for a
  *       limit is the pooled latency of the windows at or below four fifths of it that were not judged slower
  *       (so that slightly slow windows just below the limit cannot inflate it and let the limit creep up), more
- *       precise the longer it runs; every 10 s (±20%, jittered so that many bulkheads do not re-measure
- *       together) it measures again for a moment at three quarters of the limit, counting only calls admitted
- *       after it began, and a result faster by three standard errors replaces what was learnt (BBR's ProbeRTT).
- *       What was learnt is halved in weight every 30 s.</li>
+ *       precise the longer it runs; a window that ran undecided while clearly slower than the last pinned
+ *       measurement allows is not pooled (it was above the capacity). Every 10 s (±20%, jittered so that many
+ *       bulkheads do not re-measure together) it measures again for a moment at three quarters of the limit
+ *       (128 calls), counting only calls admitted after it began, and a result faster by three standard errors
+ *       replaces what was learnt (BBR's ProbeRTT); it measures again after 2 s already when the reference's
+ *       uncertainty (more than twice the window's) is what keeps a window undecided. What was learnt is halved
+ *       in weight every 30 s.</li>
  *   <li><b>Sequential windows.</b> A window holds at least a round trip of calls (calls ending within three
  *       typical latencies of a limit change are left out: the transition), and closes as soon as its mean
  *       latency is <em>statistically</em> clear to be above (by 2.5 standard errors, from the window's and the

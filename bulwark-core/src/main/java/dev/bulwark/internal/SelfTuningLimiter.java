@@ -26,6 +26,13 @@ import java.util.SplittableRandom;
  * every 10 s (jittered), or, to check whether the resource itself became slower ({@link #verifying}), at half
  * of it, or at three quarters first after a small slowdown ({@link #verifyingHigh}); {@code RUNNING} is the rest.
  *
+ * <p><b>Re-measuring when the reference is what is unsure.</b> A window's verdict rests on two standard errors,
+ * its own and the reference's. A reference learnt from few uncontended calls (or a first measurement that came
+ * out low by chance) can keep windows undecided however long they run: seeds of {@code c40} held the limit at
+ * 34 to 35 against a capacity of 40 for 40 s with 2,240-call windows measuring 20 ms against a reference of
+ * 17.4 ms from 400 calls. Only more uncontended calls help, so such a window brings the next re-measurement
+ * forward to 2 s after the last one began ({@code EARLY_PROBE_NANOS}).
+ *
  * <p><b>Invariant (the limit).</b> {@link #decide} returns NaN only when it has nothing to compare with, and
  * {@link WindowedLimiter} keeps the limit then, so the limit always stays within {@code [minLimit, maxLimit]}
  * (never 0, which would admit nothing and therefore never produce the samples to recover).
@@ -50,13 +57,24 @@ final class SelfTuningLimiter extends WindowedLimiter {
     private static final int UNDECIDED = 0;
     private static final int CLEARLY_NOT = -1;
     private static final int BASELINE_SAMPLES = 128;
+    /**
+     * The first measurement's size: half a probe's. At the pinned limit of 4 the first measurement runs at a
+     * fifth of a capacity of 20, so its length is most of the ramp-up's cost; slow start's windows and the early
+     * re-measurements ({@link #EARLY_PROBE_NANOS}) refine what it starts with.
+     */
+    private static final int FIRST_SAMPLES = 64;
     private static final int PINNED_LIMIT = 4;
     private static final int MAX_SAMPLES = 4_000;
     private static final long CEILING_HOLD_NANOS = 1_500_000_000L;
     private static final long PROBE_INTERVAL_NANOS = 10_000_000_000L;
-    /** The pools forget by halving this often. */
-    private static final long POOL_HALF_LIFE_NANOS = 30_000_000_000L;
-    private static final int TRACKED_LIMITS = 1024;
+    /**
+     * When the reference's own uncertainty, not the window's, keeps a verdict open (its standard error more than
+     * {@link #REFERENCE_DOMINATES} times the window's), the next re-measurement comes this soon after the last
+     * one began instead of after {@link #PROBE_INTERVAL_NANOS}: a window cannot become clearer by running longer,
+     * only the reference can, by more uncontended samples.
+     */
+    private static final long EARLY_PROBE_NANOS = 2_000_000_000L;
+    private static final double REFERENCE_DOMINATES = 2.0;
     /** A slowdown at least this big may be a capacity that halved: the check then probes at half the limit. */
     private static final double BIG_SLOWDOWN = 1.5;
 
@@ -84,11 +102,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
     // Closer only.
     private Phase phase = Phase.MEASURING;
     private double resumeLimit;
-    /** Per limit (index, capped at {@link #TRACKED_LIMITS} - 1): pooled latency sums, squares and counts. */
-    private final double[] poolSum = new double[TRACKED_LIMITS];
-    private final double[] poolSquares = new double[TRACKED_LIMITS];
-    private final double[] poolCount = new double[TRACKED_LIMITS];
-    private long poolHalvedAt;
+    private final LatencyPools pools = new LatencyPools();
     private int lastLimit;
     /** {@link #reference} of {@link #cachedFor}, valid until a pool changes. */
     private double[] cachedReference;
@@ -101,6 +115,11 @@ final class SelfTuningLimiter extends WindowedLimiter {
     private double lastSlowMean = Double.NaN;
     private int lastSlowLimit;
     private long nextProbeAt;
+    /** When the last re-measurement (periodic or a check) began: early ones wait {@link #EARLY_PROBE_NANOS}. */
+    private long probeStartedAt;
+    /** Mean and standard error of the last pinned measurement (first, periodic or check): the freshest evidence. */
+    private double lastProbeMean = Double.NaN;
+    private double lastProbeError;
     /** The current probe checks whether the resource itself became slower (see {@link #slower}). */
     private boolean verifying;
     /** The current check probes at three quarters, and goes on to half if that is slower too. */
@@ -169,33 +188,14 @@ final class SelfTuningLimiter extends WindowedLimiter {
     }
 
     private double[] computeReference(int limit) {
-        double[] pooled = pooledUpTo((int) Math.floor(REFERENCE_FRACTION * limit));
+        double[] pooled = pools.upTo((int) Math.floor(REFERENCE_FRACTION * limit));
         if (pooled[2] < 64) {
-            pooled = pooledUpTo(Math.max(1, limit - 1));
+            pooled = pools.upTo(Math.max(1, limit - 1));
         }
         if (pooled[2] < 16) {
-            pooled = pooledUpTo(limit);
+            pooled = pools.upTo(limit);
         }
         return pooled;
-    }
-
-    /** {mean, standard error, count} of the pools at limits 1 to {@code highest}. */
-    private double[] pooledUpTo(int highest) {
-        int last = Math.min(highest, TRACKED_LIMITS - 1);
-        double sum = 0;
-        double squares = 0;
-        double count = 0;
-        for (int i = 0; i <= last; i++) {
-            sum += poolSum[i];
-            squares += poolSquares[i];
-            count += poolCount[i];
-        }
-        if (count == 0) {
-            return new double[] {Double.NaN, Double.NaN, 0, Double.NaN};
-        }
-        double mean = sum / count;
-        double variance = Math.max(0.0, squares / count - mean * mean);
-        return new double[] {mean, Math.sqrt(variance / count), count, Math.sqrt(variance) / mean};
     }
 
     @Override
@@ -207,7 +207,8 @@ final class SelfTuningLimiter extends WindowedLimiter {
             return true; // the bulkhead starts at its configured limit: pin it at the first check
         }
         if (phase != Phase.RUNNING) {
-            return w.samples >= Math.max(BASELINE_SAMPLES, 8L * w.limit)
+            int needed = phase == Phase.MEASURING ? FIRST_SAMPLES : BASELINE_SAMPLES;
+            return w.samples >= Math.max(needed, 8L * w.limit)
                     || w.drops > 0 && w.samples >= Math.min(windowSamples, w.limit);
         }
         if (seen < Math.max(windowSamples, w.limit)) {
@@ -287,11 +288,16 @@ final class SelfTuningLimiter extends WindowedLimiter {
                     clearPools(); // the resource changed: what was learnt at other limits no longer holds
                 }
                 pool(w);
+                lastProbeMean = w.meanLatencyNanos;
+                lastProbeError = windowError(w);
             }
             if (Double.isNaN(reference(w.limit + 1)[0])) {
                 return limit; // only drops so far: keep measuring
             }
             boolean first = phase == Phase.MEASURING;
+            if (first) {
+                probeStartedAt = w.closedAt;
+            }
             phase = Phase.RUNNING;
             verifying = false;
             nextProbeAt = w.closedAt + (long) (PROBE_INTERVAL_NANOS * (0.8 + 0.4 * jitter.nextDouble()));
@@ -301,6 +307,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
             return first ? w.limit : resumeLimit;
         }
         if (w.closedAt - nextProbeAt >= 0 && !slowStart) {
+            probeStartedAt = w.closedAt;
             phase = Phase.PROBING;
             resumeLimit = limit;
             return Math.max(minLimit, Math.floor(limit * 0.75));
@@ -312,7 +319,16 @@ final class SelfTuningLimiter extends WindowedLimiter {
         if (verdict < 0) {
             lastSlowMean = Double.NaN; // only a clearly faster window ends a run of slower ones
         }
-        pool(w);
+        if (verdict == UNDECIDED && referenceDominates(w) && probeStartedAt + EARLY_PROBE_NANOS - nextProbeAt < 0) {
+            nextProbeAt = probeStartedAt + EARLY_PROBE_NANOS; // measure the reference again soon
+        }
+        // An undecided window clearly slower than the last pinned measurement allows is not pooled: it was above
+        // the capacity, and pooled it raised the reference of every limit above it (after a capacity step from 10
+        // to 30 the limit then sat at 37 to 38). Judged against the last measurement rather than the pooled
+        // reference, so that a reference learnt low cannot keep out the windows that would correct it.
+        if (verdict == CLEARLY_NOT || !aboveLastProbe(w)) {
+            pool(w);
+        }
         if (w.maxInFlight < w.limit) {
             return limit; // not limited by the limit: no evidence that more would be fine
         }
@@ -371,6 +387,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
             // the new capacity.
             lastSlowMean = Double.NaN;
             phase = Phase.PROBING;
+            probeStartedAt = w.closedAt;
             verifying = true;
             resumeLimit = limit;
             double learnt = reference(w.limit)[0];
@@ -390,6 +407,27 @@ final class SelfTuningLimiter extends WindowedLimiter {
         // extreme, so its point estimate overshoots; a cut on it alone would go too deep.
         double ratio = (mean - Z * windowError(w)) / reference;
         return Math.min(limit - 1, limit / Math.sqrt(Math.max(1.0, ratio)));
+    }
+
+    /**
+     * Whether the window's mean is clearly above the last pinned measurement times {@code 1 + 1/limit}, by
+     * {@link #Z} standard errors of both (the window's own, not the reference-implied floor: the test is about
+     * this window against one fresh measurement).
+     */
+    private boolean aboveLastProbe(Window w) {
+        if (Double.isNaN(lastProbeMean)) {
+            return false;
+        }
+        double factor = 1.0 + 1.0 / Math.max(1, w.limit);
+        double own = windowError(w);
+        double probe = lastProbeError * factor;
+        return w.meanLatencyNanos - Z * Math.sqrt(own * own + probe * probe) > lastProbeMean * factor;
+    }
+
+    /** Whether the reference's standard error exceeds the window's by {@link #REFERENCE_DOMINATES} times. */
+    private boolean referenceDominates(Window w) {
+        double[] reference = reference(w.limit);
+        return reference[1] > REFERENCE_DOMINATES * windowError(w, reference);
     }
 
     private static double windowError(Window w) {
@@ -437,31 +475,18 @@ final class SelfTuningLimiter extends WindowedLimiter {
             return;
         }
         cachedFor = -1;
-        int i = Math.min(w.limit, TRACKED_LIMITS - 1);
-        double variance = Double.isNaN(w.latencyVarianceNanos2) ? 0.0 : w.latencyVarianceNanos2;
-        poolSum[i] += w.meanLatencyNanos * w.samples;
-        poolSquares[i] += variance * (w.samples - 1) + w.meanLatencyNanos * w.meanLatencyNanos * w.samples;
-        poolCount[i] += w.samples;
+        pools.add(w.limit, w.meanLatencyNanos, w.latencyVarianceNanos2, w.samples);
     }
 
     private void clearPools() {
         cachedFor = -1;
-        java.util.Arrays.fill(poolSum, 0.0);
-        java.util.Arrays.fill(poolSquares, 0.0);
-        java.util.Arrays.fill(poolCount, 0.0);
+        pools.clear();
     }
 
     /** Halves every pool once per half-life, so that what was learnt long ago weighs less. */
     private void forgetSlowly(long now) {
-        if (now - poolHalvedAt < POOL_HALF_LIFE_NANOS) {
-            return;
-        }
-        poolHalvedAt = now;
-        cachedFor = -1;
-        for (int i = 0; i < TRACKED_LIMITS; i++) {
-            poolSum[i] *= 0.5;
-            poolSquares[i] *= 0.5;
-            poolCount[i] *= 0.5;
+        if (pools.forgetSlowly(now)) {
+            cachedFor = -1;
         }
     }
 }

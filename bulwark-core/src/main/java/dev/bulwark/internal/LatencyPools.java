@@ -1,0 +1,88 @@
+package dev.bulwark.internal;
+
+/**
+ * What {@link SelfTuningLimiter} has learnt about latencies, per limit: the pooled latency sums, sums of squares
+ * and counts of the windows it judged not slower (and of its pinned measurements), from which its reference is
+ * computed. What was learnt long ago weighs less: every pool is halved once per half-life.
+ *
+ * <p>Not thread-safe: only the window's closer uses it (see {@link WindowedLimiter}), which orders every use
+ * after the previous one.
+ */
+final class LatencyPools {
+
+    /** The pools forget by halving this often. */
+    private static final long HALF_LIFE_NANOS = 30_000_000_000L;
+    /** Limits tracked one by one; higher ones share the last pool. */
+    private static final int TRACKED_LIMITS = 1024;
+
+    private final double[] sum = new double[TRACKED_LIMITS];
+    private final double[] squares = new double[TRACKED_LIMITS];
+    private final double[] count = new double[TRACKED_LIMITS];
+    private long halvedAt;
+
+    /**
+     * Adds a window's latencies to the pool of its limit.
+     *
+     * @param limit the window's limit
+     * @param meanNanos its mean latency
+     * @param varianceNanos2 its latency variance, or NaN when unknown (counted as 0)
+     * @param samples its number of timed successes
+     */
+    void add(int limit, double meanNanos, double varianceNanos2, long samples) {
+        int i = Math.min(limit, TRACKED_LIMITS - 1);
+        double variance = Double.isNaN(varianceNanos2) ? 0.0 : varianceNanos2;
+        sum[i] += meanNanos * samples;
+        squares[i] += variance * (samples - 1) + meanNanos * meanNanos * samples;
+        count[i] += samples;
+    }
+
+    /** Forgets everything. */
+    void clear() {
+        java.util.Arrays.fill(sum, 0.0);
+        java.util.Arrays.fill(squares, 0.0);
+        java.util.Arrays.fill(count, 0.0);
+    }
+
+    /**
+     * Halves every pool if a half-life has passed since the last halving.
+     *
+     * @param now the ticker reading
+     * @return whether the pools changed
+     */
+    boolean forgetSlowly(long now) {
+        if (now - halvedAt < HALF_LIFE_NANOS) {
+            return false;
+        }
+        halvedAt = now;
+        for (int i = 0; i < TRACKED_LIMITS; i++) {
+            sum[i] *= 0.5;
+            squares[i] *= 0.5;
+            count[i] *= 0.5;
+        }
+        return true;
+    }
+
+    /**
+     * Pools the limits 0 to {@code highest}.
+     *
+     * @param highest the highest limit included
+     * @return {mean, standard error of the mean, count, coefficient of variation}; NaNs and a count of 0 when empty
+     */
+    double[] upTo(int highest) {
+        int last = Math.min(highest, TRACKED_LIMITS - 1);
+        double s = 0;
+        double q = 0;
+        double n = 0;
+        for (int i = 0; i <= last; i++) {
+            s += sum[i];
+            q += squares[i];
+            n += count[i];
+        }
+        if (n == 0) {
+            return new double[] {Double.NaN, Double.NaN, 0, Double.NaN};
+        }
+        double mean = s / n;
+        double variance = Math.max(0.0, q / n - mean * mean);
+        return new double[] {mean, Math.sqrt(variance / n), n, Math.sqrt(variance) / mean};
+    }
+}
