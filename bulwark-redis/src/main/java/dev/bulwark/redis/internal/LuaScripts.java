@@ -187,15 +187,42 @@ public final class LuaScripts {
               end
               return executing
             end
+
+            -- Releases ARGV[from..]: per id 1 released a held permit, 2 removed a waiter, 0 unknown, appended to
+            -- outcomes. Grants nothing: the caller does (see RELEASE and ACQUIRE).
+            local function releaseAll(from, outcomes)
+              for i = from, #ARGV do
+                local id = ARGV[i]
+                local expiry = redis.call('ZSCORE', holders, id)
+                if expiry then
+                  redis.call('ZREM', holders, id)
+                  addExtra(1 - weightOf(id))
+                  -- A lease that ran out is unknown, exactly as if a purge had dropped it first.
+                  outcomes[#outcomes + 1] = tonumber(expiry) > now and 1 or 0
+                elseif redis.call('ZREM', queue, id) == 1 then
+                  expiry = redis.call('ZSCORE', waiters, id)
+                  redis.call('ZREM', waiters, id)
+                  outcomes[#outcomes + 1] = expiry and tonumber(expiry) > now and 2 or 0
+                else
+                  outcomes[#outcomes + 1] = 0
+                end
+              end
+              return outcomes
+            end
             """;
 
-    /** ARGV[5] id, ARGV[6] lease ms, ARGV[7] "1" when the caller may queue, ARGV[8] priority ordinal. Reply: status
-     *  (0 full, 1 granted, 2 queued, 3 weight above the limit), executing slots, queued, maxConcurrency, maxQueue,
-     *  maxWaitNanos. */
+    /** ARGV[5] id, ARGV[6] lease ms, ARGV[7] "1" when the caller may queue, ARGV[8] priority ordinal, ARGV[9..] ids
+     *  to release first (as {@link #RELEASE} would, see "Cost"). Reply: status (0 full, 1 granted, 2 queued, 3 weight
+     *  above the limit), executing slots, queued, maxConcurrency, maxQueue, maxWaitNanos, then per id to release
+     *  its outcome as {@link #RELEASE} replies it. */
     public static final LuaScripts.Script ACQUIRE = new Script("acquire", PRELUDE + """
             local maxConcurrency, maxQueue, maxWait = limits()
             local id = ARGV[5]
             local w = weightOf(id)
+            -- The releases this instance sent along (see "Cost"), before anything is decided. No grant here: with
+            -- waiters the acquire takes the full path below, which grants to the head before the caller.
+            local reply = {0, 0, 0, maxConcurrency, maxQueue, maxWait}
+            releaseAll(9, reply)
             -- Fast path (see "Cost"): nobody waits, and the slots in use are at most the live holders plus extra.
             if w <= maxConcurrency and redis.call('EXISTS', queue) == 0 then
               local used = redis.call('ZCOUNT', holders, '(' .. now, '+inf') + (tonumber(redis.call('GET', extra)) or 0)
@@ -204,7 +231,8 @@ public final class LuaScripts {
                   addExtra(w - 1)
                   used = used + w
                 end
-                return {1, used, 0, maxConcurrency, maxQueue, maxWait}
+                reply[1], reply[2] = 1, used
+                return reply
               end
             end
             purge()
@@ -248,28 +276,13 @@ public final class LuaScripts {
                 end
               end
             end
-            return {status, executing, queued, maxConcurrency, maxQueue, maxWait}
+            reply[1], reply[2], reply[3] = status, executing, queued
+            return reply
             """);
 
     /** ARGV[5..] ids. Reply: per id, 1 released a held permit, 2 removed a waiter, 0 unknown. */
     public static final LuaScripts.Script RELEASE = new Script("release", PRELUDE + """
-            local outcomes = {}
-            for i = 5, #ARGV do
-              local id = ARGV[i]
-              local expiry = redis.call('ZSCORE', holders, id)
-              if expiry then
-                redis.call('ZREM', holders, id)
-                addExtra(1 - weightOf(id))
-                -- A lease that ran out is unknown, exactly as if a purge had dropped it first.
-                outcomes[#outcomes + 1] = tonumber(expiry) > now and 1 or 0
-              elseif redis.call('ZREM', queue, id) == 1 then
-                expiry = redis.call('ZSCORE', waiters, id)
-                redis.call('ZREM', waiters, id)
-                outcomes[#outcomes + 1] = expiry and tonumber(expiry) > now and 2 or 0
-              else
-                outcomes[#outcomes + 1] = 0
-              end
-            end
+            local outcomes = releaseAll(5, {})
             -- Only waiters can take what was freed: with none (queue and waiters hold the same members, so no
             -- waiter lease to purge either) there is nothing to grant.
             if redis.call('EXISTS', queue) == 1 then
