@@ -61,9 +61,17 @@ import java.util.HexFormat;
  *
  * <h2>Cost</h2>
  * Server time, not round trips, is what an uncontended call costs (one awaited acquire, one release nobody waits
- * for), so the two scripts of such a call run as few commands as they can: the acquire's fast path runs
+ * for), and each script has a fixed cost of its own on the server (about as much as five of its commands), so an
+ * instance's release usually rides on its next acquire: {@code ACQUIRE} releases {@code ARGV[9..]} first, exactly
+ * as {@code RELEASE} would, then decides. It needs no grant of its own for them: if anyone waits, the acquire
+ * takes the full path, whose purge and grant hand the freed slots to the head before the caller (invariant 3
+ * holds when the script ends, and nobody barges); if nobody waits, nobody can take them. Only the client decides
+ * what rides along ({@code ReleaseOutbox}): a release with no script to carry it is sent alone within one
+ * executor hand-off, so a waiter elsewhere never waits for this instance's next call. The scripts run as few
+ * commands as they can: the acquire's fast path runs
  * {@code TIME}, {@code HMGET} (limits), {@code EXISTS} (queue), {@code ZCOUNT} (live holders), {@code GET}
- * (extra) and {@code ZADD}: 6 commands, and only when the queue is empty and the caller fits; anything else
+ * (extra) and {@code ZADD}: 6 commands (8 with a release carried: its {@code ZSCORE} and {@code ZREM}), and only
+ * when the queue is empty and the caller fits; anything else
  * (someone waits, the limit looks reached, the weight exceeds the limit) takes the full path, exactly as before.
  * The release runs {@code TIME}, {@code ZSCORE}, {@code ZREM} and {@code EXISTS} (queue), plus {@code INCRBY}
  * for a weighted permit: the purge and the grant run only when the queue has waiters, since only a waiter can
@@ -74,7 +82,8 @@ import java.util.HexFormat;
  *
  * <h2>Scripts</h2>
  * <ul>
- *   <li>{@link #ACQUIRE}: takes the caller's slots if they are free and nobody waits; else queues the caller (when
+ *   <li>{@link #ACQUIRE}: first releases the ids it carries (as {@link #RELEASE}, see "Cost"), then takes the
+ *       caller's slots if they are free and nobody waits; else queues the caller (when
  *       allowed and the queue has room, or when the newest waiter of the lowest priority is of a lower priority
  *       than the caller: that one is evicted) with the next ticket of its priority; else refuses. Replies with
  *       the outcome, the counts and the cluster-wide limits.</li>
