@@ -108,7 +108,8 @@ abstract class ClusterProtocol {
         this.limits = settings.initialLimits();
         this.keys = new BulkheadKeys(name);
         this.scripts = new ScriptRunner(commands, keys, () -> limits, settings.scheduler(),
-                settings.commandTimeout().toNanos(), this::redisSilent, releaseFlusher, this::releasesSettled);
+                releaseFlusher, this::releasesSettled,
+                settings.commandTimeout().toNanos(), this::redisSilent);
     }
 
     /**

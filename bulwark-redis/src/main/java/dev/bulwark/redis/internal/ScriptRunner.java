@@ -40,8 +40,8 @@ final class ScriptRunner {
     private final ReleaseOutbox outbox;
 
     ScriptRunner(RedisScriptingAsyncCommands<String, String> commands, BulkheadKeys keys,
-                 Supplier<ClusterLimits> defaults, Scheduler scheduler, long timeoutNanos,
-                 Consumer<TimeoutException> timedOut, Executor releaseFlusher, ReleaseOutbox.Outcomes released) {
+                 Supplier<ClusterLimits> defaults, Scheduler scheduler, Executor releaseFlusher,
+                 ReleaseOutbox.Outcomes released, long timeoutNanos, Consumer<TimeoutException> timedOut) {
         this.commands = commands;
         this.keys = keys;
         this.defaults = defaults;
