@@ -2,6 +2,7 @@ package dev.bulwark.benchmarks.redis;
 
 import dev.bulwark.redis.RedisBulkhead;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +24,8 @@ abstract class Contender implements AutoCloseable {
     enum Kind {
         /** A bare {@code PING}: the round trip any remote call pays, not a limiter. */
         PING("PING round trip (yardstick)"),
+        /** A bare {@code EVALSHA} of {@code return 1}: the floor of any call that runs a Lua script, not a limiter. */
+        TRIVIAL_SCRIPT("EVALSHA of 'return 1' (floor of one script)"),
         /** {@code RedisBulkhead.run}: acquire (one {@code EVALSHA}), run, release sent without waiting. */
         BULWARK("Bulwark RedisBulkhead"),
         /** Redisson {@code RSemaphore}: {@code acquire()}, run, {@code release()} (awaited). No lease. */
@@ -41,7 +44,7 @@ abstract class Contender implements AutoCloseable {
         }
 
         boolean isLimiter() {
-            return this != PING;
+            return this != PING && this != TRIVIAL_SCRIPT;
         }
     }
 
@@ -49,7 +52,8 @@ abstract class Contender implements AutoCloseable {
 
     static Contender open(Kind kind, String uri, String name, int permits) {
         return switch (kind) {
-            case PING -> new Ping(uri);
+            case PING -> new Ping(uri, false);
+            case TRIVIAL_SCRIPT -> new Ping(uri, true);
             case BULWARK -> new Bulwark(uri, name, permits);
             case REDISSON_SEMAPHORE, REDISSON_SEMAPHORE_ASYNC ->
                     new RedissonSemaphore(uri, name, permits, kind == Kind.REDISSON_SEMAPHORE_ASYNC);
@@ -73,15 +77,22 @@ abstract class Contender implements AutoCloseable {
     private static final class Ping extends Contender {
         private final RedisClient client;
         private final StatefulRedisConnection<String, String> connection;
+        /** The digest of {@code return 1}, or {@code null} for a bare PING. */
+        private final String script;
 
-        Ping(String uri) {
+        Ping(String uri, boolean script) {
             client = RedisClient.create(uri);
             connection = client.connect();
+            this.script = script ? connection.sync().scriptLoad("return 1") : null;
         }
 
         @Override
         void call(Runnable operation) {
-            connection.sync().ping();
+            if (script == null) {
+                connection.sync().ping();
+            } else {
+                connection.sync().evalsha(script, ScriptOutputType.INTEGER);
+            }
             operation.run();
         }
 

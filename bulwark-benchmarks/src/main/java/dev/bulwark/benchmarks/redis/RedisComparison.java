@@ -20,7 +20,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * {@code RedisBulkhead} side by side with Redisson's {@code RSemaphore} and {@code RPermitExpirableSemaphore} on
- * the same {@code redis-server}, with a bare {@code PING} as the yardstick. A plain main method rather than JMH:
+ * the same {@code redis-server}, with a bare {@code PING} as the yardstick and a bare {@code EVALSHA} of
+ * {@code return 1} as the floor of anything that runs a script (atomic check-and-take needs one). A plain main
+ * method rather than JMH:
  * what is measured is round trips to another process, per call and per client count, plus Redis' own command
  * counters, a fairness run and a kill -9, none of which fits a JMH method.
  *
@@ -218,8 +220,10 @@ public final class RedisComparison {
                 .mapToDouble(Latency::medianMicros).toArray());
         double bulwark = median(results.get(Kind.BULWARK).get(clientCounts[0]).stream()
                 .mapToDouble(Latency::medianMicros).toArray());
-        System.out.printf(Locale.ROOT, "%nBulwark / PING at %d client(s), median: %.2f× (goal ≤ 1.5×)%n",
-                clientCounts[0], bulwark / ping);
+        double floor = median(results.get(Kind.TRIVIAL_SCRIPT).get(clientCounts[0]).stream()
+                .mapToDouble(Latency::medianMicros).toArray());
+        System.out.printf(Locale.ROOT, "%nBulwark / PING at %d client(s), median: %.2f× (goal ≤ 1.5×); "
+                + "'return 1' / PING: %.2f×%n", clientCounts[0], bulwark / ping, floor / ping);
         for (int clients : clientCounts) {
             double ours = median(results.get(Kind.BULWARK).get(clients).stream().mapToDouble(Latency::medianMicros)
                     .toArray());

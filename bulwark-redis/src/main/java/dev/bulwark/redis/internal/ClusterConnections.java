@@ -103,8 +103,9 @@ public final class ClusterConnections {
         try {
             commands = commandConnection.get();
             pubSub = pubSubConnection.get();
+            // Releases are flushed on Lettuce's event executors: no thread of ours, and no user code runs there.
             ClusterBulkhead engine = new ClusterBulkhead(settings, async.apply(commands), pubSub,
-                    closer(commands, pubSub));
+                    closer(commands, pubSub), commands.getResources().eventExecutorGroup());
             watchDisconnects(commands, engine);
             return engine;
         } catch (RuntimeException failure) {

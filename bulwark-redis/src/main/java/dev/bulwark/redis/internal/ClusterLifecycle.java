@@ -108,6 +108,7 @@ final class ClusterLifecycle {
             return;
         }
         leaseKeeper.stop();
+        engine.scripts.flushReleases();
         if (!engine.orphans.isEmpty()) {
             engine.scripts.run(LuaScripts.RELEASE,
                     engine.orphans.snapshot(LeaseKeeper.BATCH).toArray(new String[0]));

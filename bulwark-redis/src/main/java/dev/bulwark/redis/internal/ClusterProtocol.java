@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -18,8 +19,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <h2>Design notes</h2>
  *
- * <p><b>One round trip each way.</b> An uncontended call sends one {@code acquire} script and, when it ends, one
- * {@code release} script, which is not waited for. Nothing else is on the hot path.
+ * <p><b>One round trip each way, one script per call.</b> An uncontended call sends one {@code acquire} script
+ * and, when it ends, a release, which is not waited for. Nothing else is on the hot path. The release goes to the
+ * {@link ReleaseOutbox}: if this instance sends its next acquire before the flush that the release triggered
+ * (one executor hand-off), the acquire carries it, released in the same script before anything is decided, so a
+ * caller that calls again costs Redis one script per call. A release is still executed before every script this
+ * instance sends after it (the outbox's invariant 2), exactly as when it was written to the connection at once.
  *
  * <p><b>Waiting.</b> A call the script queued is a {@link RemoteWaiter} registered under its id <em>before</em> the
  * acquire is sent, because the grant travels on the pub/sub connection and may overtake the acquire's own reply. A
@@ -93,7 +98,8 @@ abstract class ClusterProtocol {
     /** Completed once this instance is closed, waits for nothing and runs nothing: what drains wait for. */
     final CompletableFuture<Void> idle = new CompletableFuture<>();
 
-    ClusterProtocol(ClusterSettings settings, RedisScriptingAsyncCommands<String, String> commands) {
+    ClusterProtocol(ClusterSettings settings, RedisScriptingAsyncCommands<String, String> commands,
+                    Executor releaseFlusher) {
         this.name = settings.name();
         this.ticker = settings.ticker();
         this.events = new ClusterEvents(name, settings.listeners(), settings.redisListeners());
@@ -102,6 +108,7 @@ abstract class ClusterProtocol {
         this.limits = settings.initialLimits();
         this.keys = new BulkheadKeys(name);
         this.scripts = new ScriptRunner(commands, keys, () -> limits, settings.scheduler(),
+                releaseFlusher, this::releasesSettled,
                 settings.commandTimeout().toNanos(), this::redisSilent);
     }
 
@@ -269,16 +276,23 @@ abstract class ClusterProtocol {
         if (reportRelease) {
             reportReleased(permit.acquiredAt);
         }
-        scripts.run(LuaScripts.RELEASE, permit.id).whenComplete((reply, failure) -> {
+        // Sent with this instance's next script or by a flush, whichever comes first (see ReleaseOutbox); a
+        // shutdown this may trigger flushes it before its fence.
+        scripts.release(permit);
+        runningEnded();
+    }
+
+    /** The replies to releases of closed permits: an unknown outcome makes an orphan, an unknown id a lost permit. */
+    private void releasesSettled(List<RemotePermit> released, List<Object> reply, Throwable failure, int offset) {
+        for (int i = 0; i < released.size(); i++) {
+            RemotePermit permit = released.get(i);
             if (failure != null) {
                 orphans.add(permit.id, ticker.read() + leaseNanos);
-            } else if (Replies.longAt(reply, 0) == 0) {
+            } else if (Replies.longAt(reply, offset + i) == 0) {
                 // Redis had already dropped it: the lease ran out while the operation was running.
                 permitLost(permit, LostPermit.Cause.UNKNOWN_TO_REDIS, true);
             }
-        });
-        // After the release is written, so that a shutdown this may trigger sends its fence behind it.
-        runningEnded();
+        }
     }
 
     /** Registers a permit held in Redis, unless one with its id is registered already. */

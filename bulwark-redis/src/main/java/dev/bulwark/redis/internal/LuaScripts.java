@@ -61,9 +61,17 @@ import java.util.HexFormat;
  *
  * <h2>Cost</h2>
  * Server time, not round trips, is what an uncontended call costs (one awaited acquire, one release nobody waits
- * for), so the two scripts of such a call run as few commands as they can: the acquire's fast path runs
+ * for), and each script has a fixed cost of its own on the server (about as much as five of its commands), so an
+ * instance's release usually rides on its next acquire: {@code ACQUIRE} releases {@code ARGV[9..]} first, exactly
+ * as {@code RELEASE} would, then decides. It needs no grant of its own for them: if anyone waits, the acquire
+ * takes the full path, whose purge and grant hand the freed slots to the head before the caller (invariant 3
+ * holds when the script ends, and nobody barges); if nobody waits, nobody can take them. Only the client decides
+ * what rides along ({@code ReleaseOutbox}): a release with no script to carry it is sent alone within one
+ * executor hand-off, so a waiter elsewhere never waits for this instance's next call. The scripts run as few
+ * commands as they can: the acquire's fast path runs
  * {@code TIME}, {@code HMGET} (limits), {@code EXISTS} (queue), {@code ZCOUNT} (live holders), {@code GET}
- * (extra) and {@code ZADD}: 6 commands, and only when the queue is empty and the caller fits; anything else
+ * (extra) and {@code ZADD}: 6 commands (8 with a release carried: its {@code ZSCORE} and {@code ZREM}), and only
+ * when the queue is empty and the caller fits; anything else
  * (someone waits, the limit looks reached, the weight exceeds the limit) takes the full path, exactly as before.
  * The release runs {@code TIME}, {@code ZSCORE}, {@code ZREM} and {@code EXISTS} (queue), plus {@code INCRBY}
  * for a weighted permit: the purge and the grant run only when the queue has waiters, since only a waiter can
@@ -74,7 +82,8 @@ import java.util.HexFormat;
  *
  * <h2>Scripts</h2>
  * <ul>
- *   <li>{@link #ACQUIRE}: takes the caller's slots if they are free and nobody waits; else queues the caller (when
+ *   <li>{@link #ACQUIRE}: first releases the ids it carries (as {@link #RELEASE}, see "Cost"), then takes the
+ *       caller's slots if they are free and nobody waits; else queues the caller (when
  *       allowed and the queue has room, or when the newest waiter of the lowest priority is of a lower priority
  *       than the caller: that one is evicted) with the next ticket of its priority; else refuses. Replies with
  *       the outcome, the counts and the cluster-wide limits.</li>
@@ -187,15 +196,42 @@ public final class LuaScripts {
               end
               return executing
             end
+
+            -- Releases ARGV[from..]: per id 1 released a held permit, 2 removed a waiter, 0 unknown, appended to
+            -- outcomes. Grants nothing: the caller does (see RELEASE and ACQUIRE).
+            local function releaseAll(from, outcomes)
+              for i = from, #ARGV do
+                local id = ARGV[i]
+                local expiry = redis.call('ZSCORE', holders, id)
+                if expiry then
+                  redis.call('ZREM', holders, id)
+                  addExtra(1 - weightOf(id))
+                  -- A lease that ran out is unknown, exactly as if a purge had dropped it first.
+                  outcomes[#outcomes + 1] = tonumber(expiry) > now and 1 or 0
+                elseif redis.call('ZREM', queue, id) == 1 then
+                  expiry = redis.call('ZSCORE', waiters, id)
+                  redis.call('ZREM', waiters, id)
+                  outcomes[#outcomes + 1] = expiry and tonumber(expiry) > now and 2 or 0
+                else
+                  outcomes[#outcomes + 1] = 0
+                end
+              end
+              return outcomes
+            end
             """;
 
-    /** ARGV[5] id, ARGV[6] lease ms, ARGV[7] "1" when the caller may queue, ARGV[8] priority ordinal. Reply: status
-     *  (0 full, 1 granted, 2 queued, 3 weight above the limit), executing slots, queued, maxConcurrency, maxQueue,
-     *  maxWaitNanos. */
+    /** ARGV[5] id, ARGV[6] lease ms, ARGV[7] "1" when the caller may queue, ARGV[8] priority ordinal, ARGV[9..] ids
+     *  to release first (as {@link #RELEASE} would, see "Cost"). Reply: status (0 full, 1 granted, 2 queued, 3 weight
+     *  above the limit), executing slots, queued, maxConcurrency, maxQueue, maxWaitNanos, then per id to release
+     *  its outcome as {@link #RELEASE} replies it. */
     public static final LuaScripts.Script ACQUIRE = new Script("acquire", PRELUDE + """
             local maxConcurrency, maxQueue, maxWait = limits()
             local id = ARGV[5]
             local w = weightOf(id)
+            -- The releases this instance sent along (see "Cost"), before anything is decided. No grant here: with
+            -- waiters the acquire takes the full path below, which grants to the head before the caller.
+            local reply = {0, 0, 0, maxConcurrency, maxQueue, maxWait}
+            releaseAll(9, reply)
             -- Fast path (see "Cost"): nobody waits, and the slots in use are at most the live holders plus extra.
             if w <= maxConcurrency and redis.call('EXISTS', queue) == 0 then
               local used = redis.call('ZCOUNT', holders, '(' .. now, '+inf') + (tonumber(redis.call('GET', extra)) or 0)
@@ -204,7 +240,8 @@ public final class LuaScripts {
                   addExtra(w - 1)
                   used = used + w
                 end
-                return {1, used, 0, maxConcurrency, maxQueue, maxWait}
+                reply[1], reply[2] = 1, used
+                return reply
               end
             end
             purge()
@@ -248,28 +285,13 @@ public final class LuaScripts {
                 end
               end
             end
-            return {status, executing, queued, maxConcurrency, maxQueue, maxWait}
+            reply[1], reply[2], reply[3] = status, executing, queued
+            return reply
             """);
 
     /** ARGV[5..] ids. Reply: per id, 1 released a held permit, 2 removed a waiter, 0 unknown. */
     public static final LuaScripts.Script RELEASE = new Script("release", PRELUDE + """
-            local outcomes = {}
-            for i = 5, #ARGV do
-              local id = ARGV[i]
-              local expiry = redis.call('ZSCORE', holders, id)
-              if expiry then
-                redis.call('ZREM', holders, id)
-                addExtra(1 - weightOf(id))
-                -- A lease that ran out is unknown, exactly as if a purge had dropped it first.
-                outcomes[#outcomes + 1] = tonumber(expiry) > now and 1 or 0
-              elseif redis.call('ZREM', queue, id) == 1 then
-                expiry = redis.call('ZSCORE', waiters, id)
-                redis.call('ZREM', waiters, id)
-                outcomes[#outcomes + 1] = expiry and tonumber(expiry) > now and 2 or 0
-              else
-                outcomes[#outcomes + 1] = 0
-              end
-            end
+            local outcomes = releaseAll(5, {})
             -- Only waiters can take what was freed: with none (queue and waiters hold the same members, so no
             -- waiter lease to purge either) there is nothing to grant.
             if redis.call('EXISTS', queue) == 1 then

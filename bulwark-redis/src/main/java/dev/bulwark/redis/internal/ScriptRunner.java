@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -21,7 +22,8 @@ import java.util.function.Supplier;
  * queued waiters cannot be granted while Redis is silent).
  *
  * <p>Thread-safe. Commands are written to one connection in call order, so a command sent after another one's
- * reply arrived is always executed after it on the server. Two commands in flight at the same time may execute
+ * reply arrived is always executed after it on the server, and a release handed to {@link #release} is executed
+ * before every script sent after that call ({@link ReleaseOutbox}, invariant 2). Two commands in flight at the same time may execute
  * out of order when the first is re-sent after {@code NOSCRIPT}; the protocol never relies on their order (see
  * {@link RemoteWaiter} for how a release is kept behind its acquire).
  */
@@ -34,27 +36,47 @@ final class ScriptRunner {
     private final long timeoutNanos;
     /** Told of every command that timed out (on the scheduler's thread): Redis is not answering. */
     private final Consumer<TimeoutException> timedOut;
+    /** The releases nobody waits for, sent on their own or with the next script. */
+    private final ReleaseOutbox outbox;
 
     ScriptRunner(RedisScriptingAsyncCommands<String, String> commands, BulkheadKeys keys,
-                 Supplier<ClusterLimits> defaults, Scheduler scheduler, long timeoutNanos,
-                 Consumer<TimeoutException> timedOut) {
+                 Supplier<ClusterLimits> defaults, Scheduler scheduler, Executor releaseFlusher,
+                 ReleaseOutbox.Outcomes released, long timeoutNanos, Consumer<TimeoutException> timedOut) {
         this.commands = commands;
         this.keys = keys;
         this.defaults = defaults;
         this.scheduler = scheduler;
         this.timeoutNanos = timeoutNanos;
         this.timedOut = timedOut;
+        this.outbox = new ReleaseOutbox(releaseFlusher, this::send, released);
     }
 
     /**
-     * Sends a script. Never throws: a command the client refuses (for example while disconnected) fails the
-     * returned future.
+     * Sends a script, after (or together with) every release handed to {@link #release} before this call. Never
+     * throws: a command the client refuses (for example while disconnected) fails the returned future.
      *
      * @param script the script
      * @param arguments the script's own arguments, from {@code ARGV[5]} on
      * @return the reply, completed on a Redis I/O thread or the scheduler's thread
      */
     CompletableFuture<List<Object>> run(LuaScripts.Script script, String... arguments) {
+        return outbox.run(script, arguments);
+    }
+
+    /**
+     * Releases a closed permit without waiting: sent within one hand-off to the release flusher, or earlier with
+     * the next script (see {@link ReleaseOutbox}); its outcome goes to the {@code released} callback.
+     */
+    void release(RemotePermit permit) {
+        outbox.release(permit);
+    }
+
+    /** Sends every pending release now (before a shutdown's last command). */
+    void flushReleases() {
+        outbox.flush();
+    }
+
+    private CompletableFuture<List<Object>> send(LuaScripts.Script script, String[] arguments) {
         String[] argv = new String[4 + arguments.length];
         argv[0] = keys.channel();
         String[] limits = defaults.get().asArguments();
