@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
  * Failover under load on a real Redis Cluster of three masters with one replica each: three JVMs of four threads
  * call one bulkhead (limit 4) while the test kills, with SIGKILL, the master that holds the bulkhead's hash slot.
  * Measures and asserts as {@link RedisSentinelFailoverTest} does. The workers' cluster clients refresh their
- * topology (adaptive triggers and every second, see {@link FleetWorker#clusterOptions()}): without that a client
- * keeps sending to the dead master's address.
+ * topology (adaptive triggers and every second, as {@code RedisBulkhead.clusterClientOptions()} set it up): without
+ * that a client keeps sending to the dead master's address.
  */
 class RedisClusterFailoverTest {
 
@@ -40,10 +40,6 @@ class RedisClusterFailoverTest {
                     "threads=4", "limit=" + LIMIT, "queue=64", "holdMicros=2000", "maxMillis=120000",
                     "leaseMillis=" + LEASE_MILLIS, "heartbeatMillis=1000", "commandTimeoutMillis=500"));
             RedisSentinelFailoverTest.reconnectDelay().ifPresent(options::add);
-            if (Boolean.getBoolean("bulwark.failover.bulkheadClusterOptions")) {
-                // Lettuce's default topology refresh only: adaptive triggers, no periodic refresh.
-                options.add("clusterOptions=bulkhead");
-            }
             FailoverReport report;
             try (Fleet fleet = Fleet.start(3, options)) {
                 report = FailoverReport.run(fleet, LIMIT, () -> {
@@ -60,7 +56,7 @@ class RedisClusterFailoverTest {
             assertThat(cluster.masterOf(slot, replica)).as("the replica took the slot over").isSameAs(replica);
 
             RedisClusterClient client = RedisClusterClient.create(RedisURI.create(replica.uri()));
-            client.setOptions(FleetWorker.clusterOptions());
+            client.setOptions(RedisBulkhead.clusterClientOptions());
             try {
                 await().atMost(Duration.ofMillis(LEASE_MILLIS + 5_000)).untilAsserted(() -> {
                     try (RedisBulkhead probe = RedisBulkhead.builder(client, name).build()) {

@@ -9,6 +9,7 @@ import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.StatusOutput;
@@ -16,6 +17,7 @@ import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.time.Duration;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -29,6 +31,11 @@ import java.util.function.Supplier;
  * commands while disconnected and never replay scripts.
  */
 public final class ClusterConnections {
+
+    /** How often {@link #clusterClientOptions()} refreshes the cluster's topology. */
+    public static final Duration TOPOLOGY_REFRESH_PERIOD = Duration.ofSeconds(1);
+    /** The least time between two refreshes that adaptive triggers start. */
+    public static final Duration ADAPTIVE_REFRESH_TIMEOUT = Duration.ofMillis(500);
 
     private ClusterConnections() {
     }
@@ -47,13 +54,23 @@ public final class ClusterConnections {
     }
 
     /**
-     * Cluster client options fit for a bulkhead, like {@link #clientOptions()}.
+     * Cluster client options fit for a bulkhead, like {@link #clientOptions()}, plus a topology refresh every
+     * {@link #TOPOLOGY_REFRESH_PERIOD} and on every adaptive trigger (at most one per
+     * {@link #ADAPTIVE_REFRESH_TIMEOUT}): after a failover a dead primary answers no {@code MOVED}, so a client that
+     * does not refresh keeps sending its scripts to the dead address until one of Lettuce's adaptive triggers (a run of
+     * failed reconnects) fires; with the periodic refresh it learns the promoted replica within a second.
      *
      * @return new options
      */
     public static ClusterClientOptions clusterClientOptions() {
-        // ClusterClientOptions.Builder does not override replayFilter; build() still makes cluster options.
+        // ClusterClientOptions.Builder does not override replayFilter; build() still makes cluster options. The
+        // cluster-only settings therefore come first.
         return (ClusterClientOptions) ClusterClientOptions.builder()
+                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                        .enableAllAdaptiveRefreshTriggers()
+                        .adaptiveRefreshTriggersTimeout(ADAPTIVE_REFRESH_TIMEOUT)
+                        .enablePeriodicRefresh(TOPOLOGY_REFRESH_PERIOD)
+                        .build())
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .replayFilter(ClusterConnections::isScript)

@@ -3,13 +3,9 @@ package dev.bulwark.redis.testing;
 import dev.bulwark.BulkheadListener;
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.redis.RedisBulkhead;
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
@@ -40,8 +36,8 @@ import java.util.concurrent.locks.LockSupport;
  * comma-separated list of node URIs), {@code name}, {@code threads}, {@code limit}, {@code queue},
  * {@code holdMicros}, {@code stopFile}, {@code log}, {@code maxMillis}, {@code leaseMillis},
  * {@code heartbeatMillis}, {@code commandTimeoutMillis}, {@code reconnectMaxMillis} (the upper bound of Lettuce's
- * exponential reconnect delay; Lettuce's own default, 30 s, when absent), {@code clusterOptions=bulkhead} (plain
- * {@code RedisBulkhead.clusterClientOptions()} instead of {@link #clusterOptions()}).
+ * exponential reconnect delay; Lettuce's own default, 30 s, when absent). Cluster clients use
+ * {@code RedisBulkhead.clusterClientOptions()}, which refresh the topology.
  *
  * <p>Prints {@code READY} once the bulkhead is built, {@code STATUS completed=<n> lastStarted=<micros>} every
  * 100 ms, and at the end {@code DONE attempts=.. completed=.. refused=.. errors=.. admitted=.. released=..}
@@ -201,8 +197,7 @@ public final class FleetWorker {
                     seeds.add(RedisURI.create(node));
                 }
                 RedisClusterClient client = RedisClusterClient.create(resources, seeds);
-                client.setOptions("bulkhead".equals(options.get("clusterOptions"))
-                        ? RedisBulkhead.clusterClientOptions() : clusterOptions());
+                client.setOptions(RedisBulkhead.clusterClientOptions());
                 return RedisBulkhead.builder(client, name);
             }
             default -> throw new IllegalArgumentException("mode " + options.get("mode"));
@@ -221,25 +216,5 @@ public final class FleetWorker {
             uri = uri == null ? RedisURI.Builder.sentinel(host, port, master) : uri.withSentinel(host, port);
         }
         return uri.withTimeout(Duration.ofSeconds(1)).build();
-    }
-
-    /**
-     * The bulkhead's cluster options plus topology refresh: without it the client keeps sending to the dead
-     * master's address after its replica took over (a dead node answers no MOVED). Built from scratch because
-     * {@code RedisBulkhead.clusterClientOptions().mutate()} drops the replay filter in Lettuce 7.7 (and
-     * {@code build()} then refuses the client).
-     */
-    public static ClusterClientOptions clusterOptions() {
-        return (ClusterClientOptions) ClusterClientOptions.builder()
-                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                        .enableAllAdaptiveRefreshTriggers()
-                        .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
-                        .enablePeriodicRefresh(Duration.ofSeconds(1))
-                        .build())
-                .autoReconnect(true)
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .replayFilter(command -> command.getType() == CommandType.EVALSHA
-                        || command.getType() == CommandType.EVAL)
-                .build();
     }
 }
