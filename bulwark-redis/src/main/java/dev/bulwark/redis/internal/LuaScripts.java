@@ -85,7 +85,8 @@ import java.util.HexFormat;
  *   <li>{@link #RENEW}: the heartbeat and the poll. Extends the lease of each id still known, and tells for each
  *       whether it is a holder (1: for a waiter this means it was granted), a waiter (2) or unknown (0: lost).</li>
  *   <li>{@link #COUNTS}: the cluster-wide counts and limits.</li>
- *   <li>{@link #CONFIGURE}: sets one limit cluster-wide, then grants (raising the limit admits waiters).</li>
+ *   <li>{@link #CONFIGURE}: sets one limit cluster-wide, then grants (raising the limit admits waiters); with an
+ *       expected value, only if the limit still holds it (the adaptive limit's compare-and-set).</li>
  * </ul>
  * Arguments common to all: {@code KEYS} = holders, queue, waiters, config, tickets, extra; {@code ARGV[1]} = channel,
  * {@code ARGV[2..4]} = the limits that initialize the config hash when it is missing (first use, or after a
@@ -311,11 +312,18 @@ public final class LuaScripts {
             return {executing, redis.call('ZCARD', queue), maxConcurrency, maxQueue, maxWait}
             """);
 
-    /** ARGV[5] field, ARGV[6] value. Reply as {@link #COUNTS}, after the change. A lowered concurrency limit
-     *  refuses every waiter whose weight exceeds it, wherever it stands in the queue. */
+    /** ARGV[5] field, ARGV[6] value, optional ARGV[7] the value the field must still hold (a compare-and-set: the
+     *  adaptive limit's decisions). Reply as {@link #COUNTS}, after the change, then 1 if the value was set or 0
+     *  if the field no longer held ARGV[7] (nothing changed then). A lowered concurrency limit refuses every
+     *  waiter whose weight exceeds it, wherever it stands in the queue. */
     public static final LuaScripts.Script CONFIGURE = new Script("configure", PRELUDE + """
             limits()
-            redis.call('HSET', config, ARGV[5], ARGV[6])
+            local applied = 1
+            if ARGV[7] and tonumber(redis.call('HGET', config, ARGV[5])) ~= tonumber(ARGV[7]) then
+              applied = 0
+            else
+              redis.call('HSET', config, ARGV[5], ARGV[6])
+            end
             local maxConcurrency, maxQueue, maxWait = limits()
             purge()
             if ARGV[5] == 'maxConcurrency' then
@@ -331,7 +339,7 @@ public final class LuaScripts {
               end
             end
             local executing = grant(maxConcurrency)
-            return {executing, redis.call('ZCARD', queue), maxConcurrency, maxQueue, maxWait}
+            return {executing, redis.call('ZCARD', queue), maxConcurrency, maxQueue, maxWait, applied}
             """);
 
     private LuaScripts() {
