@@ -193,6 +193,51 @@ class RedisAdaptiveLimitTest {
     }
 
     @Test
+    void selfTuningNeedsNoSettingAndOneDeciderAtATimeTakesTheFleetNearTheCapacity(TestInfo test) throws Exception {
+        // No latency threshold, no knowledge of the capacity (8 at 20 ms): the self-tuning limit finds it. Its
+        // pinned measurements and probes move the whole fleet's limit, so one instance decides at a time.
+        Downstream downstream = new Downstream(8, Duration.ofMillis(20));
+        List<RedisBulkhead> fleet = fleet(test, 3, 10, AdaptiveLimit.selfTuning().maxLimit(40).build());
+
+        try (Load load = new Load(fleet, 6, downstream::serve)) {
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(
+                    () -> assertThat(limitOnServer(test)).isBetween(7, 12));
+            List<Integer> limits = observeLimit(test, 60);
+
+            assertThat(limits).allSatisfy(limit -> assertThat(limit).isBetween(1, 40));
+            List<Integer> sorted = new ArrayList<>(limits);
+            Collections.sort(sorted);
+            assertThat(sorted.get(sorted.size() / 2)).as("median fleet limit of %s", limits).isBetween(6, 12);
+            assertThat(sorted.get(sorted.size() - 1)).as("highest fleet limit of %s", limits).isLessThanOrEqualTo(16);
+            assertThat(load.failed).hasValue(0);
+        }
+        // The first decision claimed the limit: every decision applied since came from that one instance.
+        assertThat(fleet.stream().filter(instance -> instance.engine.adaptiveLimit().decisionsWon() > 0))
+                .hasSize(1);
+        assertThat(total(fleet, ClusterAdaptiveLimit::decisionsLost)).isPositive();
+    }
+
+    @Test
+    void theGradientNeedsNoThresholdEitherAndEveryInstanceMayDecide(TestInfo test) throws Exception {
+        Downstream downstream = new Downstream(8, Duration.ofMillis(20));
+        List<RedisBulkhead> fleet = fleet(test, 3, 4, AdaptiveLimit.gradient().minLimit(1).maxLimit(40).build());
+
+        try (Load load = new Load(fleet, 6, downstream::serve)) {
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(
+                    () -> assertThat(limitOnServer(test)).isBetween(7, 12));
+            List<Integer> limits = observeLimit(test, 60);
+
+            List<Integer> sorted = new ArrayList<>(limits);
+            Collections.sort(sorted);
+            assertThat(sorted.get(sorted.size() / 2)).as("median fleet limit of %s", limits).isBetween(6, 13);
+            assertThat(sorted.get(sorted.size() - 1)).as("highest fleet limit of %s", limits).isLessThanOrEqualTo(24); // slow start may overshoot once
+            assertThat(load.failed).hasValue(0);
+        }
+        assertThat(fleet.stream().filter(instance -> instance.engine.adaptiveLimit().decisionsWon() > 0).count())
+                .isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
     void theFleetLimitNeverLeavesTheAdaptiveRangeAndTheFleetNeverExceedsIt(TestInfo test) throws Exception {
         // A downstream that is fast at any concurrency: AIMD grows the limit until its maximum, 6, and no further.
         Downstream downstream = new Downstream(1_000, Duration.ofMillis(5));

@@ -2,8 +2,11 @@ package dev.bulwark.redis.internal;
 
 import dev.bulwark.AdaptiveLimit;
 import dev.bulwark.Permit;
+import dev.bulwark.SelfTuningLimit;
 import dev.bulwark.internal.spi.AdaptiveSampler;
 import dev.bulwark.internal.spi.AdaptiveTarget;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -43,7 +46,16 @@ public final class ClusterAdaptiveLimit implements AdaptiveTarget {
 
     private final ClusterProtocol bulkhead;
     private final AdaptiveSampler sampler;
+    /**
+     * How long a self-tuning decider keeps the limit to itself after each applied decision: well above the
+     * algorithm's longest stretch without a change in a steady state (a probe every 10 s, jittered by 20%), so
+     * the decider stays the decider while it lives, and a dead or drained one is replaced within this long.
+     */
+    static final long CLAIM_MILLIS = 30_000L;
+
     private final AtomicBoolean writing = new AtomicBoolean();
+    /** The configure script's decider arguments: this instance's id and the claim, or none (any instance decides). */
+    private final String[] claim;
     /** Cluster-wide slots in use, as the latest reply that carried them said; plain volatile, any recent value. */
     private volatile int clusterSlots;
     private final AtomicLong sent = new AtomicLong();
@@ -53,6 +65,13 @@ public final class ClusterAdaptiveLimit implements AdaptiveTarget {
     ClusterAdaptiveLimit(ClusterProtocol bulkhead, AdaptiveLimit limit, int initialLimit) {
         this.bulkhead = bulkhead;
         this.sampler = AdaptiveSampler.of(limit, initialLimit);
+        if (limit instanceof SelfTuningLimit) {
+            byte[] random = new byte[8];
+            new SecureRandom().nextBytes(random);
+            this.claim = new String[] {HexFormat.of().formatHex(random), Long.toString(CLAIM_MILLIS)};
+        } else {
+            this.claim = new String[0];
+        }
     }
 
     /**
@@ -113,8 +132,12 @@ public final class ClusterAdaptiveLimit implements AdaptiveTarget {
         }
         sent.incrementAndGet();
         // ScriptRunner.run never throws: a command the client refuses fails the future, which gives `writing` back.
-        CompletableFuture<List<Object>> reply = bulkhead.scripts.run(LuaScripts.CONFIGURE, "maxConcurrency",
-                Integer.toString(next), Integer.toString(expected));
+        String[] arguments = new String[3 + claim.length];
+        arguments[0] = "maxConcurrency";
+        arguments[1] = Integer.toString(next);
+        arguments[2] = Integer.toString(expected);
+        System.arraycopy(claim, 0, arguments, 3, claim.length);
+        CompletableFuture<List<Object>> reply = bulkhead.scripts.run(LuaScripts.CONFIGURE, arguments);
         return reply.handle((values, failure) -> {
             try {
                 if (failure != null) {
