@@ -330,6 +330,38 @@ class RedisAdaptiveLimitTest {
     }
 
     @Test
+    void permitsClosedWithAnOutcomeAndAsyncCallsAreSampledToo(TestInfo test) throws Exception {
+        AdaptiveLimit aimd = AdaptiveLimit.aimd().minLimit(2).maxLimit(40).windowSamples(1)
+                .dropWhen(Overloaded.class::isInstance).build();
+        List<RedisBulkhead> fleet = fleet(test, 1, 20, aimd);
+        RedisBulkhead bulkhead = fleet.get(0);
+
+        // One write in flight at a time: keep dropping until the cuts have reached the minimum.
+        await().pollInterval(Duration.ofMillis(10)).atMost(Duration.ofSeconds(30)).until(() -> {
+            bulkhead.acquire().close(dev.bulwark.Permit.Outcome.DROPPED);
+            return limitOnServer(test) == 2;
+        });
+        bulkhead.changeMaxConcurrency(20);
+        await().pollInterval(Duration.ofMillis(10)).atMost(Duration.ofSeconds(30)).until(() -> {
+            Throwable failure = bulkhead.callAsync(() -> CompletableFuture.<String>failedFuture(new Overloaded()))
+                    .handle((value, thrown) -> thrown).get(10, TimeUnit.SECONDS);
+            assertThat(failure).isInstanceOf(Overloaded.class);
+            return limitOnServer(test) == 2;
+        });
+        // An ignored failure (not a drop) and an ignored outcome move nothing.
+        bulkhead.changeMaxConcurrency(20);
+        long sent = bulkhead.engine.adaptiveLimit().decisionsSent();
+        for (int i = 0; i < 20; i++) {
+            bulkhead.acquire().close(dev.bulwark.Permit.Outcome.IGNORED);
+            assertThatThrownBy(() -> bulkhead.call(() -> {
+                throw new IllegalStateException("not about capacity");
+            })).isInstanceOf(IllegalStateException.class);
+        }
+        assertThat(bulkhead.engine.adaptiveLimit().decisionsSent()).isEqualTo(sent);
+        assertThat(limitOnServer(test)).isEqualTo(20);
+    }
+
+    @Test
     void callsThatRunWithoutAPermitAreNotSampledAndNothingIsWrittenWhileRedisIsDown() throws Exception {
         try (RedisFixture own = new RedisFixture(RedisServer.start())) {
             RedisBulkhead bulkhead = own.track(RedisBulkhead.builder(own.newClient(), "down")
