@@ -240,7 +240,10 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
      * in {@link dev.bulwark.Bulkhead.Builder#adaptive the in-process bulkhead}) and applies each decision to the limit
      * all instances share as a compare-and-set in Redis: "set it to {@code next} only if it still is
      * {@code expected}", sent without waiting, so the caller's call never waits for it and at most one decision per
-     * observed limit wins across the fleet. Calls run without a permit ({@link FailureMode#FAIL_OPEN}) and lost
+     * observed limit wins across the fleet. With {@link dev.bulwark.SelfTuningLimit}, whose first measurement and
+     * periodic probes pin the limit low, one instance decides at a time: the first applied decision claims the limit
+     * for 30 seconds, renewed by each further one, and the other instances' decisions lose meanwhile (a decider that
+     * stops is replaced once its claim runs out). Calls run without a permit ({@link FailureMode#FAIL_OPEN}) and lost
      * permits are not sampled, and nothing is written while Redis does not answer. {@link #maxConcurrency(int)}
      * initializes the limit when Redis holds none yet and must lie within the adaptive range. Default: none (the
      * limit changes only through {@link RedisBulkhead#changeMaxConcurrency}).

@@ -55,7 +55,8 @@ import java.util.function.Supplier;
  *       and the other getters return the values this instance last saw, which every script reply refreshes.</li>
  *   <li><b>Adaptive limit</b> ({@link Builder#adaptive}): every instance runs the algorithm on its own calls and
  *       moves the shared limit by compare-and-set in Redis, sent without waiting; at most one decision per observed
- *       limit wins across the fleet, and an instance that loses continues from the limit that won.</li>
+ *       limit wins across the fleet, and an instance that loses continues from the limit that won. With
+ *       {@link dev.bulwark.SelfTuningLimit} one instance at a time decides (see {@link Builder#adaptive}).</li>
  *   <li><b>Counts.</b> {@link #executingCount()} and {@link #queuedCount()} are cluster-wide and cost one round
  *       trip each; {@link #localExecutingCount()} and {@link #localQueuedCount()} are this instance's own and
  *       free.</li>

@@ -37,6 +37,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * dropped, since it rests on a limit that is about to change. A write that fails or times out changes nothing
  * here, and is not retried: the next window decides again from whatever limit Redis then reports.
  *
+ * <p><b>One decider for the self-tuning limit.</b> {@link dev.bulwark.SelfTuningLimit} pins the limit low for its
+ * first measurement and probes below it every 10 s or so; with every instance deciding, each joining instance
+ * pinned the whole fleet again and the limit spent most of its time pinned (measured: a capacity of 8 held at 4).
+ * So its decisions carry this instance's random id and a claim of {@link #CLAIM_MILLIS}: Redis applies a decision
+ * only if no other instance's claim still runs, and each applied decision renews the claim. The first instance to
+ * decide therefore stays the decider while it lives (its probes alone renew the claim); the others keep sampling
+ * and lose. AIMD and the gradient never pin, so for them every instance decides.
+ *
  * <p><b>Invariant.</b> The limit in Redis moves only by a compare-and-set from a value some instance observed, to
  * a value within the adaptive range (the limiters clamp), unless someone changes it by hand
  * ({@code changeMaxConcurrency}), which every limiter then continues from. {@link #writing} is taken by
