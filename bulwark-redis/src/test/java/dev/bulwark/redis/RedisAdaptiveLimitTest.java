@@ -15,6 +15,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -283,34 +285,40 @@ class RedisAdaptiveLimitTest {
         ClusterAdaptiveLimit first = fleet.get(0).engine.adaptiveLimit();
         ClusterAdaptiveLimit second = fleet.get(1).engine.adaptiveLimit();
         CyclicBarrier bothDecided = new CyclicBarrier(2);
+        // Two threads of their own: the common pool may have a single worker on a small machine, and both
+        // deciders must be at the barrier at once.
+        ExecutorService deciders = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 40; round++) {
+                fleet.forEach(RedisBulkhead::queuedCount); // both instances learn the current limit from a reply
+                int observed = first.maxConcurrency();
+                assertThat(second.maxConcurrency()).isEqualTo(observed);
+                int up = observed + 1 + round % 3;
+                int down = observed - 1 - round % 2;
+                // Forced interleaving: both decisions rest on `observed`, and neither is sent before both were made.
+                CompletableFuture<CompletableFuture<Boolean>> raise = CompletableFuture.supplyAsync(() -> {
+                    arrive(bothDecided);
+                    return first.propose(observed, up);
+                }, deciders);
+                CompletableFuture<Boolean> cut = CompletableFuture.supplyAsync(() -> {
+                    arrive(bothDecided);
+                    return second.propose(observed, down);
+                }, deciders).thenCompose(reply -> reply);
+                boolean raised = raise.thenCompose(reply -> reply).get(10, TimeUnit.SECONDS);
+                boolean lowered = cut.get(10, TimeUnit.SECONDS);
 
-        for (int round = 0; round < 40; round++) {
-            fleet.forEach(RedisBulkhead::queuedCount); // both instances learn the current limit from a reply
-            int observed = first.maxConcurrency();
-            assertThat(second.maxConcurrency()).isEqualTo(observed);
-            int up = observed + 1 + round % 3;
-            int down = observed - 1 - round % 2;
-            // Forced interleaving: both decisions rest on `observed`, and neither is sent before both were made.
-            CompletableFuture<CompletableFuture<Boolean>> raise = CompletableFuture.supplyAsync(() -> {
-                arrive(bothDecided);
-                return first.propose(observed, up);
-            });
-            CompletableFuture<Boolean> cut = CompletableFuture.supplyAsync(() -> {
-                arrive(bothDecided);
-                return second.propose(observed, down);
-            }).thenCompose(reply -> reply);
-            boolean raised = raise.thenCompose(reply -> reply).get(10, TimeUnit.SECONDS);
-            boolean lowered = cut.get(10, TimeUnit.SECONDS);
-
-            assertThat(raised ^ lowered).as("exactly one of the two decisions on %d wins", observed).isTrue();
-            int winner = raised ? up : down;
-            assertThat(limitOnServer(test)).isEqualTo(winner);
-            // Each reply carried the limit that won: the loser starts its next window from it.
-            assertThat(first.maxConcurrency()).isEqualTo(winner);
-            assertThat(second.maxConcurrency()).isEqualTo(winner);
-            if (winner < 20 || winner > 80) {
-                fleet.get(0).changeMaxConcurrency(50);
+                assertThat(raised ^ lowered).as("exactly one of the two decisions on %d wins", observed).isTrue();
+                int winner = raised ? up : down;
+                assertThat(limitOnServer(test)).isEqualTo(winner);
+                // Each reply carried the limit that won: the loser starts its next window from it.
+                assertThat(first.maxConcurrency()).isEqualTo(winner);
+                assertThat(second.maxConcurrency()).isEqualTo(winner);
+                if (winner < 20 || winner > 80) {
+                    fleet.get(0).changeMaxConcurrency(50);
+                }
             }
+        } finally {
+            deciders.shutdownNow();
         }
         assertThat(first.decisionsWon() + second.decisionsWon()).isEqualTo(40);
         assertThat(first.decisionsLost() + second.decisionsLost()).isEqualTo(40);
