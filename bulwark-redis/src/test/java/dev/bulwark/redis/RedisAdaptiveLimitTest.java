@@ -220,6 +220,35 @@ class RedisAdaptiveLimitTest {
     }
 
     @Test
+    void whenTheSelfTuningDeciderStopsAnotherInstanceTakesOverOnceItsClaimRunsOut(TestInfo test) throws Exception {
+        Downstream downstream = new Downstream(8, Duration.ofMillis(20));
+        List<RedisBulkhead> fleet = fleet(test, 2, 10, AdaptiveLimit.selfTuning().maxLimit(40).build());
+        List<ClusterAdaptiveLimit> limits = List.of(fleet.get(0).engine.adaptiveLimit(),
+                fleet.get(1).engine.adaptiveLimit());
+        List<Load> loads = List.of(new Load(List.of(fleet.get(0)), 6, downstream::serve),
+                new Load(List.of(fleet.get(1)), 6, downstream::serve));
+        try {
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> limits.get(0).decisionsWon() + limits.get(1).decisionsWon() > 0);
+            int decider = limits.get(0).decisionsWon() > 0 ? 0 : 1;
+            ClusterAdaptiveLimit successor = limits.get(1 - decider);
+            assertThat(successor.decisionsWon()).as("one decider at a time").isZero();
+
+            loads.get(decider).close();
+            fleet.get(decider).close();
+
+            // The successor's decisions lose while the claim runs (30 s from the decider's last applied one), then
+            // one wins: the limit never stays without a decider for longer than a claim.
+            await().atMost(Duration.ofSeconds(90)).until(() -> successor.decisionsWon() > 0);
+            assertThat(successor.decisionsLost()).isPositive();
+        } finally {
+            for (Load load : loads) {
+                load.close();
+            }
+        }
+    }
+
+    @Test
     void theGradientNeedsNoThresholdEitherAndEveryInstanceMayDecide(TestInfo test) throws Exception {
         Downstream downstream = new Downstream(8, Duration.ofMillis(20));
         List<RedisBulkhead> fleet = fleet(test, 3, 4, AdaptiveLimit.gradient().minLimit(1).maxLimit(40).build());
