@@ -3,11 +3,13 @@ package dev.bulwark.internal;
 import dev.bulwark.AdaptiveLimit;
 import dev.bulwark.Permit;
 import dev.bulwark.SelfTuningLimit;
+import dev.bulwark.internal.spi.AdaptiveTarget;
 import java.util.function.Predicate;
 
 /**
  * The per-bulkhead state of an {@link AdaptiveLimit}: fed one sample per finished call, it decides the bulkhead's
- * next limit and applies it through {@link InProcessBulkhead#adaptLimit(int, int)}. Thread-safe: samples arrive
+ * next limit and applies it through {@link AdaptiveTarget#adaptLimit(int, int)} (the in-process bulkhead, or the
+ * cluster-wide one through {@link dev.bulwark.internal.spi.AdaptiveSampler}). Thread-safe: samples arrive
  * concurrently from every releasing thread.
  */
 abstract class AdaptiveLimiter {
@@ -153,6 +155,6 @@ abstract class AdaptiveLimiter {
      * @param inFlight slots in use when it finished, itself included
      * @param outcome how it went
      */
-    abstract void sample(InProcessBulkhead bulkhead, long endedAt, long latencyNanos, int inFlight,
+    abstract void sample(AdaptiveTarget bulkhead, long endedAt, long latencyNanos, int inFlight,
                          Permit.Outcome outcome);
 }

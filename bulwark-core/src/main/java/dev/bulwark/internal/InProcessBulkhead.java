@@ -13,6 +13,7 @@ import dev.bulwark.Scheduler;
 import dev.bulwark.Subscription;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.Ticker;
+import dev.bulwark.internal.spi.AdaptiveTarget;
 import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.internal.spi.AsyncOperation;
 import dev.bulwark.internal.spi.Outcomes;
@@ -47,7 +48,7 @@ import java.util.function.Supplier;
  * ({@link #releaseAfterRun}), and the release is reported before the slot is handed on, so that event order
  * stays causal.
  */
-public final class InProcessBulkhead extends WeightedEntries implements ChainStep {
+public final class InProcessBulkhead extends WeightedEntries implements ChainStep, AdaptiveTarget {
 
     private static final VarHandle EVENTS =
             VarHandles.field(MethodHandles.lookup(), "events", BulkheadEvents.class);
@@ -462,7 +463,8 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
      *
      * @return whether the limit changed
      */
-    boolean adaptLimit(int expected, int newLimit) {
+    @Override
+    public boolean adaptLimit(int expected, int newLimit) {
         return changeLimit(expected, newLimit);
     }
 

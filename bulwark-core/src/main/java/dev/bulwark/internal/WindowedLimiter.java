@@ -2,6 +2,7 @@ package dev.bulwark.internal;
 
 import dev.bulwark.AdaptiveLimit;
 import dev.bulwark.Permit;
+import dev.bulwark.internal.spi.AdaptiveTarget;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -37,7 +38,7 @@ import java.util.concurrent.atomic.DoubleAdder;
  * square counted in the next window. They steer heuristics, never the sample count.) Only the closer, holding {@link #closing}, reads or writes the algorithm's state; the CAS that
  * acquires it and the volatile write that releases it order each closer after the previous one, so that state
  * needs no lock of its own. The new limit is applied after {@link #closing} is released, through
- * {@link InProcessBulkhead#adaptLimit(int, int)}, and only if the limit still has the value the decision was
+ * {@link AdaptiveTarget#adaptLimit(int, int)}, and only if the limit still has the value the decision was
  * based on. {@code WindowedLimiterRaceTest} forces the interleavings (adds racing a close, two would-be
  * closers) and checks the invariant.
  */
@@ -91,7 +92,7 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
     }
 
     @Override
-    final void sample(InProcessBulkhead bulkhead, long endedAt, long latencyNanos, int inFlight,
+    final void sample(AdaptiveTarget bulkhead, long endedAt, long latencyNanos, int inFlight,
                       Permit.Outcome outcome) {
         if (outcome == Permit.Outcome.IGNORED || !accepts(endedAt, latencyNanos)) {
             return;

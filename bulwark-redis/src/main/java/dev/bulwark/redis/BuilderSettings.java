@@ -1,5 +1,6 @@
 package dev.bulwark.redis;
 
+import dev.bulwark.AdaptiveLimit;
 import dev.bulwark.BulkheadListener;
 import dev.bulwark.Rejection;
 import dev.bulwark.Scheduler;
@@ -36,6 +37,7 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
     private Ticker ticker = Ticker.system();
     private Scheduler scheduler = Scheduler.shared();
     private Executor executor = ForkJoinPool.commonPool();
+    private AdaptiveLimit adaptiveLimit;
 
 
     /**
@@ -233,12 +235,41 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
     }
 
     /**
+     * Makes the cluster-wide concurrency limit adaptive. Every instance runs the algorithm on its own calls (their
+     * latency from grant to close, and their outcomes by the limit's drop predicate, sampled and windowed exactly as
+     * in {@link dev.bulwark.Bulkhead.Builder#adaptive the in-process bulkhead}) and applies each decision to the limit
+     * all instances share as a compare-and-set in Redis: "set it to {@code next} only if it still is
+     * {@code expected}", sent without waiting, so the caller's call never waits for it and at most one decision per
+     * observed limit wins across the fleet. With {@link dev.bulwark.SelfTuningLimit}, whose first measurement and
+     * periodic probes pin the limit low, one instance decides at a time: the first applied decision claims the limit
+     * for 30 seconds, renewed by each further one, and the other instances' decisions lose meanwhile (a decider that
+     * stops is replaced once its claim runs out). Calls run without a permit ({@link FailureMode#FAIL_OPEN}) and lost
+     * permits are not sampled, and nothing is written while Redis does not answer. {@link #maxConcurrency(int)}
+     * initializes the limit when Redis holds none yet and must lie within the adaptive range. Default: none (the
+     * limit changes only through {@link RedisBulkhead#changeMaxConcurrency}).
+     *
+     * @param limit the algorithm and its bounds
+     * @return this builder
+     * @throws NullPointerException when {@code limit} is {@code null}
+     */
+    public RedisBulkhead.Builder adaptive(AdaptiveLimit limit) {
+        this.adaptiveLimit = Objects.requireNonNull(limit, "limit");
+        return self();
+    }
+
+    /**
      * Checks the settings against each other and freezes them.
      *
      * @throws IllegalArgumentException when the heartbeat interval or the command timeout is not shorter than the
-     *     lease
+     *     lease, or when {@code maxConcurrency} lies outside the adaptive limit's range
      */
     final ClusterSettings settings(String name) {
+        if (adaptiveLimit != null && (maxConcurrency < adaptiveLimit.minLimit()
+                || maxConcurrency > adaptiveLimit.maxLimit())) {
+            throw new IllegalArgumentException("maxConcurrency (" + maxConcurrency + ") is the starting limit "
+                    + "and must lie within the adaptive range [" + adaptiveLimit.minLimit() + ", "
+                    + adaptiveLimit.maxLimit() + "]");
+        }
         if (heartbeatInterval.compareTo(leaseDuration) >= 0) {
             throw new IllegalArgumentException("heartbeatInterval must be shorter than leaseDuration but was "
                     + heartbeatInterval + " with a lease of " + leaseDuration);
@@ -250,7 +281,7 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
         return new ClusterSettings(name, new ClusterLimits(maxConcurrency, maxQueue,
                 maxWait == null ? 0L : Arguments.boundedNanos(maxWait)), leaseDuration, heartbeatInterval,
                 pollInterval, commandTimeout, failureMode, rejectionHandler, listeners, redisListeners, ticker,
-                scheduler, executor);
+                scheduler, executor, adaptiveLimit);
     }
 
     private RedisBulkhead.Builder self() {

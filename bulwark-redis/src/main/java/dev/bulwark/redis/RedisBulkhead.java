@@ -53,6 +53,10 @@ import java.util.function.Supplier;
  *       {@link #changeMaxWait} change them for every instance (one round trip each). The builder's values only
  *       initialize them when Redis holds none yet (first use, or after Redis lost its data). {@link #maxConcurrency()}
  *       and the other getters return the values this instance last saw, which every script reply refreshes.</li>
+ *   <li><b>Adaptive limit</b> ({@link Builder#adaptive}): every instance runs the algorithm on its own calls and
+ *       moves the shared limit by compare-and-set in Redis, sent without waiting; at most one decision per observed
+ *       limit wins across the fleet, and an instance that loses continues from the limit that won. With
+ *       {@link dev.bulwark.SelfTuningLimit} one instance at a time decides (see {@link Builder#adaptive}).</li>
  *   <li><b>Counts.</b> {@link #executingCount()} and {@link #queuedCount()} are cluster-wide and cost one round
  *       trip each; {@link #localExecutingCount()} and {@link #localQueuedCount()} are this instance's own and
  *       free.</li>
@@ -455,7 +459,8 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
          *
          * @return a new bulkhead
          * @throws IllegalArgumentException when the heartbeat interval or the command timeout is not shorter than
-         *     the lease, or the client's options would queue or replay commands (see {@link #clientOptions()})
+         *     the lease, the client's options would queue or replay commands (see {@link #clientOptions()}), or
+         *     {@code maxConcurrency} lies outside the adaptive limit's range
          * @throws RedisBulkheadException when Redis cannot be reached
          */
         public RedisBulkhead build() {

@@ -129,10 +129,14 @@ public final class ClusterBulkhead extends ClusterProtocol {
                                             ThrowingSupplier<? extends T, X> operation) throws X {
         Objects.requireNonNull(operation, "operation");
         Permit permit = acquire(weight, priority, signal);
+        Permit.Outcome outcome = Permit.Outcome.SUCCESS;
         try {
             return operation.get();
+        } catch (Throwable failure) {
+            outcome = outcomeOf(failure); // for the adaptive limit, by its drop predicate
+            throw failure;
         } finally {
-            permit.close();
+            permit.close(outcome);
         }
     }
 
@@ -239,7 +243,8 @@ public final class ClusterBulkhead extends ClusterProtocol {
         AsyncWaiter waiter = new AsyncWaiter(this, ids.next(weight), weight, priority, signal, ticker.read(), result) {
             @Override
             void begin(Permit permit) {
-                AsyncOperation.start(operation, result, (ignoredStart, ignoredFailure) -> permit.close(), 0L);
+                AsyncOperation.start(operation, result, (ignoredStart, failure) ->
+                        permit.close(failure == null ? Permit.Outcome.SUCCESS : outcomeOf(failure)), 0L);
             }
         };
         join(waiter, true);
@@ -396,6 +401,11 @@ public final class ClusterBulkhead extends ClusterProtocol {
     /** The bulkhead's name. */
     public String name() {
         return name;
+    }
+
+    /** The adaptive limit, or {@code null} when the limit only changes by hand. */
+    public ClusterAdaptiveLimit adaptiveLimit() {
+        return adaptive;
     }
 
     /** The cluster-wide limits as last seen. */

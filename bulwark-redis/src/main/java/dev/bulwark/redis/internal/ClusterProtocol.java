@@ -1,5 +1,6 @@
 package dev.bulwark.redis.internal;
 
+import dev.bulwark.Permit;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.Ticker;
@@ -86,6 +87,8 @@ abstract class ClusterProtocol {
     }
 
     final Orphans orphans = new Orphans();
+    /** The adaptive limit, or {@code null} for a limit that only changes by hand. */
+    final ClusterAdaptiveLimit adaptive;
     volatile ClusterLimits limits;
     /** Set once by the first drain (or close): from then on nothing new is admitted or queued. */
     volatile boolean closed;
@@ -110,6 +113,8 @@ abstract class ClusterProtocol {
         this.scripts = new ScriptRunner(commands, keys, () -> limits, settings.scheduler(),
                 releaseFlusher, this::releasesSettled,
                 settings.commandTimeout().toNanos(), this::redisSilent);
+        this.adaptive = settings.adaptiveLimit() == null ? null
+                : new ClusterAdaptiveLimit(this, settings.adaptiveLimit(), settings.initialLimits().maxConcurrency());
     }
 
     /**
@@ -394,8 +399,22 @@ abstract class ClusterProtocol {
         });
     }
 
+    /**
+     * Takes the limits a script reply carries at {@code offset}; replies that carry the cluster-wide slots in use
+     * carry them two elements earlier (acquire, counts, configure), which the adaptive limit keeps.
+     */
     void refreshLimits(List<Object> reply, int offset) {
         limits = ClusterLimits.parse(reply, offset);
+        ClusterAdaptiveLimit limit = adaptive;
+        if (limit != null && offset >= 2) {
+            limit.sawClusterSlots(Replies.intAt(reply, offset - 2));
+        }
+    }
+
+    /** How a failed call counts for the adaptive limit: {@code IGNORED} without one. */
+    final Permit.Outcome outcomeOf(Throwable failure) {
+        ClusterAdaptiveLimit limit = adaptive;
+        return limit == null ? Permit.Outcome.IGNORED : limit.classify(failure);
     }
 
     void reportReleased(long acquiredAt) {

@@ -1,5 +1,6 @@
 package dev.bulwark.redis.internal;
 
+import dev.bulwark.AdaptiveLimit;
 import dev.bulwark.BulkheadListener;
 import dev.bulwark.Rejection;
 import dev.bulwark.Scheduler;
@@ -27,12 +28,13 @@ import java.util.function.Consumer;
  * @param ticker the local monotonic clock (for waits and timings only; leases use the server's clock)
  * @param scheduler the timer for maximum waits, command timeouts, heartbeats and polls
  * @param executor where asynchronous operations start and asynchronous outcomes are delivered
+ * @param adaptiveLimit the adaptive limit, or {@code null} for a limit that only changes by hand
  */
 public record ClusterSettings(String name, ClusterLimits initialLimits, Duration lease, Duration heartbeatInterval,
                        Duration pollInterval, Duration commandTimeout, FailureMode failureMode,
                        Consumer<? super Rejection> rejectionHandler, List<BulkheadListener> listeners,
                        List<RedisBulkheadListener> redisListeners, Ticker ticker, Scheduler scheduler,
-                       Executor executor) {
+                       Executor executor, AdaptiveLimit adaptiveLimit) {
 
     /**
      * Copies the listener lists.

@@ -24,7 +24,8 @@ import java.util.HexFormat;
  *   <li>{@code bulwark:{N}:waiters} (sorted set): the same members as the queue, scored by their lease
  *       expiry.</li>
  *   <li>{@code bulwark:{N}:config} (hash): {@code maxConcurrency}, {@code maxQueue}, {@code maxWaitNanos}
- *       (0 for no bound) shared by every instance.</li>
+ *       (0 for no bound) shared by every instance; with a self-tuning adaptive limit also {@code decider} and
+ *       {@code deciderUntil} (server ms), the instance whose decisions alone apply until then.</li>
  *   <li>{@code bulwark:{N}:tickets} (string): the ticket counter ({@code INCR}).</li>
  *   <li>Channel {@code bulwark:{N}:granted}: each message lists, separated by spaces, the ids just granted, the
  *       ids refused because their weight exceeds a lowered limit (as {@code !limit:id}) and the ids evicted by a
@@ -94,7 +95,8 @@ import java.util.HexFormat;
  *   <li>{@link #RENEW}: the heartbeat and the poll. Extends the lease of each id still known, and tells for each
  *       whether it is a holder (1: for a waiter this means it was granted), a waiter (2) or unknown (0: lost).</li>
  *   <li>{@link #COUNTS}: the cluster-wide counts and limits.</li>
- *   <li>{@link #CONFIGURE}: sets one limit cluster-wide, then grants (raising the limit admits waiters).</li>
+ *   <li>{@link #CONFIGURE}: sets one limit cluster-wide, then grants (raising the limit admits waiters); with an
+ *       expected value, only if the limit still holds it (the adaptive limit's compare-and-set).</li>
  * </ul>
  * Arguments common to all: {@code KEYS} = holders, queue, waiters, config, tickets, extra; {@code ARGV[1]} = channel,
  * {@code ARGV[2..4]} = the limits that initialize the config hash when it is missing (first use, or after a
@@ -333,11 +335,29 @@ public final class LuaScripts {
             return {executing, redis.call('ZCARD', queue), maxConcurrency, maxQueue, maxWait}
             """);
 
-    /** ARGV[5] field, ARGV[6] value. Reply as {@link #COUNTS}, after the change. A lowered concurrency limit
-     *  refuses every waiter whose weight exceeds it, wherever it stands in the queue. */
+    /** ARGV[5] field, ARGV[6] value, optional ARGV[7] the value the field must still hold (a compare-and-set: the
+     *  adaptive limit's decisions), optional ARGV[8] the deciding instance's id and ARGV[9] its claim in ms (only
+     *  this instance may decide until the claim, renewed by each of its applied decisions, runs out). Reply as
+     *  {@link #COUNTS}, after the change, then 1 if the value was set or 0 if the field no longer held ARGV[7] or
+     *  another instance's claim runs (nothing changed then). A lowered concurrency limit refuses every
+     *  waiter whose weight exceeds it, wherever it stands in the queue. */
     public static final LuaScripts.Script CONFIGURE = new Script("configure", PRELUDE + """
             limits()
-            redis.call('HSET', config, ARGV[5], ARGV[6])
+            local applied = 1
+            if ARGV[7] and tonumber(redis.call('HGET', config, ARGV[5])) ~= tonumber(ARGV[7]) then
+              applied = 0
+            elseif ARGV[8] then
+              -- One decider at a time: another instance's claim that has not run out wins over this decision.
+              local claim = redis.call('HMGET', config, 'decider', 'deciderUntil')
+              if claim[1] and claim[1] ~= ARGV[8] and tonumber(claim[2]) > now then
+                applied = 0
+              else
+                redis.call('HSET', config, 'decider', ARGV[8], 'deciderUntil', now + tonumber(ARGV[9]))
+              end
+            end
+            if applied == 1 then
+              redis.call('HSET', config, ARGV[5], ARGV[6])
+            end
             local maxConcurrency, maxQueue, maxWait = limits()
             purge()
             if ARGV[5] == 'maxConcurrency' then
@@ -353,7 +373,7 @@ public final class LuaScripts {
               end
             end
             local executing = grant(maxConcurrency)
-            return {executing, redis.call('ZCARD', queue), maxConcurrency, maxQueue, maxWait}
+            return {executing, redis.call('ZCARD', queue), maxConcurrency, maxQueue, maxWait, applied}
             """);
 
     private LuaScripts() {

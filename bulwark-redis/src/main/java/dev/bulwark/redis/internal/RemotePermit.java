@@ -8,10 +8,10 @@ import java.lang.invoke.VarHandle;
 /**
  * A permit held in Redis under a cluster-unique id.
  *
- * <p>Invariant: {@link #flags} only gains bits, each by compare-and-set, so each of the two facts about a permit
+ * <p>Invariant: {@link #flags} only gains bits, each by compare-and-set, so each of the three facts about a permit
  * is established once by exactly one thread: {@link #CLOSED} (its holder closed it; only that thread sends the
- * release and reports {@code released}) and {@link #LOST} (Redis no longer counts it; only that thread reports
- * {@code permitLost}). A permit closed after it was lost still sends its release: because ids are never reused
+ * release and reports {@code released}), {@link #LOST} (Redis no longer counts it; only that thread reports
+ * {@code permitLost}) and {@link #SAMPLED} (only that thread gives the call to the adaptive limit). A permit closed after it was lost still sends its release: because ids are never reused
  * it can only remove its own entry, which Redis may still count when the loss was declared ahead of the lease's
  * end (see {@link LeaseKeeper#giveUpAge}).
  */
@@ -19,6 +19,8 @@ final class RemotePermit implements Permit {
 
     static final int CLOSED = 1;
     static final int LOST = 2;
+    /** The adaptive limit took (or declined) this permit's sample: set by the first close only. */
+    static final int SAMPLED = 4;
 
     private static final VarHandle FLAGS = VarHandles.field(MethodHandles.lookup(), "flags", int.class);
 
@@ -58,6 +60,20 @@ final class RemotePermit implements Permit {
 
     @Override
     public void close() {
+        close(Outcome.SUCCESS);
+    }
+
+    /**
+     * Closes the permit and, with an adaptive limit, samples the call first (once, by the first close, and only
+     * while the permit is neither closed nor lost), so that it counts itself in flight.
+     */
+    @Override
+    public void close(Outcome outcome) {
+        java.util.Objects.requireNonNull(outcome, "outcome");
+        ClusterAdaptiveLimit adaptive = bulkhead.adaptive;
+        if (adaptive != null && (flags & (CLOSED | LOST)) == 0 && setFlag(SAMPLED)) {
+            adaptive.sample(this, outcome);
+        }
         bulkhead.closePermit(this, true);
     }
 
