@@ -7,13 +7,12 @@ import dev.bulwark.CallOptions;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
 import dev.bulwark.Priority;
+import dev.bulwark.testing.PriorityRace;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -87,42 +86,13 @@ class PriorityMetricsTest {
                 .tag(MeterNames.TAG_PRIORITY, "normal").tag(MeterNames.TAG_OUTCOME, "admitted").functionCounter();
         int threads = 4;
         int perThread = 20_000;
-        CountDownLatch start = new CountDownLatch(1);
-        List<Thread> callers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            Thread caller = new Thread(() -> {
-                try {
-                    start.await();
-                } catch (InterruptedException interrupted) {
-                    return;
-                }
-                for (int i = 0; i < perThread; i++) {
-                    // Half NORMAL, half HIGH, interleaved: HIGH admissions are what the derivation subtracts.
-                    if ((i & 1) == 0) {
-                        bulkhead.call(() -> null);
-                    } else {
-                        bulkhead.call(CallOptions.priority(Priority.HIGH), () -> null);
-                    }
-                }
-            });
-            caller.start();
-            callers.add(caller);
-        }
-        AtomicBoolean monotonic = new AtomicBoolean(true);
         double ceiling = threads * perThread / 2.0;
-        double last = 0;
-        start.countDown();
-        boolean running = true;
-        while (running) {
-            running = callers.stream().anyMatch(Thread::isAlive);
-            double now = normal.count();
-            if (now < last || now > ceiling) {
+        List<Double> seen = PriorityRace.readWhileCalling(bulkhead, threads, perThread, normal::count);
+        AtomicBoolean monotonic = new AtomicBoolean(true);
+        for (int i = 0; i < seen.size(); i++) {
+            if (seen.get(i) > ceiling || (i > 0 && seen.get(i) < seen.get(i - 1))) {
                 monotonic.set(false);
             }
-            last = now;
-        }
-        for (Thread caller : callers) {
-            caller.join();
         }
         assertThat(monotonic).as("never down, never above the NORMAL calls made").isTrue();
         assertThat(normal.count()).as("exact once quiet").isEqualTo(ceiling);

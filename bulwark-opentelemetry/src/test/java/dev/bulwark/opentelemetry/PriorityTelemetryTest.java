@@ -13,16 +13,15 @@ import dev.bulwark.CallOptions;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
 import dev.bulwark.Priority;
+import dev.bulwark.testing.PriorityRace;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.metrics.data.MetricData;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -131,38 +130,9 @@ class PriorityTelemetryTest {
         telemetry.bind(bulkhead);
         int threads = 4;
         int perThread = 20_000;
-        CountDownLatch start = new CountDownLatch(1);
-        List<Thread> callers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            Thread caller = new Thread(() -> {
-                try {
-                    start.await();
-                } catch (InterruptedException interrupted) {
-                    return;
-                }
-                for (int i = 0; i < perThread; i++) {
-                    // Half NORMAL, half HIGH, interleaved: HIGH admissions are what the derivation subtracts.
-                    if ((i & 1) == 0) {
-                        bulkhead.call(() -> null);
-                    } else {
-                        bulkhead.call(CallOptions.priority(Priority.HIGH), () -> null);
-                    }
-                }
-            });
-            caller.start();
-            callers.add(caller);
-        }
         long normalCalls = threads * (long) perThread / 2;
-        List<Long> seen = new ArrayList<>();
-        start.countDown();
-        boolean running = true;
-        while (running) {
-            running = callers.stream().anyMatch(Thread::isAlive);
-            seen.add(calls(Collected.from(reader), Priority.NORMAL, "admitted"));
-        }
-        for (Thread caller : callers) {
-            caller.join();
-        }
+        List<Double> seen = PriorityRace.readWhileCalling(bulkhead, threads, perThread,
+                () -> calls(Collected.from(reader), Priority.NORMAL, "admitted"));
         for (int i = 0; i < seen.size(); i++) {
             assertThat(seen.get(i)).as("collection %d: never above the NORMAL calls made", i)
                     .isLessThanOrEqualTo(normalCalls);
