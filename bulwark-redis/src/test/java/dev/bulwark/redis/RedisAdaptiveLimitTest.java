@@ -149,6 +149,18 @@ class RedisAdaptiveLimitTest {
     }
 
     /** Reads the limit in Redis {@code count} times, at least 50 ms apart. */
+    /**
+     * Waits until the fleet's limit on the server lies within {@code [low, high]}, then reads it as
+     * {@link #observeLimit} does: the readings, sorted.
+     */
+    private static List<Integer> settledLimits(TestInfo test, int low, int high) {
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(
+                () -> assertThat(limitOnServer(test)).isBetween(low, high));
+        List<Integer> sorted = new ArrayList<>(observeLimit(test, 60));
+        Collections.sort(sorted);
+        return sorted;
+    }
+
     private static List<Integer> observeLimit(TestInfo test, int count) {
         List<Integer> seen = Collections.synchronizedList(new ArrayList<>());
         await().pollInterval(Duration.ofMillis(50)).atMost(Duration.ofSeconds(60)).until(() -> {
@@ -172,17 +184,12 @@ class RedisAdaptiveLimitTest {
         List<RedisBulkhead> fleet = fleet(test, 3, 2, aimd);
 
         try (Load load = new Load(fleet, 6, downstream::serve)) {
-            await().atMost(Duration.ofSeconds(60)).untilAsserted(
-                    () -> assertThat(limitOnServer(test)).isBetween(8, 11));
-            List<Integer> limits = observeLimit(test, 60);
-
-            assertThat(limits).allSatisfy(limit -> assertThat(limit).isBetween(1, 40));
-            List<Integer> sorted = new ArrayList<>(limits);
-            Collections.sort(sorted);
-            assertThat(sorted.get(sorted.size() / 2)).as("median fleet limit of %s", limits).isBetween(6, 12);
+            List<Integer> sorted = settledLimits(test, 8, 11);
+            assertThat(sorted).allSatisfy(limit -> assertThat(limit).isBetween(1, 40));
+            assertThat(sorted.get(sorted.size() / 2)).as("median fleet limit of %s", sorted).isBetween(6, 12);
             // Without an adaptive limit 18 callers would have grown nothing; with one that ignores latency the
             // limit would have run to 18 (all callers): it stayed near the capacity instead.
-            assertThat(sorted.get(sorted.size() - 1)).as("highest fleet limit of %s", limits).isLessThanOrEqualTo(16);
+            assertThat(sorted.get(sorted.size() - 1)).as("highest fleet limit of %s", sorted).isLessThanOrEqualTo(16);
             assertThat(load.failed).hasValue(0);
         }
         // Every instance decided, and some decisions lost to another instance's change of the same limit or won.
@@ -202,15 +209,10 @@ class RedisAdaptiveLimitTest {
         List<RedisBulkhead> fleet = fleet(test, 3, 10, AdaptiveLimit.selfTuning().maxLimit(40).build());
 
         try (Load load = new Load(fleet, 6, downstream::serve)) {
-            await().atMost(Duration.ofSeconds(60)).untilAsserted(
-                    () -> assertThat(limitOnServer(test)).isBetween(7, 12));
-            List<Integer> limits = observeLimit(test, 60);
-
-            assertThat(limits).allSatisfy(limit -> assertThat(limit).isBetween(1, 40));
-            List<Integer> sorted = new ArrayList<>(limits);
-            Collections.sort(sorted);
-            assertThat(sorted.get(sorted.size() / 2)).as("median fleet limit of %s", limits).isBetween(6, 12);
-            assertThat(sorted.get(sorted.size() - 1)).as("highest fleet limit of %s", limits).isLessThanOrEqualTo(16);
+            List<Integer> sorted = settledLimits(test, 7, 12);
+            assertThat(sorted).allSatisfy(limit -> assertThat(limit).isBetween(1, 40));
+            assertThat(sorted.get(sorted.size() / 2)).as("median fleet limit of %s", sorted).isBetween(6, 12);
+            assertThat(sorted.get(sorted.size() - 1)).as("highest fleet limit of %s", sorted).isLessThanOrEqualTo(16);
             assertThat(load.failed).hasValue(0);
         }
         // The first decision claimed the limit: every decision applied since came from that one instance.
@@ -254,14 +256,9 @@ class RedisAdaptiveLimitTest {
         List<RedisBulkhead> fleet = fleet(test, 3, 4, AdaptiveLimit.gradient().minLimit(1).maxLimit(40).build());
 
         try (Load load = new Load(fleet, 6, downstream::serve)) {
-            await().atMost(Duration.ofSeconds(60)).untilAsserted(
-                    () -> assertThat(limitOnServer(test)).isBetween(7, 12));
-            List<Integer> limits = observeLimit(test, 60);
-
-            List<Integer> sorted = new ArrayList<>(limits);
-            Collections.sort(sorted);
-            assertThat(sorted.get(sorted.size() / 2)).as("median fleet limit of %s", limits).isBetween(6, 13);
-            assertThat(sorted.get(sorted.size() - 1)).as("highest fleet limit of %s", limits).isLessThanOrEqualTo(24); // slow start may overshoot once
+            List<Integer> sorted = settledLimits(test, 7, 12);
+            assertThat(sorted.get(sorted.size() / 2)).as("median fleet limit of %s", sorted).isBetween(6, 13);
+            assertThat(sorted.get(sorted.size() - 1)).as("highest fleet limit of %s", sorted).isLessThanOrEqualTo(24); // slow start may overshoot once
             assertThat(load.failed).hasValue(0);
         }
         assertThat(fleet.stream().filter(instance -> instance.engine.adaptiveLimit().decisionsWon() > 0).count())
