@@ -12,7 +12,7 @@ import java.util.function.Predicate;
  * cluster-wide one through {@link dev.bulwark.internal.spi.AdaptiveSampler}). Thread-safe: samples arrive
  * concurrently from every releasing thread.
  */
-abstract class AdaptiveLimiter {
+abstract class AdaptiveLimiter implements dev.bulwark.internal.spi.AdaptiveSampler {
 
     /**
      * Timed samples a second the timing mask aims at, at least: at lower call rates every call is timed (so the
@@ -85,7 +85,8 @@ abstract class AdaptiveLimiter {
      *
      * @return whether to read the clock at admission and sample the call's latency at release
      */
-    final boolean shouldTime() {
+    @Override
+    public final boolean shouldTime() {
         int mask = timingMask;
         if (mask == 0) {
             return true;
@@ -130,7 +131,8 @@ abstract class AdaptiveLimiter {
     }
 
     /** Classifies a failure of {@code call}/{@code callAsync}. Never throws. */
-    final Permit.Outcome classify(Throwable failure) {
+    @Override
+    public final Permit.Outcome classify(Throwable failure) {
         try {
             return dropWhen.test(failure) ? Permit.Outcome.DROPPED : Permit.Outcome.IGNORED;
         } catch (RuntimeException predicateFailure) {
@@ -155,6 +157,7 @@ abstract class AdaptiveLimiter {
      * @param inFlight slots in use when it finished, itself included
      * @param outcome how it went
      */
-    abstract void sample(AdaptiveTarget bulkhead, long endedAt, long latencyNanos, int inFlight,
-                         Permit.Outcome outcome);
+    @Override
+    public abstract void sample(AdaptiveTarget bulkhead, long endedAt, long latencyNanos, int inFlight,
+                                Permit.Outcome outcome);
 }

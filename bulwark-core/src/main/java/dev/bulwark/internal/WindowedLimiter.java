@@ -92,8 +92,8 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
     }
 
     @Override
-    final void sample(AdaptiveTarget bulkhead, long endedAt, long latencyNanos, int inFlight,
-                      Permit.Outcome outcome) {
+    public final void sample(AdaptiveTarget bulkhead, long endedAt, long latencyNanos, int inFlight,
+                             Permit.Outcome outcome) {
         if (outcome == Permit.Outcome.IGNORED || !accepts(endedAt, latencyNanos)) {
             return;
         }
