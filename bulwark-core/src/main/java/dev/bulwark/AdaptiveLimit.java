@@ -51,16 +51,16 @@ import java.util.function.Predicate;
  * up to 64, chosen once per window from the call rate so that at least about 4,000 calls a second are still
  * timed): an untimed call that succeeds reads no clock and leaves no sample. Every drop is counted, timed or
  * not. A timed call costs two clock reads and one atomic add (see the design notes of the internal windowed
- * sampler). The choice uses a per-bulkhead counter, not random numbers, so a single-threaded, virtual-time run
- * stays deterministic.
+ * sampler). The choice uses counters, not random numbers (one per stripe of threads, a thread always counting
+ * on the same one, so contended callers do not share a cache line), so a virtual-time run stays deterministic.
  *
  * <p><b>Where it works.</b> Any in-process bulkhead: with a queue and a maximum wait, FIFO or LIFO, listeners,
  * and {@code changeMaxConcurrency} by hand (the algorithm continues from the new value). Per-key bulkheads: a
  * {@link PartitionedBulkhead} whose per-key configuration ({@code defaultConfig} or {@code configFor}) carries an
  * adaptive limit gives every partition its own algorithm state, so each key adapts to its own latencies; a
  * partition evicted after its idle timeout starts again from the configured limit. The cluster-wide
- * {@code RedisBulkhead} takes no adaptive limit (its limit is fleet-wide while each instance sees only its own
- * calls).
+ * {@code RedisBulkhead} (module {@code bulwark-redis}) takes the same limits for its fleet-wide limit: each
+ * instance samples its own calls and applies a decision as a compare-and-set of the limit in Redis.
  */
 public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.Gradient, SelfTuningLimit {
 
