@@ -21,10 +21,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 15 item 4 for the cluster: several instances (separate clients) of one Redis bulkhead with an adaptive
@@ -35,20 +34,11 @@ import org.junit.jupiter.api.TestInfo;
  */
 class RedisAdaptiveLimitTest {
 
-    /** See {@link RedisBulkheadQueueTest#PATIENT}: these tests are about the limit, not about timeouts. */
-    private static final Duration PATIENT = RedisBulkheadQueueTest.PATIENT;
+    /** See {@link RedisFixture#PATIENT}: these tests are about the limit, not about timeouts. */
+    private static final Duration PATIENT = RedisFixture.PATIENT;
 
-    private static RedisFixture redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = new RedisFixture(RedisServer.start());
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
+    @RegisterExtension
+    static final RedisFixture redis = RedisFixture.perClass();
 
     /** What the downstream throws when it is overloaded; the limits below count it as a drop. */
     static final class Overloaded extends RuntimeException {

@@ -9,7 +9,6 @@ import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.Permit;
 import dev.bulwark.Rejection;
 import dev.bulwark.redis.testing.RedisFixture;
-import dev.bulwark.redis.testing.RedisServer;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import java.io.IOException;
@@ -20,29 +19,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The single-instance behaviour of a cluster-wide bulkhead: admission, refusal, release, exceptions, limits. */
 class RedisBulkheadBasicsTest {
 
-    private static RedisFixture redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = new RedisFixture(RedisServer.start());
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
+    @RegisterExtension
+    static final RedisFixture redis = RedisFixture.perClass();
 
     private static RedisBulkhead.Builder builder(TestInfo test) {
         return RedisBulkhead.builder(redis.newClient(), test.getDisplayName())
-                .commandTimeout(RedisBulkheadQueueTest.PATIENT);
+                .commandTimeout(RedisFixture.PATIENT);
     }
 
     private static RedisBulkhead track(RedisBulkhead bulkhead) {

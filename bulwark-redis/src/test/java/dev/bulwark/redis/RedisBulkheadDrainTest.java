@@ -20,29 +20,19 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Drain and close of one instance of a cluster-wide bulkhead, against a real {@code redis-server}. */
 class RedisBulkheadDrainTest {
 
-    private static RedisFixture redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = new RedisFixture(RedisServer.start());
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
+    @RegisterExtension
+    static final RedisFixture redis = RedisFixture.perClass();
 
     private static RedisBulkhead.Builder builder(TestInfo test) {
         return RedisBulkhead.builder(redis.newClient(), test.getDisplayName()).maxConcurrency(1).maxQueue(10)
-                .commandTimeout(RedisBulkheadQueueTest.PATIENT);
+                .commandTimeout(RedisFixture.PATIENT);
     }
 
     private static void awaitQueued(String name, long count) {

@@ -7,16 +7,14 @@ import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.Permit;
 import dev.bulwark.Rejection;
 import dev.bulwark.redis.testing.RedisFixture;
-import dev.bulwark.redis.testing.RedisServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Queued callers learn at once that Redis is gone (stopped, frozen by SIGSTOP, or pausing its clients), with the
@@ -29,17 +27,8 @@ class RedisBulkheadFailFastTest {
     /** The goal of issue 17 with the default settings. */
     private static final Duration REFUSED_WITHIN = Duration.ofSeconds(2);
 
-    private RedisFixture redis;
-
-    @BeforeEach
-    void startRedis() {
-        redis = new RedisFixture(RedisServer.start());
-    }
-
-    @AfterEach
-    void stopRedis() {
-        redis.close();
-    }
+    @RegisterExtension
+    final RedisFixture redis = RedisFixture.perTest();
 
     /** Default lease (10 s), heartbeat (3 s), poll (1 s) and command timeout (1 s). */
     private RedisBulkhead.Builder defaults(String name) {

@@ -8,31 +8,20 @@ import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.Permit;
 import dev.bulwark.Rejection;
 import dev.bulwark.redis.testing.RedisFixture;
-import dev.bulwark.redis.testing.RedisServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Redis restarted or stopped under a bulkhead: lost permits, lost places, fail-closed and fail-open. */
 class RedisBulkheadFailureTest {
 
-    private RedisFixture redis;
-
-    @BeforeEach
-    void startRedis() {
-        redis = new RedisFixture(RedisServer.start());
-    }
-
-    @AfterEach
-    void stopRedis() {
-        redis.close();
-    }
+    @RegisterExtension
+    final RedisFixture redis = RedisFixture.perTest();
 
     private RedisBulkhead.Builder shortLeases(String name) {
         return RedisBulkhead.builder(redis.newClient(), name).maxConcurrency(1).maxQueue(5)

@@ -7,16 +7,14 @@ import dev.bulwark.CallOptions;
 import dev.bulwark.Permit;
 import dev.bulwark.redis.testing.HeldFlusher;
 import dev.bulwark.redis.testing.RedisFixture;
-import dev.bulwark.redis.testing.RedisServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The scripts' uncontended fast paths (see {@code LuaScripts}, "Cost"): how few commands an uncontended call runs
@@ -28,17 +26,8 @@ class RedisBulkheadFastPathTest {
 
     private static final int CALLS = 40;
 
-    private RedisFixture redis;
-
-    @BeforeEach
-    void startRedis() {
-        redis = new RedisFixture(RedisServer.start());
-    }
-
-    @AfterEach
-    void stopRedis() {
-        redis.close();
-    }
+    @RegisterExtension
+    final RedisFixture redis = RedisFixture.perTest();
 
     private RedisBulkhead instance(String name, int maxConcurrency, RedisBulkheadListener listener) {
         return redis.track(RedisBulkhead.builder(redis.newClient(), name).maxConcurrency(maxConcurrency)

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.bulwark.BulkheadListener;
 import dev.bulwark.Permit;
 import dev.bulwark.redis.testing.RedisFixture;
-import dev.bulwark.redis.testing.RedisServer;
 import dev.bulwark.redis.testing.RemoteInstance;
 import dev.bulwark.redis.testing.RemoteProcess;
 import io.lettuce.core.ScoredValue;
@@ -22,24 +21,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Several instances, in this JVM and in a second one, sharing one bulkhead. */
 class RedisBulkheadFleetTest {
 
-    private static RedisFixture redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = new RedisFixture(RedisServer.start());
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
+    @RegisterExtension
+    static final RedisFixture redis = RedisFixture.perClass();
 
     @Test
     void theLimitHoldsAcrossFourClientsAndASecondJvmAndEveryCallIsAccountedFor() throws Exception {

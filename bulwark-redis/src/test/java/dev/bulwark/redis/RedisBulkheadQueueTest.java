@@ -9,7 +9,6 @@ import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
 import dev.bulwark.Rejection;
 import dev.bulwark.redis.testing.RedisFixture;
-import dev.bulwark.redis.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,36 +19,20 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The cluster-wide queue: arrival order across clients, its limit, maximum wait and cancellation. */
 class RedisBulkheadQueueTest {
 
-    private static RedisFixture redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = new RedisFixture(RedisServer.start());
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
+    @RegisterExtension
+    static final RedisFixture redis = RedisFixture.perClass();
 
     /** A separate client (connections of its own), as another instance of the service would be. */
-    /**
-     * A command timeout well above any stall of a loaded test machine: these tests are about the protocol, not about
-     * timeouts (the fail-fast tests set their own), and the 1 s default refused calls UNAVAILABLE once in CI.
-     */
-    static final Duration PATIENT = Duration.ofSeconds(5);
-
     private static RedisBulkhead instance(TestInfo test, int maxConcurrency, int maxQueue) {
         return redis.track(RedisBulkhead.builder(redis.newClient(), test.getDisplayName())
-                .maxConcurrency(maxConcurrency).maxQueue(maxQueue).commandTimeout(PATIENT).build());
+                .maxConcurrency(maxConcurrency).maxQueue(maxQueue).commandTimeout(RedisFixture.PATIENT).build());
     }
 
     private static void awaitQueued(String name, long count) {

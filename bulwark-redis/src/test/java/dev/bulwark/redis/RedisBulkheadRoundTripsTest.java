@@ -7,15 +7,13 @@ import dev.bulwark.CallOptions;
 import dev.bulwark.Priority;
 import dev.bulwark.redis.testing.HeldFlusher;
 import dev.bulwark.redis.testing.RedisFixture;
-import dev.bulwark.redis.testing.RedisServer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What an uncontended call costs in Redis commands, counted by the server ({@code INFO commandstats}): one script
@@ -27,17 +25,8 @@ class RedisBulkheadRoundTripsTest {
 
     private static final int CALLS = 50;
 
-    private RedisFixture redis;
-
-    @BeforeEach
-    void startRedis() {
-        redis = new RedisFixture(RedisServer.start());
-    }
-
-    @AfterEach
-    void stopRedis() {
-        redis.close();
-    }
+    @RegisterExtension
+    final RedisFixture redis = RedisFixture.perTest();
 
     private long scriptsRun() {
         String stats = redis.inspect().info("commandstats");

@@ -10,7 +10,6 @@ import dev.bulwark.Permit;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.redis.testing.RedisFixture;
-import dev.bulwark.redis.testing.RedisServer;
 import dev.bulwark.redis.testing.RemoteProcess;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,10 +20,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Weighted calls and priorities on the cluster-wide bulkhead, across separate clients (as separate instances of a
@@ -32,21 +30,12 @@ import org.junit.jupiter.api.TestInfo;
  */
 class RedisBulkheadWeightTest {
 
-    private static RedisFixture redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = new RedisFixture(RedisServer.start());
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
+    @RegisterExtension
+    static final RedisFixture redis = RedisFixture.perClass();
 
     private static RedisBulkhead instance(TestInfo test, int maxConcurrency, int maxQueue) {
         return redis.track(RedisBulkhead.builder(redis.newClient(), test.getDisplayName())
-                .maxConcurrency(maxConcurrency).maxQueue(maxQueue).commandTimeout(RedisBulkheadQueueTest.PATIENT)
+                .maxConcurrency(maxConcurrency).maxQueue(maxQueue).commandTimeout(RedisFixture.PATIENT)
                 .build());
     }
 
