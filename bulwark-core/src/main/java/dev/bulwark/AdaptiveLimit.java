@@ -214,41 +214,14 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
     }
 
     /** Additive increase, multiplicative decrease. Immutable. */
-    final class Aimd implements AdaptiveLimit {
-        private final int minLimit;
-        private final int maxLimit;
-        private final Predicate<? super Throwable> dropWhen;
-        private final int windowSamples;
+    final class Aimd extends AdaptiveLimitRange implements AdaptiveLimit {
         private final double backoffRatio;
         private final Duration latencyThreshold;
 
         private Aimd(Builder builder) {
-            this.minLimit = builder.minLimit;
-            this.maxLimit = builder.maxLimit;
-            this.dropWhen = builder.dropWhen;
-            this.windowSamples = builder.windowSamples;
+            super(builder);
             this.backoffRatio = builder.backoffRatio;
             this.latencyThreshold = builder.latencyThreshold;
-        }
-
-        @Override
-        public int minLimit() {
-            return minLimit;
-        }
-
-        @Override
-        public int maxLimit() {
-            return maxLimit;
-        }
-
-        @Override
-        public Predicate<? super Throwable> dropWhen() {
-            return dropWhen;
-        }
-
-        @Override
-        public int windowSamples() {
-            return windowSamples;
         }
 
         /**
@@ -271,7 +244,7 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
 
         @Override
         public String toString() {
-            return "AIMD[" + minLimit + ".." + maxLimit + ", window " + windowSamples + " samples, backoff " + backoffRatio
+            return "AIMD[" + minLimit() + ".." + maxLimit() + ", window " + windowSamples() + " samples, backoff " + backoffRatio
                     + (latencyThreshold == null ? ", no latency threshold: reacts to drops only"
                     : ", threshold " + latencyThreshold) + "]";
         }
@@ -334,43 +307,16 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
     }
 
     /** Each window's mean latency against a baseline. Immutable. */
-    final class Gradient implements AdaptiveLimit {
-        private final int minLimit;
-        private final int maxLimit;
-        private final Predicate<? super Throwable> dropWhen;
-        private final int windowSamples;
+    final class Gradient extends AdaptiveLimitRange implements AdaptiveLimit {
         private final double tolerance;
         private final double smoothing;
         private final int baselineWindows;
 
         private Gradient(Builder builder) {
-            this.minLimit = builder.minLimit;
-            this.maxLimit = builder.maxLimit;
-            this.dropWhen = builder.dropWhen;
-            this.windowSamples = builder.windowSamples;
+            super(builder);
             this.tolerance = builder.tolerance;
             this.smoothing = builder.smoothing;
             this.baselineWindows = builder.baselineWindows;
-        }
-
-        @Override
-        public int minLimit() {
-            return minLimit;
-        }
-
-        @Override
-        public int maxLimit() {
-            return maxLimit;
-        }
-
-        @Override
-        public Predicate<? super Throwable> dropWhen() {
-            return dropWhen;
-        }
-
-        @Override
-        public int windowSamples() {
-            return windowSamples;
         }
 
         /**
@@ -402,8 +348,8 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
 
         @Override
         public String toString() {
-            return "Gradient[" + minLimit + ".." + maxLimit + ", tolerance " + tolerance + ", smoothing " + smoothing
-                    + ", window " + windowSamples + " samples, baseline over " + baselineWindows + " windows]";
+            return "Gradient[" + minLimit() + ".." + maxLimit() + ", tolerance " + tolerance + ", smoothing " + smoothing
+                    + ", window " + windowSamples() + " samples, baseline over " + baselineWindows + " windows]";
         }
 
         /** Configures a {@link Gradient} limit. Not thread-safe. */

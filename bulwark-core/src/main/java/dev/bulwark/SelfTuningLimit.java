@@ -1,7 +1,5 @@
 package dev.bulwark;
 
-import java.util.function.Predicate;
-
 /**
  * The adaptive limit that needs no tuning: made by {@link AdaptiveLimit#selfTuning()}, it needs to know neither
  * the resource's service time, nor its capacity, nor a latency threshold. Immutable.
@@ -59,28 +57,10 @@ import java.util.function.Predicate;
  *
  * <p>Thread-safe value; each bulkhead keeps its own algorithm state, updated without a lock.
  */
-public final class SelfTuningLimit implements AdaptiveLimit {
-
-    private final int minLimit;
-    private final int maxLimit;
-    private final int windowSamples;
-    private final Predicate<? super Throwable> dropWhen;
+public final class SelfTuningLimit extends AdaptiveLimitRange implements AdaptiveLimit {
 
     private SelfTuningLimit(Builder builder) {
-        this.minLimit = builder.minLimit;
-        this.maxLimit = builder.maxLimit;
-        this.windowSamples = builder.windowSamples;
-        this.dropWhen = builder.dropWhen;
-    }
-
-    @Override
-    public int minLimit() {
-        return minLimit;
-    }
-
-    @Override
-    public int maxLimit() {
-        return maxLimit;
+        super(builder);
     }
 
     /**
@@ -91,17 +71,12 @@ public final class SelfTuningLimit implements AdaptiveLimit {
      */
     @Override
     public int windowSamples() {
-        return windowSamples;
-    }
-
-    @Override
-    public Predicate<? super Throwable> dropWhen() {
-        return dropWhen;
+        return super.windowSamples();
     }
 
     @Override
     public String toString() {
-        return "SelfTuning[" + minLimit + ".." + maxLimit + ", window at least " + windowSamples + " samples]";
+        return "SelfTuning[" + minLimit() + ".." + maxLimit() + ", window at least " + windowSamples() + " samples]";
     }
 
     /**
