@@ -261,6 +261,8 @@ public interface Bulkhead extends Policy, AutoCloseable {
      * {@link #call(ThrowingSupplier, CancellationSignal)} with the options' signal. The slots are released
      * together, exactly once, when the operation ends.
      *
+     * @param <T> the operation's result type
+     * @param <X> the operation's checked exception type
      * @param options the weight, priority and cancellation signal
      * @param operation the operation
      * @return the operation's result
@@ -281,6 +283,7 @@ public interface Bulkhead extends Policy, AutoCloseable {
      * {@link #callAsync(java.util.function.Supplier, CancellationSignal)} with the options' priority and signal,
      * and holds the slots until the stage it returns completes. Never blocks.
      *
+     * @param <T> the stage's result type
      * @param options the weight, priority and cancellation signal
      * @param operation supplies the stage of the asynchronous work
      * @return a future completed like the one of {@code callAsync}; completed exceptionally with

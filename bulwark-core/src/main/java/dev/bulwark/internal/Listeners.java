@@ -13,9 +13,9 @@ import java.util.function.Consumer;
  * The listeners of one policy, each isolated from the call: a listener that throws is logged (its first failure
  * at WARNING with the stack trace, later ones at DEBUG) and never changes the outcome or the other listeners.
  *
- * <p>Listeners can be attached and detached at run time. The list is copy-on-write: {@link #snapshot()} is one
- * volatile read and returns {@code null} when there is no listener, so a call path skips all event work with one
- * null check.
+ * <p>Listeners can be attached and detached at run time. The list is copy-on-write: {@link #any()} and
+ * {@link #notify(String, Consumer)} start with one volatile read of it, {@code null} when there is no listener, so a
+ * call path skips all event work with one null check.
  *
  * @param <L> the listener type
  */
