@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.Permit;
+import dev.bulwark.testing.ManualTime;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
 /** Issue 7: a bound bulkhead's meters hold the values of a scripted scenario, in a SimpleMeterRegistry. */
 class BulkheadMetricsTest {
 
-    private final ManualClock clock = new ManualClock();
+    private final ManualTime clock = new ManualTime();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     private Bulkhead bulkhead() {

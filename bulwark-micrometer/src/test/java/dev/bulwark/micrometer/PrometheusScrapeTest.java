@@ -7,6 +7,7 @@ import dev.bulwark.Fallback;
 import dev.bulwark.Permit;
 import dev.bulwark.Retry;
 import dev.bulwark.Timeout;
+import dev.bulwark.testing.ManualTime;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class PrometheusScrapeTest {
 
-    private final ManualClock clock = new ManualClock();
+    private final ManualTime clock = new ManualTime();
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final BulwarkMetrics metrics = BulwarkMetrics.of(registry);
 

@@ -10,6 +10,7 @@ import dev.bulwark.Rejection;
 import dev.bulwark.Retry;
 import dev.bulwark.Timeout;
 import dev.bulwark.TimeoutExceededException;
+import dev.bulwark.testing.ManualTime;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.Test;
 /** Issue 7: the meters of retries, timeouts and fallbacks after scripted calls, in a SimpleMeterRegistry. */
 class RetryTimeoutFallbackMetricsTest {
 
-    private final ManualClock clock = new ManualClock();
+    private final ManualTime clock = new ManualTime();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final BulwarkMetrics metrics = BulwarkMetrics.of(registry);
 
