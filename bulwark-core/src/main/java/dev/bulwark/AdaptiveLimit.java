@@ -178,7 +178,9 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
 
         /**
          * Sets the fewest samples a decision window holds (a window also spans at least the current limit's worth
-         * of samples, about one round trip). More samples make decisions steadier and slower. Default: 50.
+         * of samples, about one round trip). More samples make decisions steadier and slower. Default: 50 for
+         * {@link AdaptiveLimit#aimd()} and {@link AdaptiveLimit#gradient()}, 20 for
+         * {@link AdaptiveLimit#selfTuning()}.
          *
          * @param samples at least 1
          * @return this builder

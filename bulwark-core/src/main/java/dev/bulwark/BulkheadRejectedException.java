@@ -74,7 +74,8 @@ public final class BulkheadRejectedException extends RuntimeException {
      * Returns the facts of the refusal. Thread-safe; the values are the same at every call (the instance too, once
      * built: the first call may build it from the facts the bulkhead kept).
      *
-     * @return the rejection, never {@code null}
+     * @return the rejection; never {@code null} on the instance the bulkhead threw (the facts are transient, so a
+     *     deserialized copy returns {@code null})
      */
     public Rejection rejection() {
         Rejection facts = rejection;

@@ -18,7 +18,11 @@ package dev.bulwark;
  * </ul>
  */
 public enum Priority {
-    /** Must run: never evicted, may use every reserved slot. */
+    /**
+     * Must run: never evicted by a lower priority (with {@link QueueOrder#FIFO} never evicted at all; with
+     * {@link QueueOrder#LIFO} a newer {@code CRITICAL} call evicts the oldest {@code CRITICAL} waiter), may use
+     * every reserved slot.
+     */
     CRITICAL,
     /** Important: served before the default. */
     HIGH,
@@ -26,6 +30,9 @@ public enum Priority {
     NORMAL,
     /** May wait: served after the default, evicted before it. */
     LOW,
-    /** Goes first under overload: served last, evicted first, never evicts anyone. */
+    /**
+     * Goes first under overload: served last, evicted first; never evicts a higher priority (with
+     * {@link QueueOrder#LIFO} a newer {@code SHEDDABLE} call evicts the oldest {@code SHEDDABLE} waiter).
+     */
     SHEDDABLE
 }

@@ -5,7 +5,8 @@ public enum QueueOrder {
 
     /**
      * First come, first served (the default): the longest-waiting call gets the next slot, and a call that finds
-     * the queue full is refused.
+     * the queue full is refused, unless someone of a lower {@link Priority} waits: it then evicts the newest of the
+     * lowest priority waiting (see {@link Priority}).
      */
     FIFO,
 

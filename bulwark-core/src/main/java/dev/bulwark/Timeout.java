@@ -122,7 +122,10 @@ public final class Timeout extends SingleStepPolicy<TimeoutStep> {
         }
 
         /**
-         * Calls {@code consumer} with the exception of every call that timed out, on the timer thread.
+         * Calls {@code consumer} with the exception of every call that timed out: for a synchronous call, on the
+         * caller's thread as the call returns when the scheduler is {@link Scheduler#shared()} (the default), on
+         * the scheduler's thread at the deadline with any other scheduler; for an asynchronous call, on the
+         * scheduler's thread at the deadline.
          *
          * @param consumer the callback
          * @return this builder

@@ -1,9 +1,11 @@
 package dev.bulwark;
 
 /**
- * Observes one timeout policy. Every method has an empty default. Called on the thread where the event happens
- * (the timer thread when a deadline passes), concurrently for concurrent calls: implementations must be thread-safe
- * and quick. A listener that throws never changes the call's outcome; its first failure is logged through
+ * Observes one timeout policy. Every method has an empty default. Called on the thread where the event is
+ * decided, concurrently for concurrent calls: {@link #finishedInTime} on the caller's thread (or the thread that
+ * completed the asynchronous stage); {@link #timedOut} for a synchronous call on the caller's thread as the call
+ * returns when the scheduler is {@link Scheduler#shared()} (the default), otherwise, and for an asynchronous call,
+ * on the scheduler's thread at the deadline. Implementations must be thread-safe and quick. A listener that throws never changes the call's outcome; its first failure is logged through
  * {@link System.Logger}.
  *
  * <p>Each call through the policy reports exactly one of {@link #timedOut} or {@link #finishedInTime}.

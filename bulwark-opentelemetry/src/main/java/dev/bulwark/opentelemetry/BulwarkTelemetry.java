@@ -25,13 +25,13 @@ import java.util.concurrent.ConcurrentMap;
  * }</pre>
  *
  * <p><b>Cost.</b> Values that are read (calls holding a slot, waiting, the limits) are asynchronous instruments the
- * SDK observes at collection; call counts are striped {@link java.util.concurrent.atomic.LongAdder}s reported by
- * asynchronous counters; only durations are recorded, into histograms with attribute sets built at binding. A call
+ * SDK observes at collection; admissions are counted in cells owned by the calling threads, refusals and
+ * cancellations in {@link java.util.concurrent.atomic.LongAdder}s, all reported by asynchronous counters; only durations are recorded, into histograms with attribute sets built at binding. A call
  * through a bound bulkhead allocates nothing and takes no lock here.
  *
  * <p><b>Sampled lease durations.</b> A clock reading costs about as much as a whole uncontended call, so by default
  * an in-process bulkhead times a sample of its leases, as the Micrometer binding does: every lease while calls are
- * few (below about 2,000 a second), else one in 2 to 64, chosen at random so that 1,000 to 2,000 leases a second are
+ * few (below about 2,000 a second), else one in 2 to 256, chosen at random so that 1,000 to 2,000 leases a second are
  * timed. {@value InstrumentNames#BULKHEAD_LEASE_DURATION} then records the timed leases only: its distribution
  * (buckets, mean, min, max) estimates that of all leases, and its count is the sample's size; the exact number of
  * leases is the {@code admitted} point of {@value InstrumentNames#BULKHEAD_CALLS}. Waits in the queue are always
