@@ -4,6 +4,7 @@ import static dev.bulwark.micrometer.MeterNames.TAG_EXCEPTION;
 import static dev.bulwark.micrometer.MeterNames.TAG_NAME;
 import static dev.bulwark.micrometer.MeterNames.TAG_OUTCOME;
 import static dev.bulwark.micrometer.MeterNames.TAG_PHI;
+import static dev.bulwark.micrometer.MeterNames.TAG_PRIORITY;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Bulkheads;
@@ -43,12 +44,13 @@ import java.util.concurrent.ConcurrentMap;
  * earlier binding is closed, or its policy collected, the name can be bound again. Use one {@code BulwarkMetrics}
  * per registry (bindings through different instances are not checked against each other).
  *
- * <p><b>Cost and timing.</b> A bound bulkhead records nothing into Micrometer per call: it keeps its own statistics
- * (striped counters and lock-free histograms) and its meters are function meters ({@code FunctionCounter},
- * {@code FunctionTimer}, {@code TimeGauge}) that read them when scraped. Every count is exact. A clock reading costs
- * about as much as a whole uncontended call, so by default an in-process bulkhead times only a sample of executions:
- * one call in 1 to 64 (a power of two), chosen from the call rate so that between 1,000 and 2,000 calls a second are
- * timed, and every call when there are fewer than 1,000 a second. The execution timer's count stays exact; its total
+ * <p><b>Cost and timing.</b> A bound bulkhead records one thing into Micrometer per call: the increment of its
+ * outcome's {@code Counter} ({@value MeterNames#BULKHEAD_CALLS}, exact). Everything else it keeps in its own
+ * statistics (striped counters and lock-free histograms), read at scrape by function meters
+ * ({@code FunctionCounter}, {@code FunctionTimer}, {@code TimeGauge}) and gauges. Every count is exact. A clock
+ * reading costs about as much as a whole uncontended call, so by default an in-process bulkhead times only a sample
+ * of executions: one call in 1 to 256 (a power of two), chosen from the call rate so that between 1,000 and 2,000
+ * calls a second are timed, and every call when there are fewer than about 2,000 a second. The execution timer's count stays exact; its total
  * is the sampled mean times the exact count; max and percentiles are those of the sample. Waits are always exact (a
  * call that found a free slot waited 0, which needs no clock). {@link Builder#exactTiming(boolean) exactTiming(true)}
  * times every execution instead, at the price of two clock readings per call. Retries and timeouts are bound with
@@ -56,7 +58,8 @@ import java.util.concurrent.ConcurrentMap;
  */
 public final class BulwarkMetrics {
 
-    private static final Set<String> RESERVED_TAG_KEYS = Set.of(TAG_NAME, TAG_OUTCOME, TAG_EXCEPTION, TAG_PHI);
+    private static final Set<String> RESERVED_TAG_KEYS = Set.of(TAG_NAME, TAG_OUTCOME, TAG_EXCEPTION, TAG_PHI,
+            TAG_PRIORITY);
 
     private final Bindings bindings;
     private final ConcurrentMap<String, FallbackCounter> fallbackCounters = new ConcurrentHashMap<>();
@@ -96,7 +99,8 @@ public final class BulwarkMetrics {
      * @return a new binder
      * @throws NullPointerException when an argument is {@code null}
      * @throws IllegalArgumentException when a tag uses a key this module sets itself ({@value MeterNames#TAG_NAME},
-     *     {@value MeterNames#TAG_OUTCOME} or {@value MeterNames#TAG_EXCEPTION})
+     *     {@value MeterNames#TAG_OUTCOME}, {@value MeterNames#TAG_EXCEPTION}, {@value MeterNames#TAG_PHI} or
+     *     {@value MeterNames#TAG_PRIORITY})
      */
     public static BulwarkMetrics of(MeterRegistry registry, Iterable<Tag> tags) {
         return builder(registry).tags(tags).build();
@@ -220,8 +224,8 @@ public final class BulwarkMetrics {
          * @return this builder
          * @throws NullPointerException when {@code tags} is {@code null}
          * @throws IllegalArgumentException when a tag uses a key this module sets itself
-         *     ({@value MeterNames#TAG_NAME}, {@value MeterNames#TAG_OUTCOME}, {@value MeterNames#TAG_EXCEPTION} or
-         *     {@value MeterNames#TAG_PHI})
+         *     ({@value MeterNames#TAG_NAME}, {@value MeterNames#TAG_OUTCOME}, {@value MeterNames#TAG_EXCEPTION},
+         *     {@value MeterNames#TAG_PHI} or {@value MeterNames#TAG_PRIORITY})
          */
         public Builder tags(Iterable<Tag> tags) {
             this.tags = checkedTags(tags);
