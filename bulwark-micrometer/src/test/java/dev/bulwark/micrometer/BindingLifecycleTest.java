@@ -191,6 +191,11 @@ class BindingLifecycleTest {
                 .hasMessage("registry");
         assertThatThrownBy(() -> BulwarkMetrics.of(registry, Tags.of("name", "x")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'name'");
+        for (String reserved : List.of("outcome", "exception", "phi", "priority")) {
+            assertThatThrownBy(() -> BulwarkMetrics.of(registry, Tags.of(reserved, "x"))).as(reserved)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'" + reserved + "'");
+        }
+        assertThat(BulwarkMetrics.of(registry, Tags.of("region", "eu"))).isNotNull();
         assertThatThrownBy(() -> metrics.bind((Bulkhead) null)).isInstanceOf(NullPointerException.class)
                 .hasMessage("bulkhead");
         assertThatThrownBy(() -> metrics.fallbackCounter(" ")).isInstanceOf(IllegalArgumentException.class)
