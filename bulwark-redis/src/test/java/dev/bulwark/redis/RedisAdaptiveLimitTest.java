@@ -20,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -138,7 +139,6 @@ class RedisAdaptiveLimitTest {
         return Integer.parseInt(value);
     }
 
-    /** Reads the limit in Redis {@code count} times, at least 50 ms apart. */
     /**
      * Waits until the fleet's limit on the server lies within {@code [low, high]}, then reads it as
      * {@link #observeLimit} does: the readings, sorted.
@@ -151,6 +151,7 @@ class RedisAdaptiveLimitTest {
         return sorted;
     }
 
+    /** Reads the limit in Redis {@code count} times, at least 50 ms apart. */
     private static List<Integer> observeLimit(TestInfo test, int count) {
         List<Integer> seen = Collections.synchronizedList(new ArrayList<>());
         await().pollInterval(Duration.ofMillis(50)).atMost(Duration.ofSeconds(60)).until(() -> {
@@ -211,6 +212,7 @@ class RedisAdaptiveLimitTest {
         assertThat(total(fleet, ClusterAdaptiveLimit::decisionsLost)).isPositive();
     }
 
+    /** A decider that dies (here: stops seeing calls, so it decides no more and renews nothing) keeps its claim. */
     @Test
     void whenTheSelfTuningDeciderStopsAnotherInstanceTakesOverOnceItsClaimRunsOut(TestInfo test) throws Exception {
         Downstream downstream = new Downstream(8, Duration.ofMillis(20));
@@ -227,7 +229,6 @@ class RedisAdaptiveLimitTest {
             assertThat(successor.decisionsWon()).as("one decider at a time").isZero();
 
             loads.get(decider).close();
-            fleet.get(decider).close();
 
             // The successor's decisions lose while the claim runs (30 s from the decider's last applied one), then
             // one wins: the limit never stays without a decider for longer than a claim.
@@ -238,6 +239,31 @@ class RedisAdaptiveLimitTest {
                 load.close();
             }
         }
+    }
+
+    @Test
+    void aSelfTuningDeciderThatClosesGivesItsClaimBackAtOnce(TestInfo test) throws Exception {
+        List<RedisBulkhead> fleet = fleet(test, 2, 10, AdaptiveLimit.selfTuning().maxLimit(40).build());
+        ClusterAdaptiveLimit first = fleet.get(0).engine.adaptiveLimit();
+        ClusterAdaptiveLimit second = fleet.get(1).engine.adaptiveLimit();
+
+        assertThat(raiseByOne(first, test)).as("nobody holds the claim: the first decision takes it").isTrue();
+        assertThat(raiseByOne(second, test)).as("the first instance's claim runs for 30 s").isFalse();
+        fleet.get(0).close();
+
+        assertThat(raiseByOne(second, test)).as("closing gave the claim back").isTrue();
+        assertThat(raiseByOne(second, test)).as("and the second instance now holds it").isTrue();
+    }
+
+    /** Proposes the limit on the server plus one, once no other write of this instance is in flight. */
+    private static boolean raiseByOne(ClusterAdaptiveLimit limit, TestInfo test) throws Exception {
+        AtomicReference<CompletableFuture<Boolean>> sent = new AtomicReference<>();
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            int observed = limitOnServer(test);
+            sent.set(limit.propose(observed, observed + 1));
+            return sent.get() != null;
+        });
+        return sent.get().get(10, TimeUnit.SECONDS);
     }
 
     @Test

@@ -43,7 +43,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * So its decisions carry this instance's random id and a claim of {@link #CLAIM_MILLIS}: Redis applies a decision
  * only if no other instance's claim still runs, and each applied decision renews the claim. The first instance to
  * decide therefore stays the decider while it lives (its probes alone renew the claim); the others keep sampling
- * and lose. AIMD and the gradient never pin, so for them every instance decides.
+ * and lose. A decider that shuts down gives its claim back ({@link #releaseClaim()}), so another instance takes
+ * over at its next decision; one that dies (or stops seeing calls) is replaced once its claim runs out. AIMD and
+ * the gradient never pin, so for them every instance decides.
  *
  * <p><b>Invariant.</b> The limit in Redis moves only by a compare-and-set from a value some instance observed, to
  * a value within the adaptive range (the limiters clamp), unless someone changes it by hand
@@ -159,6 +161,21 @@ public final class ClusterAdaptiveLimit implements AdaptiveTarget {
                 writing.set(false);
             }
         });
+    }
+
+    /**
+     * Gives back this instance's decider claim, at shutdown: a compare-and-set of the limit onto itself with a
+     * claim of 0 ms, which Redis applies only if the claim is this instance's or has run out, and which then has run
+     * out at once. Sent without waiting and regardless of a write in flight (whose own claim renewal, if it lands
+     * after this, runs out within {@link #CLAIM_MILLIS} as before); a failure leaves the claim to run out. Does
+     * nothing for limits that take no claim.
+     */
+    void releaseClaim() {
+        if (claim.length == 0) {
+            return;
+        }
+        String limit = Integer.toString(maxConcurrency());
+        bulkhead.scripts.run(LuaScripts.CONFIGURE, "maxConcurrency", limit, limit, claim[0], "0");
     }
 
     /**

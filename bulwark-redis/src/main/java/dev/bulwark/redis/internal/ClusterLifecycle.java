@@ -100,8 +100,9 @@ final class ClusterLifecycle {
     }
 
     /**
-     * Shuts the instance down once: the lease keeper stops, orphaned ids get a last release, pending releases get
-     * up to one command timeout to reach Redis, and the connections close.
+     * Shuts the instance down once: the lease keeper stops, orphaned ids get a last release, a self-tuning decider
+     * gives its claim back, pending releases get up to one command timeout to reach Redis, and the connections
+     * close.
      */
     void shutdown() {
         if (!shutDown.compareAndSet(false, true)) {
@@ -112,6 +113,9 @@ final class ClusterLifecycle {
         if (!engine.orphans.isEmpty()) {
             engine.scripts.run(LuaScripts.RELEASE,
                     engine.orphans.snapshot(LeaseKeeper.BATCH).toArray(new String[0]));
+        }
+        if (engine.adaptive != null) {
+            engine.adaptive.releaseClaim();
         }
         try {
             // Sent last on the connection, so it is answered after every release sent before it.
