@@ -136,7 +136,7 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
     }
 
     /**
-     * Sets how often this instance renews the leases of its permits and waiters (one script call for all of
+     * Sets how often this instance renews the leases of its permits and waiters (one script call per 500 of
      * them). Default: 3 seconds.
      *
      * @param heartbeatInterval a positive duration, shorter than the lease
@@ -170,7 +170,7 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
     /**
      * Sets how long to wait for any reply from Redis before treating it as unavailable. Default: 1 second. It also
      * bounds how long a queued call takes to learn that Redis is gone: at most one and a quarter command timeouts
-     * (at once when the connection drops).
+     * (at once when a standalone or Sentinel connection drops).
      *
      * @param commandTimeout a positive duration, shorter than the lease
      * @return this builder
@@ -222,8 +222,9 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
     }
 
     /**
-     * Sets where asynchronous operations start and asynchronous outcomes (futures, overflow handler, listeners
-     * of async calls) are delivered. Default: {@link ForkJoinPool#commonPool()}.
+     * Sets where asynchronous operations start and where the grants, refusals and cancellations of asynchronous
+     * calls (their futures, the overflow handler, listeners) are delivered; an operation's own outcome comes on the
+     * thread that completes its stage. Default: {@link ForkJoinPool#commonPool()}.
      *
      * @param executor the executor
      * @return this builder

@@ -44,11 +44,13 @@ import java.util.function.Supplier;
  *   <li><b>Failures.</b> When Redis cannot decide (unreachable, too slow, or it lost a waiter's place), the
  *       {@link FailureMode} decides: refuse with {@link Rejection.Reason#UNAVAILABLE} (the Redis failure is attached
  *       as the cause of the {@link dev.bulwark.BulkheadRejectedException}), or run without a permit.
- *       Commands are never queued while disconnected and replayed later. Queued callers learn it fast: when the
- *       connection drops they are decided at once, and when Redis stops answering (paused, overloaded) within one
- *       and a quarter command timeouts (1.25 s with the defaults), never when their lease runs out. A holder whose
- *       lease can no longer be renewed in time is told through {@link RedisBulkheadListener#permitLost} while
- *       the lease still runs.</li>
+ *       Commands are never queued while disconnected and replayed later. Queued callers learn it fast: when a
+ *       standalone or Sentinel connection drops they are decided at once (on Redis Cluster, whose node connections
+ *       report to the client instead, at the next poll), and when Redis stops answering (paused, overloaded) within
+ *       one and a quarter command timeouts (1.25 s with the defaults), never when their lease runs out. A holder
+ *       whose lease can no longer be renewed in time is told through {@link RedisBulkheadListener#permitLost} while
+ *       the lease still runs (with the defaults, or any lease of at least the heartbeat interval plus two command
+ *       timeouts and a quarter; with a shorter lease the notice may only come as it ends).</li>
  *   <li><b>Limits</b> are stored in Redis and shared: {@link #changeMaxConcurrency}, {@link #changeMaxQueue} and
  *       {@link #changeMaxWait} change them for every instance (one round trip each). The builder's values only
  *       initialize them when Redis holds none yet (first use, or after Redis lost its data). {@link #maxConcurrency()}
@@ -60,12 +62,16 @@ import java.util.function.Supplier;
  *   <li><b>Counts.</b> {@link #executingCount()} and {@link #queuedCount()} are cluster-wide and cost one round
  *       trip each; {@link #localExecutingCount()} and {@link #localQueuedCount()} are this instance's own and
  *       free.</li>
- *   <li><b>Rejections</b> with reason {@code QUEUE_FULL} carry the cluster-wide counts the script saw; those with
- *       reason {@code WAIT_TIMEOUT} or {@code UNAVAILABLE}, decided without a further round trip, carry this
- *       instance's counts. For an asynchronous call the overflow handler runs on the executor.</li>
+ *   <li><b>Rejections</b> with reason {@code QUEUE_FULL} carry the cluster-wide counts the script saw; those of
+ *       every other reason ({@code WAIT_TIMEOUT}, {@code UNAVAILABLE}, {@code EVICTED}, {@code CLOSED},
+ *       {@code WEIGHT_EXCEEDS_LIMIT}), decided without a further round trip, carry this instance's counts. For an
+ *       asynchronous call the overflow handler runs on the executor.</li>
  *   <li><b>Threads.</b> A sync caller parks while it waits; an async waiter holds no thread. Asynchronous operations
- *       start, and asynchronous outcomes are delivered, on the builder's executor (by default the common
- *       fork-join pool), never on a Redis I/O thread.</li>
+ *       start on the builder's executor (by default the common fork-join pool), and the grants, refusals and
+ *       cancellations of asynchronous calls are delivered there, never on a Redis I/O thread. A call that fails
+ *       before it queues (a weight above the limit, a signal already cancelled) fails its future on the calling
+ *       thread; an operation's own outcome, and its {@code released} event, come on the thread that completes
+ *       its stage.</li>
  * </ul>
  *
  * <p><b>Weights and priorities</b> ({@link dev.bulwark.CallOptions}, taken by
@@ -175,10 +181,18 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
     }
 
     /**
-     * {@inheritDoc}
+     * Starts {@code operation} on the builder's executor once a permit is granted (also when one is free at once)
+     * and holds the permit until the stage it returns completes. Never blocks: a waiting call is a queue entry, not
+     * a thread. Refusal and cancellation complete the returned future exceptionally, on the executor, with
+     * {@link dev.bulwark.BulkheadRejectedException} or {@link java.util.concurrent.CancellationException};
+     * cancelling the returned future while the call is queued removes it. The operation's own outcome completes the
+     * future on the thread that completes the operation's stage; an operation that throws, or returns {@code null},
+     * completes it exceptionally and releases the permit.
      *
      * <p>Once this instance is closed or draining the future fails with a
      * {@link dev.bulwark.BulkheadRejectedException} of reason {@code CLOSED}.
+     *
+     * @throws NullPointerException when an argument is {@code null}
      */
     @Override
     public <T> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
@@ -390,8 +404,10 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
      * keep their leases renewed and their connections open until the last of them ends.
      *
      * <p>Idempotent and thread-safe: a later drain refuses nothing more and waits again for what still runs.
-     * Never blocks past the deadline; {@link Duration#ZERO} does not wait. On interrupt it returns early with the
-     * thread's interrupt flag set.
+     * It does not wait for running calls past the deadline ({@link Duration#ZERO} does not wait for them); once
+     * nothing of this instance runs, the shutdown may run on this thread and then waits up to one more command
+     * timeout for Redis to confirm the last releases. On interrupt it returns early with the thread's interrupt
+     * flag set.
      *
      * @param deadline how long to wait for running calls, zero or positive
      * @return the waiters this call refused, this instance's calls still running when it returned (permits held
@@ -409,7 +425,8 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
     }
 
     /**
-     * Closes this instance without waiting: {@code drain(Duration.ZERO)}. Idempotent, thread-safe.
+     * Closes this instance without waiting for its running calls: {@code drain(Duration.ZERO)}, which may still wait
+     * up to one command timeout for the last releases to reach Redis when nothing runs. Idempotent, thread-safe.
      */
     @Override
     public void close() {
