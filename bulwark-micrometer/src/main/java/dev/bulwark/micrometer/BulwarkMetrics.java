@@ -47,7 +47,8 @@ import java.util.concurrent.ConcurrentMap;
  * <p><b>Cost and timing.</b> A bound bulkhead records one thing into Micrometer per call: the increment of its
  * outcome's {@code Counter} ({@value MeterNames#BULKHEAD_CALLS}, exact). Everything else it keeps in its own
  * statistics (striped counters and lock-free histograms), read at scrape by function meters
- * ({@code FunctionCounter}, {@code FunctionTimer}, {@code TimeGauge}) and gauges. Every count is exact. A clock
+ * ({@code FunctionCounter}, {@code FunctionTimer}, {@code TimeGauge}) and gauges. Every count is exact, except the
+ * {@code normal} admissions of {@value MeterNames#BULKHEAD_PRIORITY_CALLS}, derived at scrape (see there). A clock
  * reading costs about as much as a whole uncontended call, so by default an in-process bulkhead times only a sample
  * of executions: one call in 1 to 256 (a power of two), chosen from the call rate so that between 1,000 and 2,000
  * calls a second are timed, and every call when there are fewer than about 2,000 a second. The execution timer's count stays exact; its total
@@ -129,8 +130,9 @@ public final class BulwarkMetrics {
 
     /**
      * Binds a bulkhead: the gauges {@value MeterNames#BULKHEAD_EXECUTING}, {@value MeterNames#BULKHEAD_QUEUED},
-     * {@value MeterNames#BULKHEAD_MAX_CONCURRENCY} and {@value MeterNames#BULKHEAD_MAX_QUEUE}, the function counter
-     * {@value MeterNames#BULKHEAD_CALLS}, the function timers {@value MeterNames#BULKHEAD_WAIT} and
+     * {@value MeterNames#BULKHEAD_MAX_CONCURRENCY} and {@value MeterNames#BULKHEAD_MAX_QUEUE}, the counter
+     * {@value MeterNames#BULKHEAD_CALLS} (one series per outcome), the function counter
+     * {@value MeterNames#BULKHEAD_PRIORITY_CALLS} (per priority and outcome), the function timers {@value MeterNames#BULKHEAD_WAIT} and
      * {@value MeterNames#BULKHEAD_EXECUTION}, and the time gauges {@value MeterNames#BULKHEAD_WAIT_MAX},
      * {@value MeterNames#BULKHEAD_EXECUTION_MAX} and {@value MeterNames#BULKHEAD_EXECUTION_PERCENTILE}. Calls in flight are reported from their next event on.
      *
@@ -146,8 +148,8 @@ public final class BulwarkMetrics {
     /**
      * Binds every bulkhead of a registry: those in it now and those added later (on the adding thread). A bulkhead
      * of the registry that is already bound through this instance is skipped, with a warning logged through
-     * {@link System.Logger}. A bulkhead removed from the registry keeps its meters until it is collected or this
-     * binding is closed.
+     * {@link System.Logger}. A bulkhead removed from the registry is unbound at once: its listener is detached and
+     * its meters are removed.
      *
      * @param bulkheads the registry
      * @return the binding; closing it stops binding new bulkheads and unbinds all those it bound

@@ -83,8 +83,8 @@ public final class BulwarkTelemetry {
     /**
      * Binds a bulkhead: {@value InstrumentNames#BULKHEAD_ACTIVE_LEASES}, {@value InstrumentNames#BULKHEAD_QUEUED_CALLS},
      * {@value InstrumentNames#BULKHEAD_CONCURRENCY_LIMIT}, {@value InstrumentNames#BULKHEAD_QUEUE_LIMIT},
-     * {@value InstrumentNames#BULKHEAD_CALLS}, {@value InstrumentNames#BULKHEAD_TIME_IN_QUEUE} and
-     * {@value InstrumentNames#BULKHEAD_LEASE_DURATION}, with {@code bulwark.bulkhead.name}. Calls in flight are
+     * {@value InstrumentNames#BULKHEAD_CALLS}, {@value InstrumentNames#BULKHEAD_PRIORITY_CALLS},
+     * {@value InstrumentNames#BULKHEAD_TIME_IN_QUEUE} and {@value InstrumentNames#BULKHEAD_LEASE_DURATION}, with {@code bulwark.bulkhead.name}. Calls in flight are
      * reported from their next event on.
      *
      * @param bulkhead the bulkhead (any implementation)

@@ -30,7 +30,7 @@ import java.util.function.ToIntFunction;
  *
  * <p><b>Sampled leases.</b> Like the Micrometer binding, this is a {@link SampledListener}: an in-process bulkhead
  * reads the clock for a lease only when {@link #sampler()} picks the call (every call below about 2,000 a second,
- * then one in 2 to 64, so that 1,000 to 2,000 leases a second are timed) and reports only the timed leases, which
+ * then one in 2 to 256, so that 1,000 to 2,000 leases a second are timed) and reports only the timed leases, which
  * are recorded into {@code lease.duration}. That histogram is therefore a sample of the leases: its buckets, mean,
  * min and max estimate theirs, its count is the number of timed leases; the exact number of leases is the
  * {@code admitted} count of {@code bulwark.bulkhead.calls}. With exact timing every lease is timed and recorded.
