@@ -42,7 +42,8 @@ import java.util.function.Function;
  * {@link Builder#refusalStatus(Status.Code)} ({@code RESOURCE_EXHAUSTED} by default, or {@code UNAVAILABLE}), the
  * refusal's {@link BulkheadRejectedException#getMessage() message} as description and the
  * {@link BulkheadRejectedException} as {@link Status#getCause() cause} (so
- * {@code StatusRuntimeException.getCause()} gives the {@link dev.bulwark.Rejection}).
+ * {@code StatusRuntimeException.getCause()} is the {@code BulkheadRejectedException}, whose
+ * {@link BulkheadRejectedException#rejection() rejection()} is the {@link dev.bulwark.Rejection}).
  *
  * <p><b>Threads.</b> The listener of a call closed locally is called on {@link CallOptions#getExecutor()} when the
  * call has one (blocking stubs do), otherwise on {@link Builder#callbackExecutor(Executor)}; never on the bulkhead's

@@ -46,7 +46,8 @@ suspend fun <T> Bulkhead.callSuspending(block: suspend () -> T): T {
  * released at once and passed on, never leaked.
  *
  * @return the permit holding the slot
- * @throws dev.bulwark.BulkheadRejectedException when the queue is full or the maximum wait passed
+ * @throws dev.bulwark.BulkheadRejectedException when the bulkhead refuses the call, for any
+ *     [reason][dev.bulwark.Rejection.reason] (queue full, maximum wait passed, evicted, closed, ...)
  */
 suspend fun Bulkhead.awaitPermit(): Permit {
     val signal = CancellationSignal.create()

@@ -10,7 +10,7 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = BulwarkAutoConfiguration.class)
 @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
 @ConditionalOnBean(BulwarkPolicies.class)
-public class BulwarkEndpointAutoConfiguration {
+public final class BulwarkEndpointAutoConfiguration {
 
     /** Creates the configuration; Spring calls it. */
     public BulwarkEndpointAutoConfiguration() {

@@ -33,7 +33,7 @@ import org.springframework.context.annotation.Configuration;
         "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
 @ConditionalOnProperty(prefix = "bulwark.metrics", name = "enabled", havingValue = "true", matchIfMissing = true)
 @ConditionalOnBean(BulwarkPolicies.class)
-public class BulwarkMetricsAutoConfiguration {
+public final class BulwarkMetricsAutoConfiguration {
 
     private static final String METER_REGISTRY = "io.micrometer.core.instrument.MeterRegistry";
     private static final System.Logger LOGGER = System.getLogger("dev.bulwark.spring");

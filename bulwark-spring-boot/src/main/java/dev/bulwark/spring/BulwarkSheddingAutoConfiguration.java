@@ -28,7 +28,7 @@ import org.springframework.context.annotation.Configuration;
 @ConditionalOnProperty(prefix = "bulwark.shedding", name = "enabled", havingValue = "true", matchIfMissing = true)
 @Conditional(OnSheddingRoutesCondition.class)
 @EnableConfigurationProperties(BulwarkSheddingProperties.class)
-public class BulwarkSheddingAutoConfiguration {
+public final class BulwarkSheddingAutoConfiguration {
 
     /** Creates the configuration; Spring calls it. */
     public BulwarkSheddingAutoConfiguration() {

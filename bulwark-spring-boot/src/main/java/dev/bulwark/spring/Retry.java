@@ -35,8 +35,8 @@ public @interface Retry {
      * {@link Exception} except a {@link java.util.concurrent.CancellationException}, or, when the fallback method takes
      * the failure as an extra last parameter, failures of that parameter's type. It takes the annotated method's
      * parameters (optionally followed by the failure) and returns what the annotated method returns (for a
-     * {@code CompletionStage}, {@code Mono} or {@code Flux}, a value of that type). At most one of a method's
-     * annotations may name a fallback method. Checked when the bean is created.
+     * {@code CompletionStage}, {@code Mono} or {@code Flux}, a value of that type). A method's annotations may
+     * name at most one fallback method (several of them may name the same one). Checked when the bean is created.
      *
      * @return the fallback method's name, or empty for none
      */
