@@ -281,8 +281,14 @@ final class SelfTuningLimiter extends WindowedLimiter {
             nextProbeAt = w.closedAt + (long) (PROBE_INTERVAL_NANOS * (0.8 + 0.4 * jitter.nextDouble()));
             // After the first measurement, a start above the pinned limit is reached by slow start from there:
             // jumping to a start far above the capacity would flood the resource and poison the next windows
-            // with the drain of calls admitted under it.
-            return first ? w.limit : resumeLimit;
+            // with the drain of calls admitted under it. The measurement is slow start's first window: if the
+            // pinned limit was in use and nothing dropped, it grows at once (one more window at the pinned limit
+            // cost a fifth of a second at a fifth of the oracle's goodput: 0.4 points of c20-start20's whole run,
+            // mean of seeds 1 to 20).
+            if (first) {
+                return w.maxInFlight >= w.limit && w.drops == 0 ? Math.max(limit + 1, limit * 1.5) : w.limit;
+            }
+            return resumeLimit;
         }
         if (w.closedAt - nextProbeAt >= 0 && !slowStart) {
             probeStartedAt = w.closedAt;
