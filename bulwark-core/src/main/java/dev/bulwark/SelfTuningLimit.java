@@ -11,12 +11,15 @@ package dev.bulwark;
  *       {@code min(starting limit, 4)} (never below {@code minLimit}; the bulkhead's {@code maxConcurrency()} reads
  *       it from the moment the bulkhead is built) for at least 64 calls, so that a start far
  *       above the capacity cannot make the overloaded latency the normal one (Envoy's adaptive concurrency
- *       filter does the same), and then grows from there by slow start (a start far above the capacity is not
- *       jumped back to: the flood and its drain would poison the next windows). Afterwards the reference for a
+ *       filter does the same), and then grows from there by slow start, at once if the pinned limit was in use
+ *       and nothing dropped (a start far above the capacity is not jumped back to: the flood and its drain would
+ *       poison the next windows). Afterwards the reference for a
  *       limit is the pooled latency of the windows at or below four fifths of it that were not judged slower
  *       (so that slightly slow windows just below the limit cannot inflate it and let the limit creep up), more
  *       precise the longer it runs; a window that ran undecided while clearly slower than the last pinned
- *       measurement allows is not pooled (it was above the capacity). Every 10 s (±20%, jittered so that many
+ *       measurement allows is not pooled (it was above the capacity), and once the limit has grown, clearly not
+ *       slower, to twice the last limit found slower (the capacity rose), what was learnt from three quarters of
+ *       that old limit up is forgotten (it ran near the old capacity). Every 10 s (±20%, jittered so that many
  *       bulkheads do not re-measure together) it measures again for a moment at three quarters of the limit
  *       (128 calls), counting only calls admitted after it began, and a result faster by three standard errors
  *       replaces what was learnt (BBR's ProbeRTT); it measures again after 2 s already when the reference's
@@ -43,7 +46,8 @@ package dev.bulwark;
  *       make calls faster, either the resource itself became slower or calls admitted under the higher limit are
  *       still draining. It measures at a pinned lower limit to tell (half the limit after a slowdown of 1.5 or
  *       more; otherwise three quarters first, then half if that is slower too): only if the probe at half is
- *       clearly slower than what was learnt does the reference follow the resource.</li>
+ *       clearly slower than what was learnt does the reference follow the resource. Either way the limit then
+ *       resumes at the cut the second slower window called for.</li>
  * </ol>
  *
  * <h2>When not to use it</h2>

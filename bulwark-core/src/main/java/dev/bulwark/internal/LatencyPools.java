@@ -5,6 +5,12 @@ package dev.bulwark.internal;
  * and counts of the windows it judged not slower (and of its pinned measurements), from which its reference is
  * computed. What was learnt long ago weighs less: every pool is halved once per half-life.
  *
+ * <p>The reference for a limit pools the limits up to four fifths of it (so that slightly slow windows just
+ * below the limit cannot inflate it and let the limit creep above the capacity), or, while those hold fewer than
+ * 64 samples, the limits below it, or up to it. Windows judged slower are never pooled, and most pooled samples
+ * lie at or below the capacity where the limit spends its time, so one slightly slow inconclusive window above it
+ * moves the reference little (the creep this could cause is bounded by the quadratic slowdown beyond).
+ *
  * <p>Not thread-safe: only the window's closer uses it (see {@link WindowedLimiter}), which orders every use
  * after the previous one.
  */
@@ -19,6 +25,32 @@ final class LatencyPools {
     private final double[] squares = new double[TRACKED_LIMITS];
     private final double[] count = new double[TRACKED_LIMITS];
     private long halvedAt;
+    /** {@link #reference} of {@link #cachedFor}, valid until a pool changes. */
+    private double[] cachedReference;
+    private int cachedFor = -1;
+
+    /**
+     * The reference for windows at {@code limit} (see above). Windows are checked every few samples and the pools
+     * change only when one closes, so it is computed once per limit and pool change.
+     *
+     * @param limit the window's limit
+     * @return {mean, standard error of the mean, count, coefficient of variation}; NaNs and a count of 0 when empty
+     */
+    double[] reference(int limit) {
+        if (limit == cachedFor) {
+            return cachedReference;
+        }
+        double[] pooled = upTo((int) Math.floor(0.8 * limit));
+        if (pooled[2] < 64) {
+            pooled = upTo(Math.max(1, limit - 1));
+        }
+        if (pooled[2] < 16) {
+            pooled = upTo(limit);
+        }
+        cachedReference = pooled;
+        cachedFor = limit;
+        return pooled;
+    }
 
     /**
      * Adds a window's latencies to the pool of its limit.
@@ -29,6 +61,7 @@ final class LatencyPools {
      * @param samples its number of timed successes
      */
     void add(int limit, double meanNanos, double varianceNanos2, long samples) {
+        cachedFor = -1;
         int i = Math.min(limit, TRACKED_LIMITS - 1);
         double variance = Double.isNaN(varianceNanos2) ? 0.0 : varianceNanos2;
         sum[i] += meanNanos * samples;
@@ -38,9 +71,26 @@ final class LatencyPools {
 
     /** Forgets everything. */
     void clear() {
+        cachedFor = -1;
         java.util.Arrays.fill(sum, 0.0);
         java.util.Arrays.fill(squares, 0.0);
         java.util.Arrays.fill(count, 0.0);
+    }
+
+    /**
+     * Forgets the pools of the limits {@code from} to {@code to}.
+     *
+     * @param from the lowest limit forgotten
+     * @param to the highest limit forgotten
+     */
+    void clear(int from, int to) {
+        cachedFor = -1;
+        int last = Math.min(to, TRACKED_LIMITS - 1);
+        for (int i = Math.max(0, from); i <= last; i++) {
+            sum[i] = 0.0;
+            squares[i] = 0.0;
+            count[i] = 0.0;
+        }
     }
 
     /**
@@ -54,6 +104,7 @@ final class LatencyPools {
             return false;
         }
         halvedAt = now;
+        cachedFor = -1;
         for (int i = 0; i < TRACKED_LIMITS; i++) {
             sum[i] *= 0.5;
             squares[i] *= 0.5;
