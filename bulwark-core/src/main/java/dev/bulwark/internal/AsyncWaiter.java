@@ -88,10 +88,10 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
     }
 
     @Override
-    final void evicted() {
+    final boolean evicted() {
         disarm();
         long waited = bulkhead.ticker().read() - enqueuedAt;
-        callerFuture.completeExceptionally(bulkhead.waiterEvicted(this, waited));
+        return callerFuture.completeExceptionally(bulkhead.waiterEvicted(this, waited));
     }
 
     /** The maximum wait passed, the waiter being its own wheel node: on the wheel's thread, as {@link #run()}. */

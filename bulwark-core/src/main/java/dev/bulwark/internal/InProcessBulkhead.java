@@ -331,7 +331,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
     void waitAsync(AsyncWaiter waiter, CompletableFuture<?> callerFuture) {
         Rejection rejection = enqueue(waiter);
         if (rejection != null) {
-            callerFuture.completeExceptionally(reject(rejection));
+            callerFuture.completeExceptionally(refusedOnArrival(rejection, waiter.weight));
         } else if (waiter.grantedOnArrival) {
             reportAdmitted(0, waiter.priorityLevel());
             waiter.begin();

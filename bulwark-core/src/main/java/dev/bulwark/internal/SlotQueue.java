@@ -81,7 +81,7 @@ abstract class SlotQueue {
     volatile int maxConcurrency;
     volatile int maxQueue;
     /** Sequence lock for limit changes: odd while a change is in progress. Written under {@link #lock}. */
-    private volatile int limitChanges;
+    volatile int limitChanges;
     /**
      * Bit {@code p} is set once a waiter of priority ordinal {@code p} has joined (sticky; written under the lock
      * before the CAS that counts the waiter, so a reader of the word that sees it counted sees the bit).
@@ -274,11 +274,11 @@ abstract class SlotQueue {
             for (;;) {
                 int waiting = waiting(current);
                 int available = available(current);
-                if (current < 0) {
-                    rejection = refusal(Rejection.Reason.CLOSED, current, 0L, level);
-                    break;
-                } else if (weight > maxConcurrency) {
+                if (weight > maxConcurrency) { // before closed, as on arrival: too heavy is the caller's error
                     rejection = refusal(Rejection.Reason.WEIGHT_EXCEEDS_LIMIT, current, 0L, level);
+                    break;
+                } else if (current < 0) {
+                    rejection = refusal(Rejection.Reason.CLOSED, current, 0L, level);
                     break;
                 } else if (available - weight >= headroom[level] && queue.wouldServeFirst(level, lifo)) {
                     // available >= weight: subtracting touches only the low half.

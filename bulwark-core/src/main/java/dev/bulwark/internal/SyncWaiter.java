@@ -43,7 +43,7 @@ final class SyncWaiter extends Waiter implements Runnable {
         waiter.options(weight, priority);
         Rejection rejection = bulkhead.enqueue(waiter);
         if (rejection != null) {
-            throw bulkhead.reject(rejection);
+            throw bulkhead.refusedOnArrival(rejection, weight);
         }
         if (waiter.grantedOnArrival) {
             bulkhead.reportAdmitted(0, waiter.priorityLevel());
@@ -108,9 +108,10 @@ final class SyncWaiter extends Waiter implements Runnable {
     }
 
     @Override
-    void evicted() {
+    boolean evicted() {
         // The owner builds the rejection and runs the handler on its own thread when it wakes.
         LockSupport.unpark(thread);
+        return true;
     }
 
     /** The signal's cancellation listener: runs on the cancelling thread. */

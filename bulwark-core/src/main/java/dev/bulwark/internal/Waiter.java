@@ -94,6 +94,9 @@ abstract class Waiter extends WaiterFate {
      * ({@link #EVICTED}), or the bulkhead closed or its limit dropped below the weight ({@link #REFUSED}, reason in
      * {@link #refusal}). Called once, after the successful CAS and the unlinking, by the deciding thread after it
      * released the lock.
+     *
+     * @return whether the owner learns it: {@code false} only for an asynchronous waiter whose caller cancelled
+     *     its future in the instant between the decision and this call (it then sees its own cancellation)
      */
-    abstract void evicted();
+    abstract boolean evicted();
 }

@@ -124,14 +124,19 @@ final class WaiterQueue {
         }
     }
 
-    /** Tells a chain of evicted or refused nodes, outside the lock; returns how many. */
+    /**
+     * Tells a chain of evicted or refused nodes, outside the lock; returns how many learnt it (not an asynchronous
+     * caller that cancelled its future meanwhile: a drain's count of refused waiters then agrees with what every
+     * caller saw).
+     */
     static int tellPushedOut(Waiter chain) {
         int count = 0;
         while (chain != null) {
-            count++;
             Waiter next = chain.decidedNext;
             chain.decidedNext = null;
-            chain.evicted();
+            if (chain.evicted()) {
+                count++;
+            }
             chain = next;
         }
         return count;

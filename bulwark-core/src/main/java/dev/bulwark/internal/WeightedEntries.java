@@ -136,12 +136,46 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
     /** The weight, checked against the current limit: a heavier call could never run. */
     private int weightWithinLimit(CallOptions options) {
         int weight = options.weight();
-        int limit = maxConcurrency;
-        if (weight > limit) {
-            throw new IllegalArgumentException("weight (" + weight + ") exceeds the maxConcurrency (" + limit
-                    + ") of bulkhead '" + name + "': such a call could never get its slots");
-        }
+        checkWeight(weight);
         return weight;
+    }
+
+    /**
+     * Checks {@code weight} against the limit read while no limit change is under way, and returns the sequence
+     * lock's (even) {@link #limitChanges} it was read at. Why: a change writes the limit field and then the state
+     * word, so a weight refused by the new field while the word still holds the old limit's free slots would let
+     * the same thread's next, lighter call be admitted at the old limit: refused after the change, admitted before
+     * it, which no order of the two explains (Lincheck's model check of the weighted bulkhead found it). Spins
+     * only while a change, a few instructions under the lock, is half done. An admission needs no such care: the
+     * word's free slots never exceed the limit they were counted under, so whatever the CAS takes is legal there.
+     */
+    private int checkWeight(int weight) {
+        for (;;) {
+            int version = limitChanges;
+            int limit = maxConcurrency;
+            if ((version & 1) == 0 && version == limitChanges) {
+                if (weight > limit) {
+                    throw tooHeavy(weight, limit);
+                }
+                return version;
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    private IllegalArgumentException tooHeavy(int weight, int limit) {
+        return new IllegalArgumentException("weight (" + weight + ") exceeds the maxConcurrency (" + limit
+                + ") of bulkhead '" + name + "': such a call could never get its slots");
+    }
+
+    /**
+     * The failure of a call that {@link #enqueue} refused on arrival. A weight above the limit there means the
+     * limit was lowered between the call's own check and its joining: it fails as too heavy, exactly as if the
+     * limit had been lowered first (linearizable at the change), rather than as a waiter refused by the change.
+     */
+    RuntimeException refusedOnArrival(Rejection rejection, int weight) {
+        return rejection.reason() == Rejection.Reason.WEIGHT_EXCEEDS_LIMIT
+                ? tooHeavy(weight, rejection.maxConcurrency()) : reject(rejection);
     }
 
     @Override
@@ -190,16 +224,31 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
         return weight;
     }
 
+    /**
+     * Linearizable against limit changes: the weight is checked and the slots are tried at one limit. A try that
+     * fails while the limit changed (the sequence lock {@link #limitChanges} moved) decides again at the new limit,
+     * so a weight that a lowered limit can no longer hold fails as too heavy (at the change) instead of coming back
+     * empty for a limit that was high enough (found by Lincheck's stress run of
+     * {@code WeightedBulkheadLinearizabilityTest}: {@code changeMaxConcurrency(1)} racing {@code tryAcquire} of 2).
+     */
     @Override
     public Optional<Permit> tryAcquireWith(CallOptions options) {
         Objects.requireNonNull(options, "options");
-        int weight = weightWithinLimit(options);
-        if (options.signal().isCancelled()
-                || admitOrObserveFull(weight, options.priority().ordinal()) != ADMITTED) {
-            return Optional.empty();
+        int weight = options.weight();
+        int level = options.priority().ordinal();
+        for (;;) {
+            int version = checkWeight(weight);
+            if (options.signal().isCancelled()) {
+                return Optional.empty();
+            }
+            if (admitOrObserveFull(weight, level) == ADMITTED) {
+                reportAdmitted(0, options.priority());
+                return Optional.of(newPermit(weight));
+            }
+            if (version == limitChanges) {
+                return Optional.empty();
+            }
         }
-        reportAdmitted(0, options.priority());
-        return Optional.of(newPermit(weight));
     }
 
     @Override
