@@ -139,12 +139,19 @@ public final class LuaScripts {
             -- named twice, after its first), appended to outcomes. The holders among them leave in one ZREM and give
             -- back their extra slots in one INCRBY. Grants nothing: the caller does (see RELEASE and ACQUIRE).
             local function releaseAll(from, outcomes)
-              local held, freed, seen = {}, 0, {}
-              for i = from, #ARGV do
+              local last = #ARGV
+              if last < from then
+                return outcomes
+              end
+              -- Ids named twice count once; only a list of several ids can name one twice.
+              local held, freed, seen = {}, 0, last > from and {} or nil
+              for i = from, last do
                 local id = ARGV[i]
                 local outcome = 0
-                if not seen[id] then
-                  seen[id] = true
+                if not (seen and seen[id]) then
+                  if seen then
+                    seen[id] = true
+                  end
                   local expiry = redis.call('ZSCORE', holders, id)
                   if expiry then
                     held[#held + 1] = id
@@ -163,8 +170,12 @@ public final class LuaScripts {
                 end
                 outcomes[#outcomes + 1] = outcome
               end
-              for i = 1, #held, 500 do
-                redis.call('ZREM', holders, unpack(held, i, math.min(i + 499, #held)))
+              if #held == 1 then
+                redis.call('ZREM', holders, held[1])
+              else
+                for i = 1, #held, 500 do
+                  redis.call('ZREM', holders, unpack(held, i, math.min(i + 499, #held)))
+                end
               end
               addExtra(-freed)
               return outcomes
