@@ -41,10 +41,11 @@ import java.util.HexFormat;
  * After every script:
  * <ol>
  *   <li>no member of {@code waiters} has an expired lease; a member of {@code holders} whose lease expired
- *       may remain until the next purge, but no decision counts it: the fast acquire counts only holders whose
- *       expiry is after now (plus {@code extra}, which can only over-count, so it never over-admits) and
- *       leaves every case it cannot decide so to the full path, which purges first, and so do renew, counts and
- *       configure; a release reports an expired holder as unknown (0), as if it had been purged;</li>
+ *       may remain until the next purge, but it never takes a slot from a live call: the fast acquire counts
+ *       every holder, expired or not, plus {@code extra} (both can only over-count, so it never over-admits) and
+ *       leaves every case where that count says "full" to the full path, which purges first and decides exactly,
+ *       and so do renew, counts and configure; a release reports an expired holder as unknown (0), as if it had
+ *       been purged;</li>
  *   <li>{@code queue} and {@code waiters} hold exactly the same members;</li>
  *   <li>if {@code queue} is not empty then the slots in use plus the head's weight exceed {@code maxConcurrency}:
  *       the head never stays queued while its slots are free, and a newcomer takes slots only when nobody waits,
@@ -63,23 +64,29 @@ import java.util.HexFormat;
  * <h2>Cost</h2>
  * Server time, not round trips, is what an uncontended call costs (one awaited acquire, one release nobody waits
  * for), and each script has a fixed cost of its own on the server (about as much as five of its commands), so an
- * instance's release usually rides on its next acquire: {@code ACQUIRE} releases {@code ARGV[9..]} first, exactly
+ * instance's release usually rides on its next acquire: {@code ACQUIRE} releases {@code ARGV[6..]} first, exactly
  * as {@code RELEASE} would, then decides. It needs no grant of its own for them: if anyone waits, the acquire
  * takes the full path, whose purge and grant hand the freed slots to the head before the caller (invariant 3
  * holds when the script ends, and nobody barges); if nobody waits, nobody can take them. Only the client decides
  * what rides along ({@code ReleaseOutbox}): a release with no script to carry it is sent alone within one
  * executor hand-off, so a waiter elsewhere never waits for this instance's next call. The scripts run as few
  * commands as they can: the acquire's fast path runs
- * {@code TIME}, {@code HMGET} (limits), {@code EXISTS} (queue), {@code ZCOUNT} (live holders), {@code GET}
- * (extra) and {@code ZADD}: 6 commands (8 with a release carried: its {@code ZSCORE} and {@code ZREM}), and only
- * when the queue is empty and the caller fits; anything else
- * (someone waits, the limit looks reached, the weight exceeds the limit) takes the full path, exactly as before.
- * The release runs {@code TIME}, {@code ZSCORE}, {@code ZREM} and {@code EXISTS} (queue), plus {@code INCRBY}
- * for a weighted permit: the purge and the grant run only when the queue has waiters, since only a waiter can
- * take the freed slots and an empty queue means an empty {@code waiters} set (invariant 2). Expired holders
- * left by this laziness (a killed instance's permits) are dropped by the next full path: a renew (each heartbeat
- * or poll of an instance holding or awaiting a permit), counts, configure, or an acquire that finds the limit
- * reached or a queue.
+ * {@code TIME}, {@code HMGET} (limits), {@code EXISTS} (queue), {@code ZCARD} (holders), {@code GET}
+ * (extra) and {@code ZADD}: 6 commands, plus a {@code ZSCORE} per release carried and one {@code ZREM} for all of
+ * them (8 with one release carried), and only when the queue is empty and the caller fits; anything else
+ * (someone waits, the slots look taken, the weight exceeds the limit) takes the full path, exactly as before.
+ * The release runs {@code TIME}, a {@code ZSCORE} per id, one {@code ZREM} and {@code EXISTS} (queue), plus
+ * {@code INCRBY} when weighted permits are among them: the purge and the grant run only when the queue has
+ * waiters, since only a waiter can take the freed slots and an empty queue means an empty {@code waiters} set
+ * (invariant 2). Expired holders left by this laziness (a killed instance's permits) are dropped by the next full
+ * path: a renew (each heartbeat or poll of an instance holding or awaiting a permit), counts, configure, or an
+ * acquire that finds the slots taken or a queue.
+ *
+ * <p>The Lua around the commands costs server time too, on every call: each {@code local function} is a closure
+ * built anew by every run of the script, so the fast path builds only the four of {@code HEAD}, and the purge,
+ * queue and grant helpers ({@code FULL}) are defined after it, where only the full paths reach them. The weight
+ * is read with a plain {@code string.find}, not a pattern. Every argument costs the client and the server a
+ * little, so the limits travel as one ({@code ARGV[1]}) and the channel is derived from the holders' key.
  *
  * <h2>Scripts</h2>
  * <ul>
@@ -98,9 +105,11 @@ import java.util.HexFormat;
  *   <li>{@link #CONFIGURE}: sets one limit cluster-wide, then grants (raising the limit admits waiters); with an
  *       expected value, only if the limit still holds it (the adaptive limit's compare-and-set).</li>
  * </ul>
- * Arguments common to all: {@code KEYS} = holders, queue, waiters, config, tickets, extra; {@code ARGV[1]} = channel,
- * {@code ARGV[2..4]} = the limits that initialize the config hash when it is missing (first use, or after a
- * restart lost it).
+ * Arguments common to all: {@code KEYS} = holders, queue, waiters, config, tickets, extra (every key a script may
+ * touch is declared, as Redis requires of scripts and as Redis Cluster and proxies route by); {@code ARGV[1]} =
+ * {@code maxConcurrency:maxQueue:maxWaitNanos}, the limits that initialize the config hash when it is missing
+ * (first use, or after a restart lost it); each script's own arguments from {@code ARGV[2]}. The grant channel is
+ * the holders' key with {@code granted} in place of {@code holders}.
  */
 public final class LuaScripts {
 
@@ -182,7 +191,7 @@ public final class LuaScripts {
             end
             """;
 
-    /** What the full paths need besides {@link #HEAD}: purge, queue and grant. Defined only where they run. */
+    /** What the full paths need besides {@code HEAD}: purge, queue and grant. Defined only where they run. */
     private static final String FULL = """
             local channel = string.sub(holders, 1, -8) .. 'granted'
             local PRIORITY_STEP = 281474976710656
