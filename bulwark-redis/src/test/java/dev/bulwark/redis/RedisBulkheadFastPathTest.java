@@ -76,7 +76,7 @@ class RedisBulkheadFastPathTest {
 
         assertThat(commandsOnServer(true)).as("one script per call").isEqualTo(CALLS);
         assertThat(commandsOnServer(false)).as("TIME, HMGET, the release's ZSCORE and ZREM (none in the first "
-                + "call), EXISTS, ZCOUNT, GET, ZADD").isEqualTo(8L * CALLS - 2);
+                + "call), EXISTS, ZCARD, GET, ZADD").isEqualTo(8L * CALLS - 2);
         // The last release goes alone when the flush runs: TIME, ZSCORE, ZREM, EXISTS.
         flusher.letGo();
         await().untilAsserted(() -> assertThat(commandsOnServer(true)).isEqualTo(CALLS + 1L));
@@ -135,8 +135,8 @@ class RedisBulkheadFastPathTest {
         addExpiredHolder("weighted", "dead-instance:1#3");
         redis.inspect().set("bulwark:{weighted}:extra", "2");
 
-        // Live holders (none) plus extra (2) leave room for weight 1 without a purge, not for weight 2: that one
-        // takes the full path, whose purge drops the dead holder and its extra slots.
+        // Every holder (the dead one) plus extra (2) leave no room for weight 1 without a purge: it takes the full
+        // path, whose purge drops the dead holder and its extra slots; weight 2 then fits on the fast path.
         Permit one = bulkhead.tryAcquireWith(CallOptions.weight(1)).orElseThrow();
         Permit two = bulkhead.tryAcquireWith(CallOptions.weight(2)).orElseThrow();
 
@@ -169,5 +169,48 @@ class RedisBulkheadFastPathTest {
         assertThat(lost.get(0).cause()).isEqualTo(LostPermit.Cause.UNKNOWN_TO_REDIS);
         assertThat(lost.get(0).permitId()).isEqualTo(id);
         assertThat(redis.holdersOnServer("ranout")).isZero();
+    }
+
+    @Test
+    void severalCarriedReleasesLeaveInOneScriptAndOnlyTheOneWhoseLeaseRanOutIsReportedLost() throws Exception {
+        List<LostPermit> lost = new CopyOnWriteArrayList<>();
+        HeldFlusher flusher = redis.track(new HeldFlusher(redis.server()));
+        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(flusher.client(), "several").maxConcurrency(8)
+                .leaseDuration(Duration.ofMinutes(10)).heartbeatInterval(Duration.ofMinutes(5))
+                .pollInterval(Duration.ofMinutes(5)).redisListener(new RedisBulkheadListener() {
+                    @Override
+                    public void permitLost(LostPermit lostPermit) {
+                        lost.add(lostPermit);
+                    }
+                }).build());
+        Permit plain = bulkhead.acquire();
+        Permit heavy = bulkhead.acquireWith(CallOptions.weight(3));
+        Permit expiring = bulkhead.acquireWith(CallOptions.weight(2));
+        String key = "bulwark:{several}:holders";
+        assertThat(redis.inspect().get("bulwark:{several}:extra")).isEqualTo("3");
+        String expiringId = redis.inspect().zrange(key, 0, -1).stream().filter(id -> id.endsWith("#2")).findFirst()
+                .orElseThrow();
+        // As if its renewals had been lost for a whole lease: Redis holds it, expired, until the next purge.
+        redis.inspect().zadd(key, System.currentTimeMillis() - 1_000, expiringId);
+        flusher.hold();
+        plain.close();
+        heavy.close();
+        expiring.close();
+        redis.inspect().configResetstat();
+
+        Permit next = bulkhead.tryAcquire().orElseThrow();
+
+        assertThat(commandsOnServer(true)).as("the three releases ride on the acquire").isEqualTo(1);
+        assertThat(redis.inspect().info("commandstats")).as("one ZREM for the three holders")
+                .contains("cmdstat_zrem:calls=1,").contains("cmdstat_zscore:calls=3,");
+        assertThat(redis.inspect().zrange(key, 0, -1)).as("only the new permit holds a slot").hasSize(1);
+        assertThat(redis.inspect().get("bulwark:{several}:extra")).as("both weights given back, once").isNull();
+        await().untilAsserted(() -> assertThat(lost).hasSize(1));
+        assertThat(lost.get(0).permitId()).isEqualTo(expiringId);
+        assertThat(lost.get(0).cause()).isEqualTo(LostPermit.Cause.UNKNOWN_TO_REDIS);
+        next.close();
+        flusher.letGo();
+        await().untilAsserted(() -> assertThat(redis.holdersOnServer("several")).isZero());
+        assertThat(lost).hasSize(1);
     }
 }

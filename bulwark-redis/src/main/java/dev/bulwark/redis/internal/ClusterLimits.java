@@ -17,9 +17,11 @@ public record ClusterLimits(int maxConcurrency, int maxQueue, long maxWaitNanos)
                 Replies.longAt(reply, offset + 2));
     }
 
-    /** The values a script uses to initialize the config hash when Redis has lost it. */
-    String[] asArguments() {
-        return new String[] {Integer.toString(maxConcurrency), Integer.toString(maxQueue),
-                Long.toString(maxWaitNanos)};
+    /**
+     * The script argument ({@code ARGV[1]}) that initializes the config hash when Redis has lost it:
+     * {@code maxConcurrency:maxQueue:maxWaitNanos}, one argument rather than three because every call sends it.
+     */
+    String asArgument() {
+        return maxConcurrency + ":" + maxQueue + ":" + maxWaitNanos;
     }
 }

@@ -41,10 +41,11 @@ import java.util.HexFormat;
  * After every script:
  * <ol>
  *   <li>no member of {@code waiters} has an expired lease; a member of {@code holders} whose lease expired
- *       may remain until the next purge, but no decision counts it: the fast acquire counts only holders whose
- *       expiry is after now (plus {@code extra}, which can only over-count, so it never over-admits) and
- *       leaves every case it cannot decide so to the full path, which purges first, and so do renew, counts and
- *       configure; a release reports an expired holder as unknown (0), as if it had been purged;</li>
+ *       may remain until the next purge, but it never takes a slot from a live call: the fast acquire counts
+ *       every holder, expired or not, plus {@code extra} (both can only over-count, so it never over-admits) and
+ *       leaves every case where that count says "full" to the full path, which purges first and decides exactly,
+ *       and so do renew, counts and configure; a release reports an expired holder as unknown (0), as if it had
+ *       been purged;</li>
  *   <li>{@code queue} and {@code waiters} hold exactly the same members;</li>
  *   <li>if {@code queue} is not empty then the slots in use plus the head's weight exceed {@code maxConcurrency}:
  *       the head never stays queued while its slots are free, and a newcomer takes slots only when nobody waits,
@@ -63,23 +64,29 @@ import java.util.HexFormat;
  * <h2>Cost</h2>
  * Server time, not round trips, is what an uncontended call costs (one awaited acquire, one release nobody waits
  * for), and each script has a fixed cost of its own on the server (about as much as five of its commands), so an
- * instance's release usually rides on its next acquire: {@code ACQUIRE} releases {@code ARGV[9..]} first, exactly
+ * instance's release usually rides on its next acquire: {@code ACQUIRE} releases {@code ARGV[6..]} first, exactly
  * as {@code RELEASE} would, then decides. It needs no grant of its own for them: if anyone waits, the acquire
  * takes the full path, whose purge and grant hand the freed slots to the head before the caller (invariant 3
  * holds when the script ends, and nobody barges); if nobody waits, nobody can take them. Only the client decides
  * what rides along ({@code ReleaseOutbox}): a release with no script to carry it is sent alone within one
  * executor hand-off, so a waiter elsewhere never waits for this instance's next call. The scripts run as few
  * commands as they can: the acquire's fast path runs
- * {@code TIME}, {@code HMGET} (limits), {@code EXISTS} (queue), {@code ZCOUNT} (live holders), {@code GET}
- * (extra) and {@code ZADD}: 6 commands (8 with a release carried: its {@code ZSCORE} and {@code ZREM}), and only
- * when the queue is empty and the caller fits; anything else
- * (someone waits, the limit looks reached, the weight exceeds the limit) takes the full path, exactly as before.
- * The release runs {@code TIME}, {@code ZSCORE}, {@code ZREM} and {@code EXISTS} (queue), plus {@code INCRBY}
- * for a weighted permit: the purge and the grant run only when the queue has waiters, since only a waiter can
- * take the freed slots and an empty queue means an empty {@code waiters} set (invariant 2). Expired holders
- * left by this laziness (a killed instance's permits) are dropped by the next full path: a renew (each heartbeat
- * or poll of an instance holding or awaiting a permit), counts, configure, or an acquire that finds the limit
- * reached or a queue.
+ * {@code TIME}, {@code HMGET} (limits), {@code EXISTS} (queue), {@code ZCARD} (holders), {@code GET}
+ * (extra) and {@code ZADD}: 6 commands, plus a {@code ZSCORE} per release carried and one {@code ZREM} for all of
+ * them (8 with one release carried), and only when the queue is empty and the caller fits; anything else
+ * (someone waits, the slots look taken, the weight exceeds the limit) takes the full path, exactly as before.
+ * The release runs {@code TIME}, a {@code ZSCORE} per id, one {@code ZREM} and {@code EXISTS} (queue), plus
+ * {@code INCRBY} when weighted permits are among them: the purge and the grant run only when the queue has
+ * waiters, since only a waiter can take the freed slots and an empty queue means an empty {@code waiters} set
+ * (invariant 2). Expired holders left by this laziness (a killed instance's permits) are dropped by the next full
+ * path: a renew (each heartbeat or poll of an instance holding or awaiting a permit), counts, configure, or an
+ * acquire that finds the slots taken or a queue.
+ *
+ * <p>The Lua around the commands costs server time too, on every call: each {@code local function} is a closure
+ * built anew by every run of the script, so the fast path builds only the four of {@code HEAD}, and the purge,
+ * queue and grant helpers ({@code FULL}) are defined after it, where only the full paths reach them. The weight
+ * is read with a plain {@code string.find}, not a pattern. Every argument costs the client and the server a
+ * little, so the limits travel as one ({@code ARGV[1]}) and the channel is derived from the holders' key.
  *
  * <h2>Scripts</h2>
  * <ul>
@@ -98,34 +105,37 @@ import java.util.HexFormat;
  *   <li>{@link #CONFIGURE}: sets one limit cluster-wide, then grants (raising the limit admits waiters); with an
  *       expected value, only if the limit still holds it (the adaptive limit's compare-and-set).</li>
  * </ul>
- * Arguments common to all: {@code KEYS} = holders, queue, waiters, config, tickets, extra; {@code ARGV[1]} = channel,
- * {@code ARGV[2..4]} = the limits that initialize the config hash when it is missing (first use, or after a
- * restart lost it).
+ * Arguments common to all: {@code KEYS} = holders, queue, waiters, config, tickets, extra (every key a script may
+ * touch is declared, as Redis requires of scripts and as Redis Cluster and proxies route by); {@code ARGV[1]} =
+ * {@code maxConcurrency:maxQueue:maxWaitNanos}, the limits that initialize the config hash when it is missing
+ * (first use, or after a restart lost it); each script's own arguments from {@code ARGV[2]}. The grant channel is
+ * the holders' key with {@code granted} in place of {@code holders}.
  */
 public final class LuaScripts {
 
-    private static final String PRELUDE = """
+    /**
+     * What every script needs, and all that the acquire's fast path needs: the keys, the server's clock, the limits
+     * and the release of carried ids. Only four closures, so a call that takes the fast path builds no more (each
+     * costs the server time of a small command on every call, see "Cost").
+     */
+    private static final String HEAD = """
             local holders, queue, waiters, config, tickets, extra = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-            local channel = ARGV[1]
             local clock = redis.call('TIME')
             local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-            local PRIORITY_STEP = 281474976710656
 
             local function limits()
               local c = redis.call('HMGET', config, 'maxConcurrency', 'maxQueue', 'maxWaitNanos')
               if not c[1] or not c[2] or not c[3] then
-                c = {ARGV[2], ARGV[3], ARGV[4]}
+                c = {string.match(ARGV[1], '^(%d+):(%d+):(%d+)$')}
                 redis.call('HSET', config, 'maxConcurrency', c[1], 'maxQueue', c[2], 'maxWaitNanos', c[3])
               end
               return tonumber(c[1]), tonumber(c[2]), c[3]
             end
 
+            -- An id ends in '#weight' when its weight is above 1 (ids contain no other '#').
             local function weightOf(id)
-              local w = string.match(id, '#(%d+)$')
-              if w then
-                return tonumber(w)
-              end
-              return 1
+              local at = string.find(id, '#', 1, true)
+              return at and tonumber(string.sub(id, at + 1)) or 1
             end
 
             local function addExtra(n)
@@ -133,6 +143,58 @@ public final class LuaScripts {
                 redis.call('DEL', extra)
               end
             end
+
+            -- Releases ARGV[from..]: per id 1 released a held permit, 2 removed a waiter, 0 unknown (also for an id
+            -- named twice, after its first), appended to outcomes. The holders among them leave in one ZREM and give
+            -- back their extra slots in one INCRBY. Grants nothing: the caller does (see RELEASE and ACQUIRE).
+            local function releaseAll(from, outcomes)
+              local last = #ARGV
+              if last < from then
+                return outcomes
+              end
+              -- Ids named twice count once; only a list of several ids can name one twice.
+              local held, freed, seen = {}, 0, last > from and {} or nil
+              for i = from, last do
+                local id = ARGV[i]
+                local outcome = 0
+                if not (seen and seen[id]) then
+                  if seen then
+                    seen[id] = true
+                  end
+                  local expiry = redis.call('ZSCORE', holders, id)
+                  if expiry then
+                    held[#held + 1] = id
+                    freed = freed + weightOf(id) - 1
+                    -- A lease that ran out is unknown, exactly as if a purge had dropped it first.
+                    if tonumber(expiry) > now then
+                      outcome = 1
+                    end
+                  elseif redis.call('ZREM', queue, id) == 1 then
+                    expiry = redis.call('ZSCORE', waiters, id)
+                    redis.call('ZREM', waiters, id)
+                    if expiry and tonumber(expiry) > now then
+                      outcome = 2
+                    end
+                  end
+                end
+                outcomes[#outcomes + 1] = outcome
+              end
+              if #held == 1 then
+                redis.call('ZREM', holders, held[1])
+              else
+                for i = 1, #held, 500 do
+                  redis.call('ZREM', holders, unpack(held, i, math.min(i + 499, #held)))
+                end
+              end
+              addExtra(-freed)
+              return outcomes
+            end
+            """;
+
+    /** What the full paths need besides {@code HEAD}: purge, queue and grant. Defined only where they run. */
+    private static final String FULL = """
+            local channel = string.sub(holders, 1, -8) .. 'granted'
+            local PRIORITY_STEP = 281474976710656
 
             local function slotsUsed()
               return redis.call('ZCARD', holders) + (tonumber(redis.call('GET', extra)) or 0)
@@ -198,47 +260,25 @@ public final class LuaScripts {
               end
               return executing
             end
-
-            -- Releases ARGV[from..]: per id 1 released a held permit, 2 removed a waiter, 0 unknown, appended to
-            -- outcomes. Grants nothing: the caller does (see RELEASE and ACQUIRE).
-            local function releaseAll(from, outcomes)
-              for i = from, #ARGV do
-                local id = ARGV[i]
-                local expiry = redis.call('ZSCORE', holders, id)
-                if expiry then
-                  redis.call('ZREM', holders, id)
-                  addExtra(1 - weightOf(id))
-                  -- A lease that ran out is unknown, exactly as if a purge had dropped it first.
-                  outcomes[#outcomes + 1] = tonumber(expiry) > now and 1 or 0
-                elseif redis.call('ZREM', queue, id) == 1 then
-                  expiry = redis.call('ZSCORE', waiters, id)
-                  redis.call('ZREM', waiters, id)
-                  outcomes[#outcomes + 1] = expiry and tonumber(expiry) > now and 2 or 0
-                else
-                  outcomes[#outcomes + 1] = 0
-                end
-              end
-              return outcomes
-            end
             """;
 
-    /** ARGV[5] id, ARGV[6] lease ms, ARGV[7] "1" when the caller may queue, ARGV[8] priority ordinal, ARGV[9..] ids
+    /** ARGV[2] id, ARGV[3] lease ms, ARGV[4] "1" when the caller may queue, ARGV[5] priority ordinal, ARGV[6..] ids
      *  to release first (as {@link #RELEASE} would, see "Cost"). Reply: status (0 full, 1 granted, 2 queued, 3 weight
      *  above the limit), executing slots, queued, maxConcurrency, maxQueue, maxWaitNanos, then per id to release
      *  its outcome as {@link #RELEASE} replies it. */
-    public static final LuaScripts.Script ACQUIRE = new Script("acquire", PRELUDE + """
+    public static final LuaScripts.Script ACQUIRE = new Script("acquire", HEAD + """
             local maxConcurrency, maxQueue, maxWait = limits()
-            local id = ARGV[5]
+            local id = ARGV[2]
             local w = weightOf(id)
             -- The releases this instance sent along (see "Cost"), before anything is decided. No grant here: with
             -- waiters the acquire takes the full path below, which grants to the head before the caller.
             local reply = {0, 0, 0, maxConcurrency, maxQueue, maxWait}
-            releaseAll(9, reply)
-            -- Fast path (see "Cost"): nobody waits, and the slots in use are at most the live holders plus extra.
+            releaseAll(6, reply)
+            -- Fast path (see "Cost"): nobody waits, and the slots in use are at most every holder plus extra.
             if w <= maxConcurrency and redis.call('EXISTS', queue) == 0 then
-              local used = redis.call('ZCOUNT', holders, '(' .. now, '+inf') + (tonumber(redis.call('GET', extra)) or 0)
+              local used = redis.call('ZCARD', holders) + (tonumber(redis.call('GET', extra)) or 0)
               if used + w <= maxConcurrency then
-                if redis.call('ZADD', holders, now + tonumber(ARGV[6]), id) == 1 then
+                if redis.call('ZADD', holders, now + tonumber(ARGV[3]), id) == 1 then
                   addExtra(w - 1)
                   used = used + w
                 end
@@ -246,10 +286,11 @@ public final class LuaScripts {
                 return reply
               end
             end
+            """ + FULL + """
             purge()
             local executing = grant(maxConcurrency)
             local queued = redis.call('ZCARD', queue)
-            local priority = tonumber(ARGV[8])
+            local priority = tonumber(ARGV[5])
             local status = 0
             if redis.call('ZSCORE', holders, id) then
               status = 1
@@ -258,11 +299,11 @@ public final class LuaScripts {
             elseif w > maxConcurrency then
               status = 3
             elseif queued == 0 and executing + w <= maxConcurrency then
-              redis.call('ZADD', holders, now + tonumber(ARGV[6]), id)
+              redis.call('ZADD', holders, now + tonumber(ARGV[3]), id)
               addExtra(w - 1)
               executing = executing + w
               status = 1
-            elseif ARGV[7] == '1' and maxQueue > 0 then
+            elseif ARGV[4] == '1' and maxQueue > 0 then
               if queued == maxQueue then
                 -- Only when evicting makes room: a queue above a lowered maxQueue refuses without evicting.
                 local tail = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')
@@ -274,7 +315,7 @@ public final class LuaScripts {
               end
               if queued < maxQueue then
                 redis.call('ZADD', queue, priority * PRIORITY_STEP + redis.call('INCR', tickets), id)
-                redis.call('ZADD', waiters, now + tonumber(ARGV[6]), id)
+                redis.call('ZADD', waiters, now + tonumber(ARGV[3]), id)
                 queued = queued + 1
                 status = 2
                 if redis.call('ZRANGE', queue, 0, 0)[1] == id then
@@ -291,28 +332,30 @@ public final class LuaScripts {
             return reply
             """);
 
-    /** ARGV[5..] ids. Reply: per id, 1 released a held permit, 2 removed a waiter, 0 unknown. */
-    public static final LuaScripts.Script RELEASE = new Script("release", PRELUDE + """
-            local outcomes = releaseAll(5, {})
+    /** ARGV[2..] ids. Reply: per id, 1 released a held permit, 2 removed a waiter, 0 unknown. */
+    public static final LuaScripts.Script RELEASE = new Script("release", HEAD + """
+            local outcomes = releaseAll(2, {})
             -- Only waiters can take what was freed: with none (queue and waiters hold the same members, so no
             -- waiter lease to purge either) there is nothing to grant.
-            if redis.call('EXISTS', queue) == 1 then
-              local maxConcurrency = limits()
-              purge()
-              grant(maxConcurrency)
+            if redis.call('EXISTS', queue) == 0 then
+              return outcomes
             end
+            """ + FULL + """
+            local maxConcurrency = limits()
+            purge()
+            grant(maxConcurrency)
             return outcomes
             """);
 
-    /** ARGV[5] lease ms, ARGV[6..] ids. Reply: maxConcurrency, maxQueue, maxWaitNanos, then per id 1 holder,
+    /** ARGV[2] lease ms, ARGV[3..] ids. Reply: maxConcurrency, maxQueue, maxWaitNanos, then per id 1 holder,
      *  2 waiter, 0 unknown. */
-    public static final LuaScripts.Script RENEW = new Script("renew", PRELUDE + """
+    public static final LuaScripts.Script RENEW = new Script("renew", HEAD + FULL + """
             local maxConcurrency, maxQueue, maxWait = limits()
             purge()
             grant(maxConcurrency)
-            local expiry = now + tonumber(ARGV[5])
+            local expiry = now + tonumber(ARGV[2])
             local reply = {maxConcurrency, maxQueue, maxWait}
-            for i = 6, #ARGV do
+            for i = 3, #ARGV do
               local id = ARGV[i]
               if redis.call('ZSCORE', holders, id) then
                 redis.call('ZADD', holders, expiry, id)
@@ -328,39 +371,39 @@ public final class LuaScripts {
             """);
 
     /** Reply: executing slots, queued, maxConcurrency, maxQueue, maxWaitNanos. */
-    public static final LuaScripts.Script COUNTS = new Script("counts", PRELUDE + """
+    public static final LuaScripts.Script COUNTS = new Script("counts", HEAD + FULL + """
             local maxConcurrency, maxQueue, maxWait = limits()
             purge()
             local executing = grant(maxConcurrency)
             return {executing, redis.call('ZCARD', queue), maxConcurrency, maxQueue, maxWait}
             """);
 
-    /** ARGV[5] field, ARGV[6] value, optional ARGV[7] the value the field must still hold (a compare-and-set: the
-     *  adaptive limit's decisions), optional ARGV[8] the deciding instance's id and ARGV[9] its claim in ms (only
+    /** ARGV[2] field, ARGV[3] value, optional ARGV[4] the value the field must still hold (a compare-and-set: the
+     *  adaptive limit's decisions), optional ARGV[5] the deciding instance's id and ARGV[6] its claim in ms (only
      *  this instance may decide until the claim, renewed by each of its applied decisions, runs out). Reply as
-     *  {@link #COUNTS}, after the change, then 1 if the value was set or 0 if the field no longer held ARGV[7] or
+     *  {@link #COUNTS}, after the change, then 1 if the value was set or 0 if the field no longer held ARGV[4] or
      *  another instance's claim runs (nothing changed then). A lowered concurrency limit refuses every
      *  waiter whose weight exceeds it, wherever it stands in the queue. */
-    public static final LuaScripts.Script CONFIGURE = new Script("configure", PRELUDE + """
+    public static final LuaScripts.Script CONFIGURE = new Script("configure", HEAD + FULL + """
             limits()
             local applied = 1
-            if ARGV[7] and tonumber(redis.call('HGET', config, ARGV[5])) ~= tonumber(ARGV[7]) then
+            if ARGV[4] and tonumber(redis.call('HGET', config, ARGV[2])) ~= tonumber(ARGV[4]) then
               applied = 0
-            elseif ARGV[8] then
+            elseif ARGV[5] then
               -- One decider at a time: another instance's claim that has not run out wins over this decision.
               local claim = redis.call('HMGET', config, 'decider', 'deciderUntil')
-              if claim[1] and claim[1] ~= ARGV[8] and tonumber(claim[2]) > now then
+              if claim[1] and claim[1] ~= ARGV[5] and tonumber(claim[2]) > now then
                 applied = 0
               else
-                redis.call('HSET', config, 'decider', ARGV[8], 'deciderUntil', now + tonumber(ARGV[9]))
+                redis.call('HSET', config, 'decider', ARGV[5], 'deciderUntil', now + tonumber(ARGV[6]))
               end
             end
             if applied == 1 then
-              redis.call('HSET', config, ARGV[5], ARGV[6])
+              redis.call('HSET', config, ARGV[2], ARGV[3])
             end
             local maxConcurrency, maxQueue, maxWait = limits()
             purge()
-            if ARGV[5] == 'maxConcurrency' then
+            if ARGV[2] == 'maxConcurrency' then
               local refused = {}
               for _, id in ipairs(redis.call('ZRANGE', queue, 0, -1)) do
                 if weightOf(id) > maxConcurrency then

@@ -48,7 +48,7 @@ final class ReleaseOutbox {
 
     /** The acquire script's reply fields before the outcomes of the releases it carried. */
     static final int ACQUIRE_REPLY_FIELDS = 6;
-    /** The acquire script's own arguments (from {@code ARGV[5]}) before the ids it releases first. */
+    /** The acquire script's own arguments (from {@code ARGV[2]}) before the ids it releases first. */
     static final int ACQUIRE_ARGUMENTS = 4;
 
     /** Sends one script on the command connection, in call order. */
@@ -97,8 +97,15 @@ final class ReleaseOutbox {
         }
     }
 
-    /** Sends every pending release now, on the calling thread. */
+    /**
+     * Sends every pending release now, on the calling thread. Returns at once when nothing is pending (usually: the
+     * next acquire took it first), without touching {@link #sending} or the lock, so a flush that lost the race does
+     * not make that acquire wait: it takes no ids, so neither invariant concerns it.
+     */
     void flush() {
+        if (pending.get() == null) {
+            return;
+        }
         List<RemotePermit> taken;
         CompletableFuture<List<Object>> released = null;
         sending.incrementAndGet();

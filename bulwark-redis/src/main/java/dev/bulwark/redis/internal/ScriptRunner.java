@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -34,6 +35,8 @@ final class ScriptRunner {
     private final Supplier<ClusterLimits> defaults;
     private final Scheduler scheduler;
     private final long timeoutNanos;
+    /** The limits argument last sent, reused while the limits seen stay the same. */
+    private volatile LimitsArgument limitsArgument;
     /** Told of every command that timed out (on the scheduler's thread): Redis is not answering. */
     private final Consumer<TimeoutException> timedOut;
     /** The releases nobody waits for, sent on their own or with the next script. */
@@ -56,7 +59,8 @@ final class ScriptRunner {
      * throws: a command the client refuses (for example while disconnected) fails the returned future.
      *
      * @param script the script
-     * @param arguments the script's own arguments, from {@code ARGV[5]} on
+     * @param arguments the script's own arguments, from {@code ARGV[2]} on ({@code ARGV[1]} carries the limits that
+     *     initialize the config hash when Redis has lost it)
      * @return the reply, completed on a Redis I/O thread or the scheduler's thread
      */
     CompletableFuture<List<Object>> run(LuaScripts.Script script, String... arguments) {
@@ -77,23 +81,107 @@ final class ScriptRunner {
     }
 
     private CompletableFuture<List<Object>> send(LuaScripts.Script script, String[] arguments) {
-        String[] argv = new String[4 + arguments.length];
-        argv[0] = keys.channel();
-        String[] limits = defaults.get().asArguments();
-        System.arraycopy(limits, 0, argv, 1, 3);
-        System.arraycopy(arguments, 0, argv, 4, arguments.length);
-        CompletableFuture<List<Object>> reply;
+        String[] argv = new String[1 + arguments.length];
+        argv[0] = limitsArgument();
+        System.arraycopy(arguments, 0, argv, 1, arguments.length);
+        Reply reply = new Reply(script, argv);
         try {
-            reply = this.<List<Object>>evalsha(script, argv).exceptionallyCompose(failure -> {
-                if (unwrap(failure) instanceof RedisNoScriptException) {
-                    return eval(script, argv);
-                }
-                return CompletableFuture.failedFuture(unwrap(failure));
-            });
+            commands.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys.all(), argv).whenComplete(reply);
         } catch (RuntimeException refused) {
             return CompletableFuture.failedFuture(refused);
         }
-        return withTimeout(reply, script);
+        reply.arm();
+        return reply;
+    }
+
+    /** {@code ARGV[1]} of every script, made again only when the limits seen change. */
+    private String limitsArgument() {
+        ClusterLimits current = defaults.get();
+        LimitsArgument cached = limitsArgument;
+        if (cached == null || !cached.limits.equals(current)) {
+            cached = new LimitsArgument(current, current.asArgument());
+            limitsArgument = cached;
+        }
+        return cached.text;
+    }
+
+    private record LimitsArgument(ClusterLimits limits, String text) {
+    }
+
+    /**
+     * One script's reply: the future the caller gets, the callback of the command (which re-sends the source once on
+     * {@code NOSCRIPT}) and the command timeout's task, in one object, since every call makes one. Completed by the
+     * command's callback (a Redis I/O thread) or the timeout (the scheduler's thread), whichever comes first; the
+     * timer is cancelled by whichever of {@link #arm} and the completion comes second ({@link #timer} is written
+     * before {@link #arm} reads {@code isDone()}, and the completion happens before it reads {@link #timer}).
+     */
+    private final class Reply extends CompletableFuture<List<Object>>
+            implements BiConsumer<List<Object>, Throwable>, Runnable {
+
+        private final LuaScripts.Script script;
+        private final String[] argv;
+        /** Written and read only by the command callbacks, which run one after the other. */
+        private boolean resent;
+        private volatile Scheduler.Cancellable timer;
+
+        Reply(LuaScripts.Script script, String[] argv) {
+            this.script = script;
+            this.argv = argv;
+        }
+
+        @Override
+        public void accept(List<Object> value, Throwable failure) {
+            Throwable cause = failure == null ? null : unwrap(failure);
+            if (cause instanceof RedisNoScriptException && !resent) {
+                resent = true;
+                try {
+                    commands.<List<Object>>eval(script.source(), ScriptOutputType.MULTI, keys.all(), argv)
+                            .whenComplete(this);
+                } catch (RuntimeException refused) {
+                    finish(null, refused);
+                }
+                return;
+            }
+            finish(value, cause);
+        }
+
+        private void finish(List<Object> value, Throwable cause) {
+            if (cause == null) {
+                complete(value);
+            } else {
+                completeExceptionally(cause);
+            }
+            Scheduler.Cancellable armed = timer;
+            if (armed != null) {
+                armed.cancel();
+            }
+        }
+
+        /** Bounds the reply by the command timeout, unless it is already done (or the scheduler refuses). */
+        void arm() {
+            if (isDone()) {
+                return;
+            }
+            try {
+                Scheduler.Cancellable armed = scheduler.schedule(this, timeoutNanos, TimeUnit.NANOSECONDS);
+                timer = armed;
+                if (isDone()) {
+                    armed.cancel();
+                }
+            } catch (RuntimeException schedulerRefused) {
+                // Unbounded, as a client without a timer would be: Lettuce's own command timeout still applies.
+            }
+        }
+
+        /** The command timeout ran out first. */
+        @Override
+        public void run() {
+            TimeoutException timeout = new TimeoutException("Redis did not answer the '" + script.name()
+                    + "' script within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
+            if (completeExceptionally(timeout)) {
+                timedOut.accept(timeout);
+            }
+        }
     }
 
     /** Loads every script into the server's cache ahead of the first call; failures are harmless. */
@@ -106,46 +194,6 @@ final class ScriptRunner {
                 // The first EVALSHA will get NOSCRIPT and send the source instead.
             }
         }
-    }
-
-    private <T> CompletableFuture<T> evalsha(LuaScripts.Script script, String[] argv) {
-        return commands.<T>evalsha(script.sha(), ScriptOutputType.MULTI, keys.all(), argv).toCompletableFuture();
-    }
-
-    private <T> CompletableFuture<T> eval(LuaScripts.Script script, String[] argv) {
-        try {
-            return commands.<T>eval(script.source(), ScriptOutputType.MULTI, keys.all(), argv).toCompletableFuture();
-        } catch (RuntimeException refused) {
-            return CompletableFuture.failedFuture(refused);
-        }
-    }
-
-    private <T> CompletableFuture<T> withTimeout(CompletableFuture<T> reply, LuaScripts.Script script) {
-        if (reply.isDone()) {
-            return reply;
-        }
-        CompletableFuture<T> bounded = new CompletableFuture<>();
-        Scheduler.Cancellable timer;
-        try {
-            timer = scheduler.schedule(() -> {
-                TimeoutException timeout = new TimeoutException("Redis did not answer the '" + script.name()
-                        + "' script within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
-                if (bounded.completeExceptionally(timeout)) {
-                    timedOut.accept(timeout);
-                }
-            }, timeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (RuntimeException schedulerRefused) {
-            return reply;
-        }
-        reply.whenComplete((value, failure) -> {
-            timer.cancel();
-            if (failure == null) {
-                bounded.complete(value);
-            } else {
-                bounded.completeExceptionally(unwrap(failure));
-            }
-        });
-        return bounded;
     }
 
     static Throwable unwrap(Throwable failure) {
