@@ -35,8 +35,9 @@ import java.util.function.Supplier;
  * own exceptions passed through untouched, and release exactly once. What differs, because the state lives in
  * Redis:
  * <ul>
- *   <li><b>Cost.</b> An uncontended call makes one round trip to acquire (an {@code EVALSHA}) and one to release,
- *       which it does not wait for.</li>
+ *   <li><b>Cost.</b> An uncontended call makes one round trip to acquire (an {@code EVALSHA}) and sends one
+ *       release, which it does not wait for and which usually rides on this instance's next acquire (one script
+ *       per call instead of two; sent on its own when no acquire follows soon).</li>
  *   <li><b>Leases.</b> Every permit and waiter has a lease, renewed by a heartbeat; a crashed instance's permits
  *       and queue places come back within one lease. A holder whose lease was lost is told through
  *       {@link RedisBulkheadListener#permitLost}; the cluster no longer counts its permit (or will not once the
