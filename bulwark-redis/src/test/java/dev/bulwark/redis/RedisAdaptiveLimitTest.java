@@ -140,11 +140,15 @@ class RedisAdaptiveLimitTest {
     }
 
     /**
-     * Waits until the fleet's limit on the server lies within {@code [low, high]}, then reads it as
+     * Waits until the fleet's limit on the server lies within {@code [low, high]}, and again 2 s later, then reads it as
      * {@link #observeLimit} does: the readings, sorted.
      */
     private static List<Integer> settledLimits(TestInfo test, int low, int high) {
         await().atMost(Duration.ofSeconds(60)).untilAsserted(
+                () -> assertThat(limitOnServer(test)).isBetween(low, high));
+        // A limit that passes through the band on its way up (the gradient's slow start, say) has not settled
+        // there: look again once it had time to overshoot and come back (CI once sampled 8 to 18 mid-ramp).
+        await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(60)).untilAsserted(
                 () -> assertThat(limitOnServer(test)).isBetween(low, high));
         List<Integer> sorted = new ArrayList<>(observeLimit(test, 60));
         Collections.sort(sorted);
