@@ -24,4 +24,9 @@ module dev.bulwark {
     // JSpecify's nullness annotations (@NullMarked, @Nullable) serve compilers and Kotlin; absent at run time, they
     // are simply not there.
     requires static org.jspecify;
+
+    // BlockHound, when an application installs it, loads internal.BulwarkBlockHoundIntegration through
+    // META-INF/services (on the class path). No "provides" here: on the module path without BlockHound, that clause
+    // would stop this module from resolving.
+    requires static reactor.blockhound;
 }

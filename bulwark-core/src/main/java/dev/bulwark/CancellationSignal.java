@@ -1,9 +1,9 @@
 package dev.bulwark;
 
+import dev.bulwark.internal.SpinThenParkLock;
 import dev.bulwark.internal.spi.VarHandles;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,8 +18,9 @@ import org.jspecify.annotations.Nullable;
  * {@link System.Logger} and the cancellation goes on.
  *
  * <p>Thread-safe. Checking {@link #isCancelled()} is one volatile read; registering and unregistering
- * listeners takes a short, non-blocking critical section on a {@link ReentrantLock} (created on first use), so a
- * virtual thread never pins its carrier here.
+ * listeners takes a short critical section on a lock (created on first use; a contender spins briefly for the
+ * holder before it parks, so an event loop registering a listener does not block), and a virtual thread never pins
+ * its carrier here.
  */
 public final class CancellationSignal {
 
@@ -41,24 +42,24 @@ public final class CancellationSignal {
      * Guards the listener list. Created on first use (many signals never get a listener, or get cancelled
      * without one): see {@link #lock()}.
      */
-    private volatile @Nullable ReentrantLock lock;
+    private volatile @Nullable SpinThenParkLock lock;
     private @Nullable ListenerNode first;
     private @Nullable ListenerNode last;
 
     private static final java.lang.invoke.VarHandle LOCK =
-            VarHandles.field(java.lang.invoke.MethodHandles.lookup(), "lock", ReentrantLock.class);
+            VarHandles.field(java.lang.invoke.MethodHandles.lookup(), "lock", SpinThenParkLock.class);
 
     private CancellationSignal(boolean cancellable) {
         this.cancellable = cancellable;
     }
 
     /** Returns the lock, creating it once: racing creators agree on the first one installed by CAS. */
-    private ReentrantLock lock() {
-        ReentrantLock current = lock;
+    private SpinThenParkLock lock() {
+        SpinThenParkLock current = lock;
         if (current != null) {
             return current;
         }
-        ReentrantLock created = new ReentrantLock();
+        SpinThenParkLock created = new SpinThenParkLock();
         return LOCK.compareAndSet(this, null, created) ? created : lock;
     }
 
@@ -151,7 +152,7 @@ public final class CancellationSignal {
         }
         if (outcome == null) {
             ListenerNode node = new ListenerNode(this, listener);
-            ReentrantLock lock = lock();
+            SpinThenParkLock lock = lock();
             lock.lock();
             try {
                 // Re-checked under the lock: cancel() detaches the list under the same lock, so a node linked
@@ -173,7 +174,7 @@ public final class CancellationSignal {
             return false;
         }
         ListenerNode detached;
-        ReentrantLock lock = lock();
+        SpinThenParkLock lock = lock();
         lock.lock();
         try {
             if (outcome != null) {
@@ -260,7 +261,7 @@ public final class CancellationSignal {
 
         @Override
         public void close() {
-            ReentrantLock lock = signal.lock();
+            SpinThenParkLock lock = signal.lock();
             lock.lock();
             try {
                 if (!linked) {

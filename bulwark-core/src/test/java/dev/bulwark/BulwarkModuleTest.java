@@ -70,8 +70,12 @@ class BulwarkModuleTest {
                 .map(ModuleDescriptor.Requires::name).collect(Collectors.toSet());
 
         assertThat(runtime).allMatch(name -> name.startsWith("java.") || name.startsWith("jdk."));
-        // JSpecify's annotations are the one compile-only exception: needed by compilers, not at run time.
-        assertThat(compileOnly).containsExactly("org.jspecify");
+        // Two compile-only exceptions, neither needed at run time: JSpecify's annotations (for compilers), and
+        // BlockHound's integration interface, implemented by a class only BlockHound's service loader ever loads.
+        assertThat(compileOnly).containsExactlyInAnyOrder("org.jspecify", "reactor.blockhound");
+        // The integration is registered through META-INF/services alone: a "provides" of BlockHound's service would
+        // stop the module from resolving on a module path without BlockHound.
+        assertThat(descriptor().provides()).isEmpty();
     }
 
     @Test

@@ -6,7 +6,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The slots and the waiter queue of an {@link InProcessBulkhead}: who may run, who waits, and who is granted next.
@@ -88,7 +87,7 @@ abstract class SlotQueue {
      */
     private volatile int queuedLevels;
 
-    final ReentrantLock lock = new ReentrantLock();
+    final SpinThenParkLock lock = new SpinThenParkLock();
     // Guarded by lock.
     private final WaiterQueue queue = new WaiterQueue();
     private boolean weightedQueued;

@@ -7,6 +7,7 @@ import dev.bulwark.Permit;
 import dev.bulwark.Rejection;
 import dev.bulwark.Scheduler;
 import dev.bulwark.Ticker;
+import dev.bulwark.internal.SpinThenParkLock;
 import dev.bulwark.internal.Stages;
 import dev.bulwark.internal.spi.Outcomes;
 import java.lang.invoke.MethodHandles;
@@ -19,7 +20,6 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.LongFunction;
 import org.jspecify.annotations.Nullable;
@@ -82,7 +82,7 @@ public final class FairShares {
     private final Ticker ticker;
     private final @Nullable Consumer<? super Rejection> rejectionHandler;
 
-    private final ReentrantLock lock = new ReentrantLock();
+    private final SpinThenParkLock lock = new SpinThenParkLock();
     /** Calls waiting here; written under the lock, read without it by the fast path. */
     private volatile int waiting;
     /** The keys with at least one waiting call; under the lock. */

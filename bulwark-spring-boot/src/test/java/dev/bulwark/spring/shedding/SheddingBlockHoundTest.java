@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,7 +35,15 @@ class SheddingBlockHoundTest {
         // install(...) also applies the integrations found on the class path: Reactor's (its non-blocking
         // schedulers) and Netty's (its event loops); the callback records instead of throwing.
         BlockHound.install(builder -> builder.blockingMethodCallback(method -> BLOCKING_CALLS.add(method + " on "
-                + Thread.currentThread().getName())));
+                + Thread.currentThread().getName() + " from " + callerFrames())));
+    }
+
+    /** Where the blocking call came from (BlockHound's own frames left out), so that a failure names its cause. */
+    private static String callerFrames() {
+        return Stream.of(new Throwable().getStackTrace())
+                .filter(frame -> !frame.getClassName().startsWith("reactor.blockhound")
+                        && !frame.getClassName().equals(SheddingBlockHoundTest.class.getName()))
+                .limit(12).map(StackTraceElement::toString).collect(Collectors.joining(" <- "));
     }
 
     @Test
