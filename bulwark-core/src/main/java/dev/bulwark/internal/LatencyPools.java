@@ -11,6 +11,9 @@ package dev.bulwark.internal;
  * lie at or below the capacity where the limit spends its time, so one slightly slow inconclusive window above it
  * moves the reference little (the creep this could cause is bounded by the quadratic slowdown beyond).
  *
+ * <p>It also gives a window's standard error against a pool ({@link #windowError(WindowedLimiter.Window, double[])}),
+ * which the pool's own variability floors.
+ *
  * <p>Not thread-safe: only the window's closer uses it (see {@link WindowedLimiter}), which orders every use
  * after the previous one.
  */
@@ -135,5 +138,32 @@ final class LatencyPools {
         double mean = s / n;
         double variance = Math.max(0.0, q / n - mean * mean);
         return new double[] {mean, Math.sqrt(variance / n), n, Math.sqrt(variance) / mean};
+    }
+
+    /**
+     * A window's standard error of the mean, from its own variance (its mean when the variance is unknown).
+     *
+     * @param w the window
+     * @return nanoseconds
+     */
+    static double windowError(WindowedLimiter.Window w) {
+        return Double.isNaN(w.latencyVarianceNanos2) ? w.meanLatencyNanos
+                : Math.sqrt(w.latencyVarianceNanos2 / w.samples);
+    }
+
+    /**
+     * The window's standard error, at least what the reference's coefficient of variation implies for the
+     * window's mean: a small window's own variance is an unreliable estimate, and for skewed latencies it is
+     * smallest exactly when its mean is (a run of short calls), so on its own it made chance fast windows look
+     * "clearly not slower" and grew the limit above the capacity.
+     *
+     * @param w the window
+     * @param reference what {@link #reference} or {@link #upTo} returned
+     * @return nanoseconds
+     */
+    static double windowError(WindowedLimiter.Window w, double[] reference) {
+        double own = windowError(w);
+        double cv = reference.length > 3 ? reference[3] : Double.NaN;
+        return Double.isNaN(cv) ? own : Math.max(own, cv * w.meanLatencyNanos / Math.sqrt(w.samples));
     }
 }
