@@ -31,6 +31,9 @@ final class LatencyPools {
     /** {@link #reference} of {@link #cachedFor}, valid until a pool changes. */
     private double[] cachedReference;
     private int cachedFor = -1;
+    /** {@link #below} of {@link #cachedBelowFor}, valid until a pool changes. */
+    private double[] cachedBelow;
+    private int cachedBelowFor = -1;
 
     /**
      * The reference for windows at {@code limit} (see above). Windows are checked every few samples and the pools
@@ -56,6 +59,21 @@ final class LatencyPools {
     }
 
     /**
+     * The pool of every limit below {@code limit} (the verdict's second opinion, see {@code SelfTuningLimiter}),
+     * cached like {@link #reference}.
+     *
+     * @param limit the window's limit
+     * @return what {@link #upTo} returns for {@code limit - 1}
+     */
+    double[] below(int limit) {
+        if (limit != cachedBelowFor) {
+            cachedBelow = upTo(limit - 1);
+            cachedBelowFor = limit;
+        }
+        return cachedBelow;
+    }
+
+    /**
      * Adds a window's latencies to the pool of its limit.
      *
      * @param limit the window's limit
@@ -65,6 +83,7 @@ final class LatencyPools {
      */
     void add(int limit, double meanNanos, double varianceNanos2, long samples) {
         cachedFor = -1;
+        cachedBelowFor = -1;
         int i = Math.min(limit, TRACKED_LIMITS - 1);
         double variance = Double.isNaN(varianceNanos2) ? 0.0 : varianceNanos2;
         sum[i] += meanNanos * samples;
@@ -75,6 +94,7 @@ final class LatencyPools {
     /** Forgets everything. */
     void clear() {
         cachedFor = -1;
+        cachedBelowFor = -1;
         java.util.Arrays.fill(sum, 0.0);
         java.util.Arrays.fill(squares, 0.0);
         java.util.Arrays.fill(count, 0.0);
@@ -88,6 +108,7 @@ final class LatencyPools {
      */
     void clear(int from, int to) {
         cachedFor = -1;
+        cachedBelowFor = -1;
         int last = Math.min(to, TRACKED_LIMITS - 1);
         for (int i = Math.max(0, from); i <= last; i++) {
             sum[i] = 0.0;
@@ -108,6 +129,7 @@ final class LatencyPools {
         }
         halvedAt = now;
         cachedFor = -1;
+        cachedBelowFor = -1;
         for (int i = 0; i < TRACKED_LIMITS; i++) {
             sum[i] *= 0.5;
             squares[i] *= 0.5;

@@ -238,7 +238,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
      * it.
      */
     private boolean clearlyBelowWide(Window w, double[] reference, double factor) {
-        double[] wide = pools.upTo(w.limit - 1);
+        double[] wide = pools.below(w.limit);
         if (wide[2] < WIDE_POOL * reference[2]) {
             return false;
         }
