@@ -11,6 +11,9 @@ package dev.bulwark.internal;
  * lie at or below the capacity where the limit spends its time, so one slightly slow inconclusive window above it
  * moves the reference little (the creep this could cause is bounded by the quadratic slowdown beyond).
  *
+ * <p>It also gives a window's standard error against a pool ({@link #windowError(WindowedLimiter.Window, double[])}),
+ * which the pool's own variability floors.
+ *
  * <p>Not thread-safe: only the window's closer uses it (see {@link WindowedLimiter}), which orders every use
  * after the previous one.
  */
@@ -28,6 +31,9 @@ final class LatencyPools {
     /** {@link #reference} of {@link #cachedFor}, valid until a pool changes. */
     private double[] cachedReference;
     private int cachedFor = -1;
+    /** {@link #below} of {@link #cachedBelowFor}, valid until a pool changes. */
+    private double[] cachedBelow;
+    private int cachedBelowFor = -1;
 
     /**
      * The reference for windows at {@code limit} (see above). Windows are checked every few samples and the pools
@@ -53,6 +59,21 @@ final class LatencyPools {
     }
 
     /**
+     * The pool of every limit below {@code limit} (the verdict's second opinion, see {@code SelfTuningLimiter}),
+     * cached like {@link #reference}.
+     *
+     * @param limit the window's limit
+     * @return what {@link #upTo} returns for {@code limit - 1}
+     */
+    double[] below(int limit) {
+        if (limit != cachedBelowFor) {
+            cachedBelow = upTo(limit - 1);
+            cachedBelowFor = limit;
+        }
+        return cachedBelow;
+    }
+
+    /**
      * Adds a window's latencies to the pool of its limit.
      *
      * @param limit the window's limit
@@ -62,6 +83,7 @@ final class LatencyPools {
      */
     void add(int limit, double meanNanos, double varianceNanos2, long samples) {
         cachedFor = -1;
+        cachedBelowFor = -1;
         int i = Math.min(limit, TRACKED_LIMITS - 1);
         double variance = Double.isNaN(varianceNanos2) ? 0.0 : varianceNanos2;
         sum[i] += meanNanos * samples;
@@ -72,6 +94,7 @@ final class LatencyPools {
     /** Forgets everything. */
     void clear() {
         cachedFor = -1;
+        cachedBelowFor = -1;
         java.util.Arrays.fill(sum, 0.0);
         java.util.Arrays.fill(squares, 0.0);
         java.util.Arrays.fill(count, 0.0);
@@ -85,6 +108,7 @@ final class LatencyPools {
      */
     void clear(int from, int to) {
         cachedFor = -1;
+        cachedBelowFor = -1;
         int last = Math.min(to, TRACKED_LIMITS - 1);
         for (int i = Math.max(0, from); i <= last; i++) {
             sum[i] = 0.0;
@@ -105,6 +129,7 @@ final class LatencyPools {
         }
         halvedAt = now;
         cachedFor = -1;
+        cachedBelowFor = -1;
         for (int i = 0; i < TRACKED_LIMITS; i++) {
             sum[i] *= 0.5;
             squares[i] *= 0.5;
@@ -135,5 +160,32 @@ final class LatencyPools {
         double mean = s / n;
         double variance = Math.max(0.0, q / n - mean * mean);
         return new double[] {mean, Math.sqrt(variance / n), n, Math.sqrt(variance) / mean};
+    }
+
+    /**
+     * A window's standard error of the mean, from its own variance (its mean when the variance is unknown).
+     *
+     * @param w the window
+     * @return nanoseconds
+     */
+    static double windowError(WindowedLimiter.Window w) {
+        return Double.isNaN(w.latencyVarianceNanos2) ? w.meanLatencyNanos
+                : Math.sqrt(w.latencyVarianceNanos2 / w.samples);
+    }
+
+    /**
+     * The window's standard error, at least what the reference's coefficient of variation implies for the
+     * window's mean: a small window's own variance is an unreliable estimate, and for skewed latencies it is
+     * smallest exactly when its mean is (a run of short calls), so on its own it made chance fast windows look
+     * "clearly not slower" and grew the limit above the capacity.
+     *
+     * @param w the window
+     * @param reference what {@link #reference} or {@link #upTo} returned
+     * @return nanoseconds
+     */
+    static double windowError(WindowedLimiter.Window w, double[] reference) {
+        double own = windowError(w);
+        double cv = reference.length > 3 ? reference[3] : Double.NaN;
+        return Double.isNaN(cv) ? own : Math.max(own, cv * w.meanLatencyNanos / Math.sqrt(w.samples));
     }
 }
