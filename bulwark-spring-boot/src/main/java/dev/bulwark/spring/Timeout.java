@@ -12,7 +12,8 @@ import java.lang.annotation.Target;
  * <p>Applies to public methods of Spring beans called through the bean (not to a call from the bean to itself),
  * returning a plain value, a {@link java.util.concurrent.CompletionStage}, or a Reactor {@code Mono} or {@code Flux}
  * (each subscription then goes through the policy without blocking a thread). On a class, it applies to every public
- * method. When a method carries several of {@code @Retry}, {@code @Timeout} and {@code @Bulkhead}, they compose as
+ * method; on a non-public method it fails the application's startup, naming the method.
+ * When a method carries several of {@code @Retry}, {@code @Timeout} and {@code @Bulkhead}, they compose as
  * {@code Pipeline.of(retry, timeout, bulkhead)}: each attempt gets its own deadline and its own slot.
  *
  * <p>This annotation shares its simple name with the policy type {@link dev.bulwark.Timeout}; import one and write the other

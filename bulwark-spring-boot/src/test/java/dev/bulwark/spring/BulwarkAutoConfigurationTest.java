@@ -136,6 +136,25 @@ class BulwarkAutoConfigurationTest {
     }
 
     @Test
+    void anAnnotationOnANonPublicMethodFailsTheStartupNamingTheMethod() {
+        runner.withUserConfiguration(NonPublicConfiguration.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("@Bulkhead on")
+                    .hasStackTraceContaining("NonPublic.call()").hasStackTraceContaining("public methods only");
+        });
+    }
+
+    @Test
+    void aClassAnnotationAppliesToThePublicMethodsOnly() {
+        runner.withUserConfiguration(ClassAnnotatedConfiguration.class).run(context -> {
+            ClassAnnotated bean = context.getBean(ClassAnnotated.class);
+            dev.bulwark.Bulkhead db = context.getBean(BulwarkPolicies.class).bulkhead("class-db");
+            assertThat(bean.inside(db)).as("a public method runs under the bulkhead").isEqualTo(1);
+            assertThat(bean.packageVisible(db)).as("a package-visible one does not").isZero();
+        });
+    }
+
+    @Test
     void configurationMetadataListsTheKeysForIdes() throws Exception {
         String metadata = Files.readString(Path.of(System.getProperty("bulwark.spring.classes"),
                 "META-INF", "spring-configuration-metadata.json"));
@@ -161,6 +180,43 @@ class BulwarkAutoConfigurationTest {
         @Bean
         Broken broken() {
             return new Broken();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class NonPublicConfiguration {
+        @Bean
+        NonPublic nonPublic() {
+            return new NonPublic();
+        }
+    }
+
+    /** Carries an annotation on a method a proxy must not be relied on to advise. */
+    public static class NonPublic {
+        @dev.bulwark.spring.Bulkhead("db")
+        String call() {
+            return "never proxied";
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ClassAnnotatedConfiguration {
+        @Bean
+        ClassAnnotated classAnnotated() {
+            return new ClassAnnotated();
+        }
+    }
+
+    /** Every public method runs under the bulkhead; the others do not. */
+    @dev.bulwark.spring.Bulkhead("class-db")
+    public static class ClassAnnotated {
+        /** How many calls hold a slot of {@code db} while this method runs. */
+        public int inside(dev.bulwark.Bulkhead db) {
+            return db.executingCount();
+        }
+
+        int packageVisible(dev.bulwark.Bulkhead db) {
+            return db.executingCount();
         }
     }
 

@@ -8,6 +8,7 @@ import dev.bulwark.spring.FallbackMethodListener;
 import dev.bulwark.spring.Retry;
 import dev.bulwark.spring.Timeout;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,6 +56,19 @@ final class MethodPlan {
      */
     static MethodPlan of(Method method, Class<?> targetClass,
                          ObjectProvider<FallbackMethodListener> fallbackListeners) {
+        if (!Modifier.isPublic(method.getModifiers())) {
+            // As documented: public methods only. A class's annotations pass over its other methods; one on such a
+            // method itself is a mistake that a class-based proxy would otherwise apply and an interface-based one
+            // would silently ignore, so it fails the startup instead.
+            for (Class<? extends java.lang.annotation.Annotation> type : List.of(Retry.class, Timeout.class,
+                    Bulkhead.class)) {
+                if (AnnotatedElementUtils.hasAnnotation(method, type)) {
+                    throw new IllegalStateException("@" + type.getSimpleName() + " on " + method
+                            + " applies to public methods only: make the method public or move the annotation");
+                }
+            }
+            return null;
+        }
         Retry retry = find(method, targetClass, Retry.class);
         Timeout timeout = find(method, targetClass, Timeout.class);
         Bulkhead bulkhead = find(method, targetClass, Bulkhead.class);
