@@ -1,15 +1,11 @@
 package dev.bulwark.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -56,32 +52,14 @@ class LockBlockHoundTest {
     @Test
     void spinningForTheHolderIsNotReported() throws InterruptedException {
         SpinThenParkLock lock = new SpinThenParkLock(TimeUnit.SECONDS.toNanos(60));
-        lock.lock();
-        CountDownLatch acquired = new CountDownLatch(1);
-        Thread contender = contender(lock, acquired);
-        try {
-            await().atMost(Duration.ofSeconds(30)).until(() -> inSpin(contender));
-        } finally {
-            lock.unlock();
-        }
-        assertThat(acquired.await(30, TimeUnit.SECONDS)).isTrue();
-        contender.join();
+        LockContender.contendWhileHeld(lock, "non-blocking-contender", LockContender::spinning);
         assertThat(BLOCKING_CALLS).isEmpty();
     }
 
     @Test
     void parkingForAHolderPastTheSpinIsNotReportedEither() throws InterruptedException {
         SpinThenParkLock lock = new SpinThenParkLock(TimeUnit.MILLISECONDS.toNanos(1));
-        lock.lock();
-        CountDownLatch acquired = new CountDownLatch(1);
-        Thread contender = contender(lock, acquired);
-        try {
-            await().atMost(Duration.ofSeconds(30)).until(() -> lock.hasQueuedThread(contender));
-        } finally {
-            lock.unlock();
-        }
-        assertThat(acquired.await(30, TimeUnit.SECONDS)).isTrue();
-        contender.join();
+        LockContender.contendWhileHeld(lock, "non-blocking-contender", lock::hasQueuedThread);
         assertThat(BLOCKING_CALLS).isEmpty();
     }
 
@@ -104,48 +82,13 @@ class LockBlockHoundTest {
     @Test
     void parkingOnAnotherContendedLockIsStillReported() throws InterruptedException {
         ReentrantLock plain = new ReentrantLock();
-        plain.lock();
-        CountDownLatch acquired = new CountDownLatch(1);
-        Thread contender = new Thread(() -> {
-            plain.lock();
-            try {
-                acquired.countDown();
-            } finally {
-                plain.unlock();
-            }
-        }, "non-blocking-contender");
-        contender.start();
-        try {
-            await().atMost(Duration.ofSeconds(30)).until(() -> plain.hasQueuedThread(contender));
-        } finally {
-            plain.unlock();
-        }
-        assertThat(acquired.await(30, TimeUnit.SECONDS)).isTrue();
-        contender.join();
+        LockContender.contendWhileHeld(plain, "non-blocking-contender", plain::hasQueuedThread);
         assertThat(BLOCKING_CALLS).anyMatch(call -> call.contains("park") && call.contains("non-blocking"));
-    }
-
-    private static Thread contender(SpinThenParkLock lock, CountDownLatch acquired) {
-        Thread thread = new Thread(() -> {
-            lock.lock();
-            try {
-                acquired.countDown();
-            } finally {
-                lock.unlock();
-            }
-        }, "non-blocking-contender");
-        thread.start();
-        return thread;
     }
 
     private static void runOnNonBlockingThread(Runnable task) throws InterruptedException {
         Thread thread = new Thread(task, "non-blocking-task");
         thread.start();
         thread.join();
-    }
-
-    private static boolean inSpin(Thread thread) {
-        return Stream.of(thread.getStackTrace()).anyMatch(frame -> frame.getClassName()
-                .equals(SpinThenParkLock.class.getName()) && frame.getMethodName().equals("spinUntilLocked"));
     }
 }

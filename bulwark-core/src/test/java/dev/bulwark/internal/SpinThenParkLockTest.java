@@ -1,12 +1,8 @@
 package dev.bulwark.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,51 +16,16 @@ class SpinThenParkLockTest {
     @Test
     void aContenderSpinsWhileTheHolderIsInsideAndTakesTheLockWithoutQueuing() throws InterruptedException {
         SpinThenParkLock lock = new SpinThenParkLock(TimeUnit.SECONDS.toNanos(60));
-        lock.lock();
-        CountDownLatch acquired = new CountDownLatch(1);
-        Thread contender = new Thread(() -> {
-            lock.lock();
-            try {
-                acquired.countDown();
-            } finally {
-                lock.unlock();
-            }
-        }, "contender");
-        contender.start();
-        try {
-            await().atMost(Duration.ofSeconds(30)).until(() -> spinning(contender));
-            // A plain ReentrantLock would have queued (and parked) the contender at once.
-            assertThat(lock.hasQueuedThread(contender)).isFalse();
-        } finally {
-            lock.unlock();
-        }
-        assertThat(acquired.await(30, TimeUnit.SECONDS)).isTrue();
-        contender.join();
+        // A plain ReentrantLock would have queued (and parked) the contender at once.
+        LockContender.contendWhileHeld(lock, "contender",
+                contender -> LockContender.spinning(contender) && !lock.hasQueuedThread(contender));
         assertThat(lock.hasQueuedThreads()).isFalse();
     }
 
     @Test
     void aContenderParksOnceTheSpinBoundPassesAndIsStillGrantedTheLock() throws InterruptedException {
         SpinThenParkLock lock = new SpinThenParkLock(TimeUnit.MILLISECONDS.toNanos(1));
-        lock.lock();
-        CountDownLatch acquired = new CountDownLatch(1);
-        Thread contender = new Thread(() -> {
-            lock.lock();
-            try {
-                acquired.countDown();
-            } finally {
-                lock.unlock();
-            }
-        }, "contender");
-        contender.start();
-        try {
-            await().atMost(Duration.ofSeconds(30)).until(() -> lock.hasQueuedThread(contender));
-            assertThat(acquired.getCount()).isOne();
-        } finally {
-            lock.unlock();
-        }
-        assertThat(acquired.await(30, TimeUnit.SECONDS)).isTrue();
-        contender.join();
+        LockContender.contendWhileHeld(lock, "contender", lock::hasQueuedThread);
     }
 
     @Test
@@ -78,10 +39,5 @@ class SpinThenParkLockTest {
         lock.unlock();
         assertThat(lock.isLocked()).isFalse();
         assertThat(lock.isFair()).isFalse();
-    }
-
-    private static boolean spinning(Thread thread) {
-        return Stream.of(thread.getStackTrace()).anyMatch(frame -> frame.getClassName()
-                .equals(SpinThenParkLock.class.getName()) && frame.getMethodName().equals("spinUntilLocked"));
     }
 }
