@@ -63,12 +63,12 @@ public final class ClusterBulkhead extends ClusterProtocol {
      * @param commands the command connection's asynchronous API
      * @param pubSub the pub/sub connection
      * @param connections closes both connections
-     * @param releaseFlusher runs the flush of releases that no script of this instance carried (see ReleaseOutbox)
+     * @param releaseFlusher runs the flush of releases that no script of this instance carried (see ReleaseFlusher)
      * @throws RedisBulkheadException when the grant channel cannot be subscribed within the command timeout
      */
     public ClusterBulkhead(ClusterSettings settings, RedisScriptingAsyncCommands<String, String> commands,
                            StatefulRedisPubSubConnection<String, String> pubSub, AutoCloseable connections,
-                           Executor releaseFlusher) {
+                           ReleaseFlusher releaseFlusher) {
         super(settings, commands, releaseFlusher);
         this.settings = settings;
         this.scheduler = settings.scheduler();
