@@ -7,6 +7,9 @@
 module dev.bulwark.redis {
     requires transitive dev.bulwark;
     requires transitive lettuce.core;
+    // Netty (which Lettuce brings) for the command connection's event loop, where releases are flushed.
+    requires io.netty.common;
+    requires io.netty.transport;
 
     exports dev.bulwark.redis;
 }

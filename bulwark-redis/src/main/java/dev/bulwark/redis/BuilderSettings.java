@@ -37,6 +37,7 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
     private Ticker ticker = Ticker.system();
     private Scheduler scheduler = Scheduler.shared();
     private Executor executor = ForkJoinPool.commonPool();
+    private Executor releaseFlusher;
     private AdaptiveLimit adaptiveLimit;
 
 
@@ -282,7 +283,16 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
         return new ClusterSettings(name, new ClusterLimits(maxConcurrency, maxQueue,
                 maxWait == null ? 0L : Arguments.boundedNanos(maxWait)), leaseDuration, heartbeatInterval,
                 pollInterval, commandTimeout, failureMode, rejectionHandler, listeners, redisListeners, ticker,
-                scheduler, executor, adaptiveLimit);
+                scheduler, executor, adaptiveLimit, releaseFlusher);
+    }
+
+    /**
+     * The tests' seam, not API: flushes the releases that no script carried on {@code flusher} instead of the
+     * command connection's I/O event loop, so that a test holding it counts exactly what rides on what.
+     */
+    final RedisBulkhead.Builder releaseFlusher(Executor flusher) {
+        this.releaseFlusher = Objects.requireNonNull(flusher, "flusher");
+        return self();
     }
 
     private RedisBulkhead.Builder self() {

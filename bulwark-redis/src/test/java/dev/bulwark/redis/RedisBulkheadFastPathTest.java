@@ -61,10 +61,10 @@ class RedisBulkheadFastPathTest {
 
     @Test
     void anUncontendedCallRunsEightCommandsInOneScriptWhenItCarriesThePreviousRelease() throws Exception {
-        HeldFlusher flusher = redis.track(new HeldFlusher(redis.server()));
-        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(flusher.client(), "eight").maxConcurrency(4)
+        HeldFlusher flusher = redis.track(new HeldFlusher());
+        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), "eight").maxConcurrency(4)
                 .leaseDuration(Duration.ofMinutes(10)).heartbeatInterval(Duration.ofMinutes(5))
-                .pollInterval(Duration.ofMinutes(5)).build());
+                .pollInterval(Duration.ofMinutes(5)).releaseFlusher(flusher).build());
         bulkhead.call(() -> "warm");
         await().untilAsserted(() -> assertThat(redis.holdersOnServer("eight")).isZero());
         flusher.hold();
@@ -174,15 +174,15 @@ class RedisBulkheadFastPathTest {
     @Test
     void severalCarriedReleasesLeaveInOneScriptAndOnlyTheOneWhoseLeaseRanOutIsReportedLost() throws Exception {
         List<LostPermit> lost = new CopyOnWriteArrayList<>();
-        HeldFlusher flusher = redis.track(new HeldFlusher(redis.server()));
-        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(flusher.client(), "several").maxConcurrency(8)
+        HeldFlusher flusher = redis.track(new HeldFlusher());
+        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), "several").maxConcurrency(8)
                 .leaseDuration(Duration.ofMinutes(10)).heartbeatInterval(Duration.ofMinutes(5))
                 .pollInterval(Duration.ofMinutes(5)).redisListener(new RedisBulkheadListener() {
                     @Override
                     public void permitLost(LostPermit lostPermit) {
                         lost.add(lostPermit);
                     }
-                }).build());
+                }).releaseFlusher(flusher).build());
         Permit plain = bulkhead.acquire();
         Permit heavy = bulkhead.acquireWith(CallOptions.weight(3));
         Permit expiring = bulkhead.acquireWith(CallOptions.weight(2));

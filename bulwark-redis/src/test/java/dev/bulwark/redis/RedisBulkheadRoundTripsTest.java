@@ -18,7 +18,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * What an uncontended call costs in Redis commands, counted by the server ({@code INFO commandstats}): one script
  * to acquire and at most one to release, whatever the weight or priority, sync or async; exactly one per call when
- * each release rides on the instance's next acquire (the flush that would send it alone is held back). Heartbeats
+ * each release rides on the instance's next acquire (the flush that would send it alone is held back, through the
+ * builder's test seam). Heartbeats
  * and polls are pushed far beyond the test's length so that only the calls' own scripts are counted.
  */
 class RedisBulkheadRoundTripsTest {
@@ -38,16 +39,16 @@ class RedisBulkheadRoundTripsTest {
         return total;
     }
 
-    private RedisBulkhead instance(io.lettuce.core.RedisClient client) {
-        return redis.track(RedisBulkhead.builder(client, "trips").maxConcurrency(4)
+    private RedisBulkhead.Builder builder() {
+        return RedisBulkhead.builder(redis.newClient(), "trips").maxConcurrency(4)
                 .leaseDuration(Duration.ofMinutes(10)).heartbeatInterval(Duration.ofMinutes(5))
-                .pollInterval(Duration.ofMinutes(5)).build());
+                .pollInterval(Duration.ofMinutes(5));
     }
 
     @Test
     void anUncontendedCallRunsOneScriptToAcquireAndAtMostOneToReleaseWhateverItsWeightOrPriority()
             throws Exception {
-        RedisBulkhead bulkhead = instance(redis.newClient());
+        RedisBulkhead bulkhead = redis.track(builder().build());
         bulkhead.call(() -> "warm");
         await().untilAsserted(() -> assertThat(redis.holdersOnServer("trips")).isZero());
         CallOptions weighted = CallOptions.builder().weight(3).priority(Priority.HIGH).build();
@@ -66,8 +67,8 @@ class RedisBulkheadRoundTripsTest {
 
     @Test
     void eachReleaseRidesOnTheNextAcquireWhileNoFlushSendsItAlone() throws Exception {
-        HeldFlusher flusher = redis.track(new HeldFlusher(redis.server()));
-        RedisBulkhead bulkhead = instance(flusher.client());
+        HeldFlusher flusher = redis.track(new HeldFlusher());
+        RedisBulkhead bulkhead = redis.track(builder().releaseFlusher(flusher).build());
         bulkhead.call(() -> "warm");
         await().untilAsserted(() -> assertThat(redis.holdersOnServer("trips")).isZero());
         CallOptions weighted = CallOptions.builder().weight(3).priority(Priority.HIGH).build();
@@ -84,8 +85,9 @@ class RedisBulkheadRoundTripsTest {
                 .isEqualTo(3L * CALLS);
         assertThat(redis.holdersOnServer("trips")).as("the last release waits for the flush").isEqualTo(1);
         assertThat(bulkhead.executingCount()).as("a script of this instance sends it first").isZero();
+        assertThat(flusher.waiting()).as("one flush per release that found nothing pending").isEqualTo(3 * CALLS);
         flusher.letGo();
-        assertThat(redis.holdersOnServer("trips")).isZero();
+        await().untilAsserted(() -> assertThat(redis.holdersOnServer("trips")).isZero());
         assertThat(redis.inspect().get("bulwark:{trips}:extra")).as("weights given back exactly").isNull();
     }
 }

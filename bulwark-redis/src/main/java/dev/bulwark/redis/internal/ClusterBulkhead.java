@@ -41,8 +41,9 @@ import java.util.function.Supplier;
  * whose outcome is delivered on the executor; both end through {@link #settle}.
  *
  * <p><b>Threads.</b> Replies and grant messages arrive on Redis I/O threads, which only flip states, unpark
- * threads and hand work to the executor: no user code (operations, handlers, listeners of futures) runs on an I/O
- * thread, so a user may call Redis synchronously from any callback without deadlocking the client.
+ * threads, hand work to the executor and write the releases flushed to them ({@link ReleaseFlusher}): no user
+ * code (operations, handlers, listeners of futures) runs on an I/O thread, so a user may call Redis synchronously
+ * from any callback without deadlocking the client.
  */
 public final class ClusterBulkhead extends ClusterProtocol {
 
@@ -63,12 +64,12 @@ public final class ClusterBulkhead extends ClusterProtocol {
      * @param commands the command connection's asynchronous API
      * @param pubSub the pub/sub connection
      * @param connections closes both connections
-     * @param releaseFlusher runs the flush of releases that no script of this instance carried (see ReleaseOutbox)
+     * @param releaseFlusher runs the flush of releases that no script of this instance carried (see ReleaseFlusher)
      * @throws RedisBulkheadException when the grant channel cannot be subscribed within the command timeout
      */
     public ClusterBulkhead(ClusterSettings settings, RedisScriptingAsyncCommands<String, String> commands,
                            StatefulRedisPubSubConnection<String, String> pubSub, AutoCloseable connections,
-                           Executor releaseFlusher) {
+                           ReleaseFlusher releaseFlusher) {
         super(settings, commands, releaseFlusher);
         this.settings = settings;
         this.scheduler = settings.scheduler();

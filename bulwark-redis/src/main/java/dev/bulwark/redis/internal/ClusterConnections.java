@@ -120,9 +120,18 @@ public final class ClusterConnections {
         try {
             commands = commandConnection.get();
             pubSub = pubSubConnection.get();
-            // Releases are flushed on Lettuce's event executors: no thread of ours, and no user code runs there.
-            ClusterBulkhead engine = new ClusterBulkhead(settings, async.apply(commands), pubSub,
-                    closer(commands, pubSub), commands.getResources().eventExecutorGroup());
+            // Releases are flushed on the command connection's own event loop (no thread of ours, no user code,
+            // nothing that blocks; see ReleaseFlusher), given back with the connections.
+            ReleaseFlusher flusher = settings.releaseFlusher() != null ? ReleaseFlusher.on(settings.releaseFlusher())
+                    : ReleaseFlusher.onEventLoop(commands.getResources());
+            ClusterBulkhead engine;
+            try {
+                engine = new ClusterBulkhead(settings, async.apply(commands), pubSub,
+                        closer(commands, pubSub, flusher), flusher);
+            } catch (RuntimeException failure) {
+                flusher.close();
+                throw failure;
+            }
             watchDisconnects(commands, engine);
             return engine;
         } catch (RuntimeException failure) {
@@ -149,8 +158,12 @@ public final class ClusterConnections {
         }
     }
 
-    private static AutoCloseable closer(StatefulConnection<?, ?> commands, StatefulConnection<?, ?> pubSub) {
-        return () -> closeQuietly(commands, pubSub);
+    private static AutoCloseable closer(StatefulConnection<?, ?> commands, StatefulConnection<?, ?> pubSub,
+                                        ReleaseFlusher flusher) {
+        return () -> {
+            closeQuietly(commands, pubSub);
+            flusher.close();
+        };
     }
 
     private static void closeQuietly(StatefulConnection<?, ?>... connections) {

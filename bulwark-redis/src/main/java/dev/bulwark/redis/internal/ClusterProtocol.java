@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -23,8 +22,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p><b>One round trip each way, one script per call.</b> An uncontended call sends one {@code acquire} script
  * and, when it ends, a release, which is not waited for. Nothing else is on the hot path. The release goes to the
  * {@link ReleaseOutbox}: if this instance sends its next acquire before the flush that the release triggered
- * (one executor hand-off), the acquire carries it, released in the same script before anything is decided, so a
- * caller that calls again costs Redis one script per call. A release is still executed before every script this
+ * (one hand-off to the command connection's event loop, see {@link ReleaseFlusher}), the acquire carries it,
+ * released in the same script before anything is decided, so a caller that calls again costs Redis one script
+ * per call. A release is still executed before every script this
  * instance sends after it (the outbox's invariant 2), exactly as when it was written to the connection at once.
  *
  * <p><b>Waiting.</b> A call the script queued is a {@link RemoteWaiter} registered under its id <em>before</em> the
@@ -102,7 +102,7 @@ abstract class ClusterProtocol {
     final CompletableFuture<Void> idle = new CompletableFuture<>();
 
     ClusterProtocol(ClusterSettings settings, RedisScriptingAsyncCommands<String, String> commands,
-                    Executor releaseFlusher) {
+                    ReleaseFlusher releaseFlusher) {
         this.name = settings.name();
         this.ticker = settings.ticker();
         this.events = new ClusterEvents(name, settings.listeners(), settings.redisListeners());

@@ -29,12 +29,15 @@ import java.util.function.Consumer;
  * @param scheduler the timer for maximum waits, command timeouts, heartbeats and polls
  * @param executor where asynchronous operations start and asynchronous outcomes are delivered
  * @param adaptiveLimit the adaptive limit, or {@code null} for a limit that only changes by hand
+ * @param releaseFlusher where the releases that no script carried are flushed, or {@code null} (always, outside
+ *     the module's tests) for the command connection's own I/O event loop (see {@link ReleaseFlusher}); the tests
+ *     that count exactly what rides on what give an executor they hold
  */
 public record ClusterSettings(String name, ClusterLimits initialLimits, Duration lease, Duration heartbeatInterval,
                        Duration pollInterval, Duration commandTimeout, FailureMode failureMode,
                        Consumer<? super Rejection> rejectionHandler, List<BulkheadListener> listeners,
                        List<RedisBulkheadListener> redisListeners, Ticker ticker, Scheduler scheduler,
-                       Executor executor, AdaptiveLimit adaptiveLimit) {
+                       Executor executor, AdaptiveLimit adaptiveLimit, Executor releaseFlusher) {
 
     /**
      * Copies the listener lists.

@@ -69,10 +69,9 @@ import java.util.HexFormat;
  * takes the full path, whose purge and grant hand the freed slots to the head before the caller (invariant 3
  * holds when the script ends, and nobody barges); if nobody waits, nobody can take them. Only the client decides
  * what rides along ({@code ReleaseOutbox}): a release with no script to carry it is sent alone within one
- * executor hand-off, so a waiter elsewhere never waits for this instance's next call. The scripts run as few
- * commands as they can: the acquire's fast path runs
- * {@code TIME}, {@code HMGET} (limits), {@code EXISTS} (queue), {@code ZCARD} (holders), {@code GET}
- * (extra) and {@code ZADD}: 6 commands, plus a {@code ZSCORE} per release carried and one {@code ZREM} for all of
+ * hand-off to the connection's event loop, so a waiter elsewhere never waits for this instance's next call. The
+ * scripts run as few commands as they can: the acquire's fast path runs {@code TIME}, {@code HMGET} (limits),
+ * {@code EXISTS} (queue), {@code ZCARD} (holders), {@code GET} (extra) and {@code ZADD}: 6 commands, plus a {@code ZSCORE} per release carried and one {@code ZREM} for all of
  * them (8 with one release carried), and only when the queue is empty and the caller fits; anything else
  * (someone waits, the slots look taken, the weight exceeds the limit) takes the full path, exactly as before.
  * The release runs {@code TIME}, a {@code ZSCORE} per id, one {@code ZREM} and {@code EXISTS} (queue), plus

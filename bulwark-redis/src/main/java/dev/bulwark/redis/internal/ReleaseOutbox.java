@@ -9,23 +9,31 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The releases of closed permits, which nobody waits for: each is sent either on its own, by a flush handed to an
- * executor the moment it is added, or, when this instance sends another script first, together with that script
- * (an {@code acquire} carries them in its own arguments, a {@code release} merges them, any other script is sent
+ * The releases of closed permits, which nobody waits for: each is sent either on its own, by a flush handed to the
+ * command connection's I/O event loop (see {@link ReleaseFlusher}) the moment it is added, or, when this instance
+ * sends another script first, together with that script (an {@code acquire} carries them in its own arguments, a {@code release} merges them, any other script is sent
  * behind a {@code release} of them). An uncontended caller that closes its permit and acquires again therefore
  * costs Redis one script, not two, and the next acquire no longer waits behind a separate release on the
  * single-threaded server.
  *
  * <h2>Design notes</h2>
- * <p><b>Nothing is delayed by more than a hand-off.</b> The release that makes {@link #pending} non-empty submits a
- * {@link #flush}; a release is written by that flush or by an earlier script, whichever takes it first, so it
- * reaches Redis no later than it would have after one executor hand-off. If the executor refuses, the release is
+ * <p><b>Nothing is delayed by more than a hand-off.</b> The release that makes {@link #pending} non-empty hands a
+ * {@link #flushWithoutWaiting} to the flusher (the command connection's I/O event loop, see
+ * {@link ReleaseFlusher}); a release is written by that flush or by an earlier script, whichever takes it first,
+ * so it reaches Redis no later than it would have after one hand-off. If the flusher refuses, the release is
  * flushed on the closing thread.
+ *
+ * <p><b>The hand-off never waits.</b> The flusher may be an event loop, which must never block: the handed-off
+ * flush takes {@link #order} only by {@code tryLock}. When another sender holds it and an id is still pending
+ * afterwards, it hands a waiting {@link #flush} to the executor that may wait, which then sends it (or finds it
+ * taken). Either way one flush that runs after the push is still coming, so invariant 1 holds.
  *
  * <p><b>Invariant 1 (every release is sent exactly once).</b> Ids leave {@link #pending} only by
  * {@code getAndSet(null)}, so each is taken by exactly one sender. While {@link #pending} is non-empty a flush is
  * submitted that will run after the release which made it non-empty: the only add that submits is the one that
- * found it empty, and it submits after its push.
+ * found it empty, and it submits after its push; a handed-off flush that cannot take the lock submits a waiting
+ * one before it returns, unless it sees nothing pending any more (then every id it was submitted for has been
+ * taken, and each later push submits its own flush).
  *
  * <p><b>Invariant 2 (a release is executed before every script this instance sends after it).</b> Formally: if
  * the {@link #release} of a permit happens-before the {@link #run} of a script, Redis executes the release no
@@ -70,17 +78,24 @@ final class ReleaseOutbox {
     private final AtomicInteger sending = new AtomicInteger();
     private final ReentrantLock order = new ReentrantLock();
     private final Executor flusher;
+    private final Executor mayWait;
     private final Sender sender;
     private final Outcomes outcomes;
-    private final Runnable flushTask = this::flush;
+    private final Runnable handedOffFlush = this::flushWithoutWaiting;
+    private final Runnable waitingFlush = this::flush;
 
-    ReleaseOutbox(Executor flusher, Sender sender, Outcomes outcomes) {
+    /**
+     * @param flusher where a release's flush is handed; what it runs never blocks (it may be an I/O event loop)
+     * @param mayWait where a handed-off flush that found another sender holding the lock goes to wait for it
+     */
+    ReleaseOutbox(Executor flusher, Executor mayWait, Sender sender, Outcomes outcomes) {
         this.flusher = flusher;
+        this.mayWait = mayWait;
         this.sender = sender;
         this.outcomes = outcomes;
     }
 
-    /** Queues the release of a closed permit; it is sent within one executor hand-off, or earlier with a script. */
+    /** Queues the release of a closed permit; it is sent within one hand-off, or earlier with a script. */
     void release(RemotePermit permit) {
         Node head;
         Node node;
@@ -90,7 +105,7 @@ final class ReleaseOutbox {
         } while (!pending.compareAndSet(head, node));
         if (head == null) {
             try {
-                flusher.execute(flushTask);
+                flusher.execute(handedOffFlush);
             } catch (RuntimeException refused) {
                 flush();
             }
@@ -98,18 +113,48 @@ final class ReleaseOutbox {
     }
 
     /**
-     * Sends every pending release now, on the calling thread. Returns at once when nothing is pending (usually: the
-     * next acquire took it first), without touching {@link #sending} or the lock, so a flush that lost the race does
-     * not make that acquire wait: it takes no ids, so neither invariant concerns it.
+     * The handed-off flush: sends every pending release now unless another sender holds the lock, never waiting
+     * for it, so that it may run on an I/O event loop (see the notes on the hand-off).
+     */
+    void flushWithoutWaiting() {
+        if (pending.get() == null) {
+            return;
+        }
+        sending.incrementAndGet();
+        if (order.tryLock()) {
+            sendPendingAndUnlock();
+            return;
+        }
+        sending.decrementAndGet();
+        // The holder takes whatever is pending when it gets there; what it missed needs a flush that waits.
+        if (pending.get() != null) {
+            try {
+                mayWait.execute(waitingFlush);
+            } catch (RuntimeException refused) {
+                flush(); // the executors are gone: the lock is held only while a command is handed over
+            }
+        }
+    }
+
+    /**
+     * Sends every pending release now, on the calling thread, waiting for the lock if another sender holds it.
+     * Returns at once when nothing is pending (usually: the next acquire took it first), without touching
+     * {@link #sending} or the lock, so a flush that lost the race does not make that acquire wait: it takes no
+     * ids, so neither invariant concerns it.
      */
     void flush() {
         if (pending.get() == null) {
             return;
         }
-        List<RemotePermit> taken;
-        CompletableFuture<List<Object>> released = null;
         sending.incrementAndGet();
         order.lock();
+        sendPendingAndUnlock();
+    }
+
+    /** With {@link #order} held and {@link #sending} raised: takes and writes what is pending, then unlocks. */
+    private void sendPendingAndUnlock() {
+        List<RemotePermit> taken;
+        CompletableFuture<List<Object>> released = null;
         try {
             taken = take();
             if (!taken.isEmpty()) {

@@ -8,7 +8,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
@@ -41,9 +40,11 @@ final class ScriptRunner {
     private final Consumer<TimeoutException> timedOut;
     /** The releases nobody waits for, sent on their own or with the next script. */
     private final ReleaseOutbox outbox;
+    /** Where the outbox's flushes run; told on which thread each reply arrives. */
+    private final ReleaseFlusher flusher;
 
     ScriptRunner(RedisScriptingAsyncCommands<String, String> commands, BulkheadKeys keys,
-                 Supplier<ClusterLimits> defaults, Scheduler scheduler, Executor releaseFlusher,
+                 Supplier<ClusterLimits> defaults, Scheduler scheduler, ReleaseFlusher releaseFlusher,
                  ReleaseOutbox.Outcomes released, long timeoutNanos, Consumer<TimeoutException> timedOut) {
         this.commands = commands;
         this.keys = keys;
@@ -51,7 +52,8 @@ final class ScriptRunner {
         this.scheduler = scheduler;
         this.timeoutNanos = timeoutNanos;
         this.timedOut = timedOut;
-        this.outbox = new ReleaseOutbox(releaseFlusher, this::send, released);
+        this.flusher = releaseFlusher;
+        this.outbox = new ReleaseOutbox(releaseFlusher.handOff(), releaseFlusher.mayWait(), this::send, released);
     }
 
     /**
@@ -68,8 +70,9 @@ final class ScriptRunner {
     }
 
     /**
-     * Releases a closed permit without waiting: sent within one hand-off to the release flusher, or earlier with
-     * the next script (see {@link ReleaseOutbox}); its outcome goes to the {@code released} callback.
+     * Releases a closed permit without waiting: sent within one hand-off to the release flusher (the connection's
+     * event loop, see {@link ReleaseFlusher}), or earlier with the next script (see {@link ReleaseOutbox}); its
+     * outcome goes to the {@code released} callback.
      */
     void release(RemotePermit permit) {
         outbox.release(permit);
@@ -131,6 +134,7 @@ final class ScriptRunner {
 
         @Override
         public void accept(List<Object> value, Throwable failure) {
+            flusher.replyArrived(); // usually on the event loop that read the reply: where flushes go next
             Throwable cause = failure == null ? null : unwrap(failure);
             if (cause instanceof RedisNoScriptException && !resent) {
                 resent = true;

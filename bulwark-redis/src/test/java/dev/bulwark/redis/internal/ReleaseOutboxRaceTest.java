@@ -1,8 +1,10 @@
 package dev.bulwark.redis.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -33,10 +35,12 @@ class ReleaseOutboxRaceTest {
     private final ConcurrentLinkedQueue<Written> connection = new ConcurrentLinkedQueue<>();
     private final List<String> settled = new CopyOnWriteArrayList<>();
     private final ExecutorService flusher = Executors.newFixedThreadPool(2);
+    private final ExecutorService loop = Executors.newSingleThreadExecutor();
 
     @AfterEach
     void stopFlusher() {
         flusher.shutdownNow();
+        loop.shutdownNow();
     }
 
     private CompletableFuture<List<Object>> write(LuaScripts.Script script, String[] arguments) {
@@ -54,7 +58,12 @@ class ReleaseOutboxRaceTest {
     }
 
     private ReleaseOutbox outbox(java.util.concurrent.Executor executor, ReleaseOutbox.Sender sender) {
-        return new ReleaseOutbox(executor, sender, (permits, reply, failure, offset) -> {
+        return outbox(executor, executor, sender);
+    }
+
+    private ReleaseOutbox outbox(java.util.concurrent.Executor handOff, java.util.concurrent.Executor mayWait,
+                                 ReleaseOutbox.Sender sender) {
+        return new ReleaseOutbox(handOff, mayWait, sender, (permits, reply, failure, offset) -> {
             assertThat(failure).isNull();
             for (int i = 0; i < permits.size(); i++) {
                 assertThat(reply.get(offset + i)).isEqualTo(1L);
@@ -157,12 +166,72 @@ class ReleaseOutboxRaceTest {
                 new Written(LuaScripts.ACQUIRE, List.of("b", "1000", "1", "2")));
     }
 
-    /** Threads that release and acquire in a loop, racing two flusher threads and each other. */
+    /**
+     * The hand-off may run on an I/O event loop, which must never wait: while another sender holds the lock, the
+     * handed-off flush returns at once and leaves the release that holder missed to a flush that may wait.
+     */
+    @Test
+    void aHandedOffFlushNeverWaitsForTheLockAndLeavesWhatTheHolderMissedToAFlushThatMayWait() throws Exception {
+        List<Runnable> handedOff = new ArrayList<>();
+        List<Runnable> mayWait = new CopyOnWriteArrayList<>();
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch letHolderWrite = new CountDownLatch(1);
+        ReleaseOutbox outbox = outbox(handedOff::add, mayWait::add, (script, arguments) -> {
+            if (script == LuaScripts.ACQUIRE) {
+                holding.countDown();
+                try {
+                    letHolderWrite.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return write(script, arguments);
+        });
+        outbox.release(permit("a"));
+        Thread holder = new Thread(() -> outbox.run(LuaScripts.ACQUIRE, acquire("b")));
+        holder.start();
+        assertThat(holding.await(10, TimeUnit.SECONDS)).as("the acquire took 'a' and holds the lock").isTrue();
+        outbox.release(permit("c"));
+        assertThat(handedOff).as("'c' found the outbox empty and handed a flush off").hasSize(2);
+
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> handedOff.get(1).run(),
+                "the handed-off flush waited for the lock");
+
+        assertThat(mayWait).as("'c' left to a flush that may wait").hasSize(1);
+        assertThat(connection).as("nothing written while the holder writes").isEmpty();
+        letHolderWrite.countDown();
+        holder.join(10_000);
+        mayWait.get(0).run();
+        handedOff.get(0).run();
+        assertThat(connection).containsExactly(new Written(LuaScripts.ACQUIRE, List.of("b", "1000", "1", "2", "a")),
+                new Written(LuaScripts.RELEASE, List.of("c")));
+        assertThat(settled).containsExactly("a", "c");
+    }
+
+    @Test
+    void aHandedOffFlushThatFindsTheLockFreeSendsAtOnceWithoutTheExecutorThatMayWait() {
+        List<Runnable> handedOff = new ArrayList<>();
+        ReleaseOutbox outbox = outbox(handedOff::add, task -> {
+            throw new AssertionError("an uncontended hand-off needs no waiting flush");
+        }, this::write);
+
+        outbox.release(permit("a"));
+        outbox.release(permit("b"));
+        handedOff.forEach(Runnable::run);
+
+        assertThat(handedOff).hasSize(1);
+        assertThat(connection).containsExactly(new Written(LuaScripts.RELEASE, List.of("a", "b")));
+    }
+
+    /**
+     * Threads that release and acquire in a loop, racing each other and the flushes: handed off to one thread (as
+     * to an event loop, never waiting for the lock) and, when contended, to two threads that may wait.
+     */
     @Test
     void underRacingSendersEveryReleaseIsWrittenOnceAndBeforeItsThreadsNextScript() throws Exception {
         int threads = 4;
         int rounds = 5_000;
-        ReleaseOutbox outbox = outbox(flusher, this::write);
+        ReleaseOutbox outbox = outbox(loop, flusher, this::write);
         CountDownLatch start = new CountDownLatch(1);
         List<Thread> callers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -184,6 +253,10 @@ class ReleaseOutboxRaceTest {
         for (Thread caller : callers) {
             caller.join(60_000);
         }
+        // Every flush handed off has run (the loop submits the only waiting ones), and so has every waiting one.
+        loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        flusher.shutdown();
+        assertThat(flusher.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
         outbox.flush();
 
         Map<String, Integer> releasedAt = new HashMap<>();

@@ -1,66 +1,55 @@
 package dev.bulwark.redis.testing;
 
-import dev.bulwark.redis.RedisBulkhead;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.netty.util.concurrent.DefaultEventExecutorGroup;
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
 
 /**
- * A client whose Lettuce event executors (where a {@code RedisBulkhead} flushes the releases that no script of its
- * own carried) can be held busy: while held, every release waits for the instance's next script to carry it, so
- * the tests can count exactly what rides on what. Track it in the {@link RedisFixture} before the bulkheads that
- * use its client, so that they close first.
+ * Where a {@code RedisBulkhead} built with it (the builder's package-private {@code releaseFlusher}, the tests'
+ * seam) flushes the releases that no script of its own carried, instead of its connection's I/O event loop. While
+ * held, every flush waits here, so every release waits for the instance's next script to carry it and a test
+ * counts exactly what rides on what, with no thread timing involved; otherwise flushes run at once on the thread
+ * that hands them over. Track it in the {@link RedisFixture} before the bulkheads that use it, so that they close
+ * first. Thread-safe: a flush handed over is run exactly once, by {@link #letGo} or by a later hand-off's drain.
  */
-public final class HeldFlusher implements AutoCloseable {
+public final class HeldFlusher implements Executor, AutoCloseable {
 
-    private final DefaultEventExecutorGroup executors = new DefaultEventExecutorGroup(1);
-    private final ClientResources resources = DefaultClientResources.builder().ioThreadPoolSize(2)
-            .eventExecutorGroup(executors).build();
-    private final RedisClient client;
-    private volatile CountDownLatch held = new CountDownLatch(0);
+    private final Queue<Runnable> flushes = new ConcurrentLinkedQueue<>();
+    private volatile boolean held;
 
-    public HeldFlusher(RedisServer server) {
-        client = RedisClient.create(resources, RedisURI.create(server.uri()));
-        client.setOptions(RedisBulkhead.clientOptions());
+    /** From now on, flushes wait until {@link #letGo()}. */
+    public void hold() {
+        held = true;
     }
 
-    public RedisClient client() {
-        return client;
+    /** Runs the flushes queued meanwhile on the calling thread, and every later one at once. */
+    public void letGo() {
+        held = false;
+        drain();
     }
 
-    /** Occupies the only event executor until {@link #letGo()}; returns once it is occupied. */
-    public void hold() throws InterruptedException {
-        CountDownLatch hold = new CountDownLatch(1);
-        CountDownLatch occupied = new CountDownLatch(1);
-        held = hold;
-        executors.execute(() -> {
-            occupied.countDown();
-            try {
-                hold.await(1, TimeUnit.MINUTES);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        if (!occupied.await(10, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("The event executor did not start the holding task");
+    /** How many flushes wait. */
+    public int waiting() {
+        return flushes.size();
+    }
+
+    @Override
+    public void execute(Runnable flush) {
+        flushes.add(flush);
+        // Read after the add: a letGo that cleared the flag drains after clearing it, so it sees this flush.
+        if (!held) {
+            drain();
         }
     }
 
-    /** Lets the event executor run the flushes queued meanwhile. */
-    public void letGo() {
-        held.countDown();
+    private void drain() {
+        for (Runnable flush; (flush = flushes.poll()) != null; ) {
+            flush.run();
+        }
     }
 
     @Override
     public void close() {
         letGo();
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        resources.shutdown(0, 2, TimeUnit.SECONDS);
-        executors.shutdownGracefully(0, 2, TimeUnit.SECONDS);
     }
 }
