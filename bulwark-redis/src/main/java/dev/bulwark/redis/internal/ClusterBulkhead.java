@@ -41,9 +41,11 @@ import java.util.function.Supplier;
  * whose outcome is delivered on the executor; both end through {@link #settle}.
  *
  * <p><b>Threads.</b> Replies and grant messages arrive on Redis I/O threads, which only flip states, unpark
- * threads, hand work to the executor and write the releases flushed to them ({@link ReleaseFlusher}): no user
- * code (operations, handlers, listeners of futures) runs on an I/O thread, so a user may call Redis synchronously
- * from any callback without deadlocking the client.
+ * threads, hand work to the executor and write the releases flushed to them ({@link ReleaseFlusher}): no
+ * operation, overflow handler or listener of a caller's future runs on an I/O thread, so those may call Redis
+ * synchronously without deadlocking the client. A {@code RedisBulkheadListener} is an observer told on the thread
+ * that learns the fact, an I/O thread included ({@code permitLost} from a release's reply), which is why its
+ * Javadoc requires it to be quick and never to call Redis synchronously.
  */
 public final class ClusterBulkhead extends ClusterProtocol {
 
