@@ -155,7 +155,8 @@ public final class FairShares {
     /**
      * Stops admitting and refuses every waiting call with {@link Rejection.Reason#CLOSED}. Idempotent.
      *
-     * @return how many waiting calls this refused
+     * @return how many waiting calls learnt this refusal (as a plain bulkhead's close counts them: not a caller that
+     *     cancelled at the same instant)
      */
     public int close() {
         List<FairWaiter> refused = new ArrayList<>();
@@ -178,10 +179,13 @@ public final class FairShares {
             lock.unlock();
         }
         cancelAll(cancelled);
+        int told = 0;
         for (FairWaiter waiter : refused) {
-            waiter.fail(closedRefusal.apply(Math.max(0L, ticker.read() - waiter.enqueuedAt)));
+            if (waiter.fail(closedRefusal.apply(Math.max(0L, ticker.read() - waiter.enqueuedAt)))) {
+                told++;
+            }
         }
-        return refused.size();
+        return told;
     }
 
     String globalName() {

@@ -89,10 +89,11 @@ final class FairWaiter {
      * Ends the wait with a failure; the waiter was taken out of the queue by the caller.
      *
      * @param failure what the caller sees
+     * @return whether the caller learnt this failure (not when it had cancelled its future at the same instant)
      */
-    void fail(Throwable failure) {
+    boolean fail(Throwable failure) {
         disarm();
-        future.completeExceptionally(failure);
+        return future.completeExceptionally(failure);
     }
 
     /**
