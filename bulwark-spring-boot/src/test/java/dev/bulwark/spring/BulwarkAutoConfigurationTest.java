@@ -191,8 +191,16 @@ class BulwarkAutoConfigurationTest {
         }
     }
 
-    /** Carries an annotation on a method a proxy must not be relied on to advise. */
+    /**
+     * Carries an annotation on a method a proxy must not be relied on to advise, next to a public one that Spring
+     * finds first (so the check cannot wait for the non-public method to be asked about).
+     */
     public static class NonPublic {
+        @dev.bulwark.spring.Bulkhead("db")
+        public String first() {
+            return "proxied";
+        }
+
         @dev.bulwark.spring.Bulkhead("db")
         String call() {
             return "never proxied";

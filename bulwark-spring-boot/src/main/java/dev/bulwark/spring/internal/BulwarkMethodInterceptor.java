@@ -5,6 +5,7 @@ import dev.bulwark.spring.BulwarkPolicies;
 import dev.bulwark.spring.FallbackMethodListener;
 import java.lang.reflect.Method;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -24,6 +25,8 @@ public final class BulwarkMethodInterceptor implements MethodInterceptor {
     private final ObjectProvider<BulwarkPolicies> policies;
     private final ObjectProvider<FallbackMethodListener> fallbackListeners;
     private final Map<MethodClassKey, MethodPlan> plans = new ConcurrentHashMap<>();
+    /** Bean classes whose non-public methods were found free of annotations. */
+    private final Set<Class<?>> checkedClasses = ConcurrentHashMap.newKeySet();
 
     /**
      * Creates the interceptor.
@@ -39,6 +42,10 @@ public final class BulwarkMethodInterceptor implements MethodInterceptor {
 
     /** Whether the method carries an annotation; builds and checks its plan. */
     boolean matches(Method method, Class<?> targetClass) {
+        if (!checkedClasses.contains(targetClass)) {
+            MethodPlan.requireNoAnnotatedNonPublicMethod(targetClass);
+            checkedClasses.add(targetClass);
+        }
         return plan(method, targetClass) != null;
     }
 

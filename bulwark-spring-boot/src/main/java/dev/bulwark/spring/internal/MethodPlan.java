@@ -17,6 +17,7 @@ import java.util.concurrent.CompletionStage;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
 
 /**
  * What the annotations ask of one method of one bean class: the policy names, outermost first, the kind of result,
@@ -57,16 +58,7 @@ final class MethodPlan {
     static MethodPlan of(Method method, Class<?> targetClass,
                          ObjectProvider<FallbackMethodListener> fallbackListeners) {
         if (!Modifier.isPublic(method.getModifiers())) {
-            // As documented: public methods only. A class's annotations pass over its other methods; one on such a
-            // method itself is a mistake that a class-based proxy would otherwise apply and an interface-based one
-            // would silently ignore, so it fails the startup instead.
-            for (Class<? extends java.lang.annotation.Annotation> type : List.of(Retry.class, Timeout.class,
-                    Bulkhead.class)) {
-                if (AnnotatedElementUtils.hasAnnotation(method, type)) {
-                    throw new IllegalStateException("@" + type.getSimpleName() + " on " + method
-                            + " applies to public methods only: make the method public or move the annotation");
-                }
-            }
+            requireNotAnnotated(method); // a class's annotations pass over its non-public methods
             return null;
         }
         Retry retry = find(method, targetClass, Retry.class);
@@ -102,6 +94,27 @@ final class MethodPlan {
         }
         return new MethodPlan(retry == null ? null : retry.value(), timeout == null ? null : timeout.value(),
                 bulkhead == null ? null : bulkhead.value(), kindOf(method), fallback);
+    }
+
+    /**
+     * Fails when a non-public method of {@code targetClass} (or of its superclasses) carries an annotation: as
+     * documented, they apply to public methods only, and a class-based proxy would otherwise apply such an
+     * annotation while an interface-based one silently ignored it. Checked once per bean class, on the first method
+     * Spring asks about, so that the startup fails even when another method of the bean matched first.
+     */
+    static void requireNoAnnotatedNonPublicMethod(Class<?> targetClass) {
+        ReflectionUtils.doWithMethods(targetClass, MethodPlan::requireNotAnnotated,
+                method -> !Modifier.isPublic(method.getModifiers()) && !method.isBridge() && !method.isSynthetic());
+    }
+
+    private static void requireNotAnnotated(Method method) {
+        for (Class<? extends java.lang.annotation.Annotation> type : List.of(Retry.class, Timeout.class,
+                Bulkhead.class)) {
+            if (AnnotatedElementUtils.hasAnnotation(method, type)) {
+                throw new IllegalStateException("@" + type.getSimpleName() + " on " + method
+                        + " applies to public methods only: make the method public or move the annotation");
+            }
+        }
     }
 
     private static <A extends java.lang.annotation.Annotation> A find(Method method, Class<?> targetClass,
