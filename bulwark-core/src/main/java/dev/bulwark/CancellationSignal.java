@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread-safe. Checking {@link #isCancelled()} is one volatile read; registering and unregistering
  * listeners takes a short critical section on a lock (created on first use; a contender spins briefly for the
- * holder before it parks, so an event loop registering a listener does not block), and a virtual thread never pins
+ * holder before it parks, so an event loop registering a listener rarely parks), and a virtual thread never pins
  * its carrier here.
  */
 public final class CancellationSignal {

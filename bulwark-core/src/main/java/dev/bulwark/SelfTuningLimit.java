@@ -34,7 +34,7 @@ package dev.bulwark;
  *       as many samples as the noise of the latencies demands (heavy-tailed latencies simply take longer), and
  *       one still undecided after 64 round trips' worth of calls (at most 4,000) decides by its mean, by one
  *       step: below the threshold the limit grows by one, otherwise it holds. A window below the threshold but
- *       not clearly, because the reference rests on few calls (after a capacity step up the limits below four
+ *       not clearly, because the reference rests on few calls (after a capacity step up the limits up to four
  *       fifths of the window's hold little), is also clearly not slower when it is clearly below
  *       {@code 1 + 1 / limit} times the pooled latency of every limit below its own, if that pool holds at least
  *       four times the reference's calls.</li>

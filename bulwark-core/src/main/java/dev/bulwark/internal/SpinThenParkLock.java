@@ -14,9 +14,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * caught it in {@code SheddingBlockHoundTest}). Spinning for up to {@link #SPIN_NANOS} lets a contender take the lock
  * as soon as the holder leaves, as the JVM does for contended monitors.
  *
- * <p><b>Guarantee.</b> A contender parks only when the holder has held the lock for longer than the spin bound: when
- * it was descheduled inside its section, or sweeps a long queue (a close or a limit change refusing thousands of
- * waiters). The uncontended path is the plain lock's single compare-and-set; the clock is read only once a first
+ * <p><b>Guarantee.</b> A contender parks only when it could not take the lock within the spin bound, counted from
+ * its own first attempt: the holder was descheduled inside its section or sweeps a long queue (a close or a limit
+ * change refusing thousands of waiters), or other contenders kept winning the hand-over (the lock is non-fair). The uncontended path is the plain lock's single compare-and-set; the clock is read only once a first
  * attempt failed. Spinning never pins a virtual thread (it holds its carrier for at most the bound, then parks and
  * unmounts like any {@code ReentrantLock} waiter). Ownership, reentrancy, {@code tryLock} and conditions are the
  * superclass's, unchanged; the lock stays non-fair.

@@ -25,14 +25,15 @@ import java.util.concurrent.atomic.AtomicReference;
  * loop straight into its channel, without another hop.
  *
  * <p><b>How the loop is found, with public API only.</b> Lettuce completes a command's future on the event loop
- * of the channel that read the reply (unless the client publishes on a scheduler). {@link #replyArrived} runs in
+ * of the channel that read the reply (a reply completed elsewhere, e.g. a command failed on the caller's thread,
+ * simply does not tell a loop). {@link #replyArrived} runs in
  * every script reply's callback and asks each loop of the client's I/O group, which this class allocates from
  * the resources' {@link EventLoopGroupProvider} exactly as the client does (same type, so the same shared group,
  * reference-counted and released by {@link #close}), whether it is the current thread
  * ({@link EventExecutor#inEventLoop()}). The answer is cached in {@link #loop}; after a reconnect to another loop,
  * the next reply finds the new one. Until a loop is known, flushes go to the event executors, as before; if the
- * first {@value #GIVE_UP_AFTER} replies arrive on no loop of the group (a client that publishes on a scheduler,
- * or one whose connections use another transport), the group is released and the executors are used for good.
+ * first {@value #GIVE_UP_AFTER} replies arrive on no loop of the group (connections whose replies are read
+ * elsewhere, such as another transport), the group is released and the executors are used for good.
  *
  * <p><b>Never blocking the loop.</b> What a flush runs there is {@link ReleaseOutbox#flushWithoutWaiting}: it
  * takes the outbox's lock only by {@code tryLock} and hands the flush to {@link #mayWait()} (the event executors)
