@@ -82,8 +82,7 @@ final class LatencyPools {
      * @param samples its number of timed successes
      */
     void add(int limit, double meanNanos, double varianceNanos2, long samples) {
-        cachedFor = -1;
-        cachedBelowFor = -1;
+        forgetCached();
         int i = Math.min(limit, TRACKED_LIMITS - 1);
         double variance = Double.isNaN(varianceNanos2) ? 0.0 : varianceNanos2;
         sum[i] += meanNanos * samples;
@@ -91,10 +90,15 @@ final class LatencyPools {
         count[i] += samples;
     }
 
-    /** Forgets everything. */
-    void clear() {
+    /** Drops the cached pools: called by every change to a pool. */
+    private void forgetCached() {
         cachedFor = -1;
         cachedBelowFor = -1;
+    }
+
+    /** Forgets everything. */
+    void clear() {
+        forgetCached();
         java.util.Arrays.fill(sum, 0.0);
         java.util.Arrays.fill(squares, 0.0);
         java.util.Arrays.fill(count, 0.0);
@@ -107,8 +111,7 @@ final class LatencyPools {
      * @param to the highest limit forgotten
      */
     void clear(int from, int to) {
-        cachedFor = -1;
-        cachedBelowFor = -1;
+        forgetCached();
         int last = Math.min(to, TRACKED_LIMITS - 1);
         for (int i = Math.max(0, from); i <= last; i++) {
             sum[i] = 0.0;
@@ -128,8 +131,7 @@ final class LatencyPools {
             return false;
         }
         halvedAt = now;
-        cachedFor = -1;
-        cachedBelowFor = -1;
+        forgetCached();
         for (int i = 0; i < TRACKED_LIMITS; i++) {
             sum[i] *= 0.5;
             squares[i] *= 0.5;
