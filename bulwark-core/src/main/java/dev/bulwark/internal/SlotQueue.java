@@ -55,6 +55,13 @@ import java.util.concurrent.CompletableFuture;
  * that finds the queue exactly at its limit evicts the newest waiter of the lowest priority below its own, or
  * (LIFO) the oldest of its own priority, marking it EVICTED with the same CAS that decides every waiter's fate;
  * waiters decided under the lock are chained through {@link Waiter#decidedNext} and told after it is released.
+ *
+ * <p><b>Abandoned waiters.</b> A cancellation or timeout wins its waiter's CAS without the lock and unlinks the node
+ * afterwards ({@link #removeAbandoned}); until then the node is still counted. It takes effect at the unlink, by
+ * whoever does it, and whoever does it must then grant what the removal makes room for, as a sequential bulkhead
+ * would at the cancel. A close or a limit change sweeps such nodes too, so it first grants ({@link #grantReady()})
+ * at the limit as it was: else a close could refuse, or a lowered limit find too heavy, the waiter that the
+ * cancellation of the one ahead of it had already entitled to the slots (Lincheck's stress run found the close).
  */
 abstract class SlotQueue {
 
@@ -351,9 +358,11 @@ abstract class SlotQueue {
      */
     int closeQueue() {
         Waiter refused = null;
+        Waiter granted;
         CompletableFuture<Void> idle;
         lock.lock();
         try {
+            granted = grantReady(); // pending removals come first: see "Abandoned waiters" in the design notes
             long current;
             do {
                 current = state;
@@ -369,6 +378,7 @@ abstract class SlotQueue {
         } finally {
             lock.unlock();
         }
+        WaiterQueue.tellGranted(granted);
         int count = WaiterQueue.tellPushedOut(refused);
         if (idle != null) {
             idle.complete(null);
@@ -394,25 +404,13 @@ abstract class SlotQueue {
         return state < 0;
     }
 
-    // ---------------------------------------------------------------------------------------------------------
-    // Snapshots for refusals
-
-    Rejection queueFull(long observedState) {
-        return refusal(Rejection.Reason.QUEUE_FULL, observedState, 0L, WaiterQueue.NORMAL);
+    /** The state word, for a refusal's counts ({@link WeightedEntries#waiterRefusal}). */
+    final long stateWord() {
+        return state;
     }
 
-    /** A refusal of a call of priority ordinal {@code level} with the counts of {@code observedState}. */
-    Rejection refusal(Rejection.Reason reason, long observedState, long waitedNanos, int level) {
-        int limit = maxConcurrency;
-        return new Rejection(name, reason, limit, maxQueue, Math.max(0, limit - available(observedState)),
-                waiting(observedState), waitedNanos == 0L ? Duration.ZERO : BulkheadEvents.duration(waitedNanos),
-                WaiterQueue.priority(level));
-    }
-
-    /** The refusal of a waiter that ended without a slot (timed out, evicted, refused), with the current counts. */
-    Rejection waiterRefusal(Rejection.Reason reason, long waitedNanos, int level) {
-        return refusal(reason, state, waitedNanos, level);
-    }
+    /** A refusal with the counts of {@code observedState}; made by {@link WeightedEntries}, the only subclass. */
+    abstract Rejection refusal(Rejection.Reason reason, long observedState, long waitedNanos, int level);
 
     // ---------------------------------------------------------------------------------------------------------
     // Limits and counts
@@ -462,6 +460,7 @@ abstract class SlotQueue {
      * grants the waiters a raise makes room for.
      */
     boolean changeLimit(int expected, int newMaxConcurrency) {
+        Waiter early;
         Waiter granted;
         Waiter refused = null;
         CompletableFuture<Void> idle;
@@ -471,6 +470,7 @@ abstract class SlotQueue {
             if (delta == 0 || (expected != -1 && expected != maxConcurrency)) {
                 return false;
             }
+            early = grantReady(); // at the old limit: see "Abandoned waiters" in the design notes
             limitChanges++;
             maxConcurrency = newMaxConcurrency;
             addToState(0, delta);
@@ -486,6 +486,7 @@ abstract class SlotQueue {
         } finally {
             lock.unlock();
         }
+        WaiterQueue.tellGranted(early);
         WaiterQueue.tellPushedOut(refused);
         WaiterQueue.tellGranted(granted);
         if (idle != null) {

@@ -70,6 +70,25 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
         return RejectionAccess.withCounts(template, executing, queued);
     }
 
+    /** A queue-full refusal of a {@code NORMAL} call with the counts of {@code observedState}. */
+    Rejection queueFull(long observedState) {
+        return refusal(Rejection.Reason.QUEUE_FULL, observedState, 0L, WaiterQueue.NORMAL);
+    }
+
+    /** A refusal of a call of priority ordinal {@code level} with the counts of {@code observedState}. */
+    @Override
+    final Rejection refusal(Rejection.Reason reason, long observedState, long waitedNanos, int level) {
+        int limit = maxConcurrency;
+        return new Rejection(name, reason, limit, maxQueue, Math.max(0, limit - available(observedState)),
+                waiting(observedState), waitedNanos == 0L ? Duration.ZERO : BulkheadEvents.duration(waitedNanos),
+                WaiterQueue.priority(level));
+    }
+
+    /** The refusal of a waiter that ended without a slot (timed out, evicted, refused), with the current counts. */
+    Rejection waiterRefusal(Rejection.Reason reason, long waitedNanos, int level) {
+        return refusal(reason, stateWord(), waitedNanos, level);
+    }
+
     /** A queued waiter got its slot and will run. */
     final void waiterAdmitted(Waiter waiter, long waitedNanos) {
         FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.ADMITTED);
