@@ -3,7 +3,10 @@ package dev.bulwark.internal;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Scheduler;
 import dev.bulwark.internal.spi.Outcomes;
+import dev.bulwark.internal.spi.VarHandles;
 import dev.bulwark.internal.timer.TimerWheel;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -17,8 +20,25 @@ import java.util.function.BiConsumer;
  */
 abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object, Throwable> {
 
+    private static final VarHandle HAND_OVER = VarHandles.field(MethodHandles.lookup(), "handOver", int.class);
+    /** {@link #handOver}: the delivery of a grant has started; it owns the slots from here. */
+    private static final int DELIVERING = 1;
+    /** {@link #handOver}: the caller gave up after the grant, before its delivery, and gave the slots back. */
+    private static final int GIVEN_BACK = 2;
+
     /** The caller's future; subclasses complete it with their own result type. */
     final CompletableFuture<?> callerFuture;
+
+    /**
+     * Who owns the slots of a granted waiter: 0 until one CAS claims them, by {@link #startGranted()} (delivery) or
+     * by the caller giving up in the meantime ({@link #giveBackUndelivered()}). Why: a grant is decided under the
+     * lock and delivered after it, possibly after other grants; a caller that cancels in between used to see its
+     * cancel return while the slots stayed held until the delivery reached it, so a call arriving after the cancel
+     * could be refused for slots nobody held (Lincheck's stress run found it). Now the cancel gives them back itself,
+     * before it returns; the delivery finds the claim taken and does nothing. Invariant: exactly one claim succeeds,
+     * and only the claimant releases the slots.
+     */
+    private volatile int handOver;
 
     AsyncWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt, long maxWaitNanos,
                 CompletableFuture<?> callerFuture) {
@@ -36,8 +56,13 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
 
     /** Called by {@link GrantDispatch} on the granting thread, outside any lock. */
     final void startGranted() {
-        disarm();
         long waited = bulkhead.ticker().read() - enqueuedAt;
+        // Claimed before disarming, so that a signal cancelled until the claim still reaches giveBackUndelivered.
+        boolean claimed = HAND_OVER.compareAndSet(this, 0, DELIVERING);
+        disarm();
+        if (!claimed) {
+            return; // the caller gave up after the grant and has given the slots back
+        }
         if (signal.isCancelled() || callerFuture.isDone()) {
             // The caller gave up at the same instant the slot came: pass the slot on rather than run for nobody.
             bulkhead.releaseSlots(weight);
@@ -119,18 +144,40 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
         if (tryAbandon(CANCELLED)) {
             bulkhead.removeAbandoned(this);
             disarm();
-            bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
-            callerFuture.completeExceptionally(Outcomes.cancelledWhileQueued(bulkhead.name, signal));
+        } else if (!giveBackUndelivered()) {
+            return;
         }
+        bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
+        callerFuture.completeExceptionally(Outcomes.cancelledWhileQueued(bulkhead.name, signal));
     }
 
-    /** The caller's future completed (the waiter is its own callback, so arming allocates no lambda). */
+    /**
+     * The caller's future completed (the waiter is its own callback, so arming allocates no lambda): by the caller,
+     * or by the delivery of a grant (which claimed the slots first, so nothing is given back then).
+     */
     @Override
     public final void accept(Object ignoredResult, Throwable ignoredFailure) {
         if (tryAbandon(CANCELLED)) {
             bulkhead.removeAbandoned(this);
             disarm();
-            bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
+        } else if (!giveBackUndelivered()) {
+            return;
         }
+        bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
+    }
+
+    /**
+     * The caller gave up after a releaser granted this waiter its slots but before the grant's delivery started:
+     * claims the slots and releases them now, on the caller's thread, so that they are free once its cancel returns.
+     * Once the delivery has started, it owns them (and releases them itself when it finds the caller gone).
+     *
+     * @return whether this call gave the slots back
+     */
+    private boolean giveBackUndelivered() {
+        if (status() != GRANTED || !HAND_OVER.compareAndSet(this, 0, GIVEN_BACK)) {
+            return false;
+        }
+        bulkhead.releaseSlots(weight);
+        return true;
     }
 }
