@@ -180,7 +180,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
         if (w.drops > 0 || Double.isNaN(w.meanLatencyNanos)) {
             return true;
         }
-        int verdict = verdicts.verdict(w);
+        int verdict = verdicts.verdict(w, false);
         // Slow start looks once, at a fixed size: its windows feed the reference, and closing early on "slower" (which
         // is not pooled) at every look pooled mostly the chance-fast windows (15 ms of a 20 ms resource), a
         // reference biased low that later held the limit well below the capacity.
@@ -261,7 +261,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
             resumeLimit = limit;
             return Math.max(minLimit, Math.floor(limit * 0.75));
         }
-        int verdict = w.drops > 0 || Double.isNaN(w.meanLatencyNanos) ? 1 : verdicts.verdict(w);
+        int verdict = w.drops > 0 || Double.isNaN(w.meanLatencyNanos) ? 1 : verdicts.verdict(w, true);
         if (verdict > 0) {
             return slower(w, limit);
         }
