@@ -74,6 +74,17 @@ final class LatencyPools {
     }
 
     /**
+     * The pool of {@code limit} alone.
+     *
+     * @param limit the limit
+     * @return {mean, standard error of the mean, count, coefficient of variation}; NaNs and a count of 0 when empty
+     */
+    double[] at(int limit) {
+        int i = Math.min(limit, TRACKED_LIMITS - 1);
+        return summary(sum[i], squares[i], count[i]);
+    }
+
+    /**
      * Adds a window's latencies to the pool of its limit.
      *
      * @param limit the window's limit
@@ -156,6 +167,10 @@ final class LatencyPools {
             q += squares[i];
             n += count[i];
         }
+        return summary(s, q, n);
+    }
+
+    private static double[] summary(double s, double q, double n) {
         if (n == 0) {
             return new double[] {Double.NaN, Double.NaN, 0, Double.NaN};
         }

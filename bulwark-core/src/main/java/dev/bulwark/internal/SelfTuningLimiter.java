@@ -6,13 +6,8 @@ import java.util.SplittableRandom;
 /**
  * The state of a {@link SelfTuningLimit}; its Javadoc states the algorithm for users, this comment the details.
  *
- * <p><b>Why the threshold is {@code 1 + 1/limit}.</b> On a processor-sharing resource of capacity {@code c} that
- * thrashes with degradation 1 (the simulator's model, and a fair picture of a database or a thread pool), each
- * call's latency is its work times {@code (n/c)^2} once {@code n > c} calls are in flight, and exactly its work
- * below. One call above capacity therefore slows calls by about {@code 1 + 2/c}; half of that separates "at
- * capacity" from "one above", whatever {@code c} is, which the limit itself approximates. The cut
- * {@code limit / sqrt(latency / baseline)} inverts the same law, so one window takes a limit of 60 against a
- * capacity of 20 straight back to 20.
+ * <p><b>The threshold and the tests.</b> A window is judged against {@code 1 + 1/limit} times the reference,
+ * the pooled latency of lower limits; {@link WindowVerdicts} holds the tests and why the threshold is that.
  *
  * <p><b>Why sequential windows.</b> Telling {@code c} from {@code c + 1} apart takes about
  * {@code (2 c cv)^2} samples, {@code cv} being the latencies' coefficient of variation: 1,600 at {@code c = 20}
@@ -43,20 +38,8 @@ import java.util.SplittableRandom;
  */
 final class SelfTuningLimiter extends WindowedLimiter {
 
-    private static final double Z = 2.0;
-    private static final double Z_SLOWER = 2.5;
-    /** How many times the reference's samples the wider pool must hold to give a second opinion. */
-    private static final double WIDE_POOL = 4.0;
-    /**
-     * How clear a probe must be to replace everything learnt (or to let the reference follow a slower resource):
-     * stricter than a window's verdict, since the price of a false alarm is not one move but a reference rebuilt
-     * from a single probe's 128 calls (a chance-fast probe at 14 ms against a 20 ms resource, at two standard
-     * errors, kept the limit at half the capacity for the rest of a run).
-     */
-    private static final double Z_CHANGED = 3.0;
-    private static final int SLOWER = 1;
-    private static final int UNDECIDED = 0;
-    private static final int CLEARLY_NOT = -1;
+    private static final int UNDECIDED = WindowVerdicts.UNDECIDED;
+    private static final int CLEARLY_NOT = WindowVerdicts.CLEARLY_NOT;
     private static final int BASELINE_SAMPLES = 128;
     /**
      * The first measurement's size: half a probe's. At the pinned limit of 4 the first measurement runs at a
@@ -70,12 +53,11 @@ final class SelfTuningLimiter extends WindowedLimiter {
     private static final long PROBE_INTERVAL_NANOS = 10_000_000_000L;
     /**
      * When the reference's own uncertainty, not the window's, keeps a verdict open (its standard error more than
-     * {@link #REFERENCE_DOMINATES} times the window's), the next re-measurement comes this soon after the last
-     * one began instead of after {@link #PROBE_INTERVAL_NANOS}: a window cannot become clearer by running longer,
-     * only the reference can, by more uncontended samples.
+     * {@link WindowVerdicts#REFERENCE_DOMINATES} times the window's), the next re-measurement comes this soon
+     * after the last one began instead of after {@link #PROBE_INTERVAL_NANOS}: a window cannot become clearer by
+     * running longer, only the reference can, by more uncontended samples.
      */
     private static final long EARLY_PROBE_NANOS = 2_000_000_000L;
-    private static final double REFERENCE_DOMINATES = 2.0;
     /**
      * A limit grown, clearly not slower, to this multiple of the last limit found slower means the capacity rose:
      * see {@link #forgetNearOldCeiling}.
@@ -109,6 +91,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
     private Phase phase = Phase.MEASURING;
     private double resumeLimit;
     private final LatencyPools pools = new LatencyPools();
+    private final WindowVerdicts verdicts = new WindowVerdicts(pools);
     private int lastLimit;
     /** The limit last found slower, and when: growth back into it waits {@link #CEILING_HOLD_NANOS}. */
     private int ceilingLimit = Integer.MAX_VALUE;
@@ -197,55 +180,11 @@ final class SelfTuningLimiter extends WindowedLimiter {
         if (w.drops > 0 || Double.isNaN(w.meanLatencyNanos)) {
             return true;
         }
-        int verdict = verdict(w);
+        int verdict = verdicts.verdict(w, false);
         // Slow start looks once, at a fixed size: its windows feed the reference, and closing early on "slower" (which
         // is not pooled) at every look pooled mostly the chance-fast windows (15 ms of a 20 ms resource), a
         // reference biased low that later held the limit well below the capacity.
         return slowStart ? seen >= 2L * Math.max(windowSamples, w.limit) : verdict != UNDECIDED;
-    }
-
-    /**
-     * {@link #SLOWER}: clearly slower than the reference allows, by {@link #Z_SLOWER} standard errors (the window
-     * is looked at every few samples; the stricter bound keeps the many looks from adding up to false alarms,
-     * each of which would cost a cut); {@link #CLEARLY_NOT}: clearly not, by {@link #Z}; {@link #UNDECIDED}
-     * otherwise.
-     */
-    private int verdict(Window w) {
-        double[] reference = reference(w.limit);
-        double factor = threshold(w.limit);
-        double threshold = reference[0] * factor;
-        double windowError = LatencyPools.windowError(w, reference);
-        double standardError = Math.sqrt(windowError * windowError + reference[1] * factor * reference[1] * factor);
-        if (w.meanLatencyNanos - Z_SLOWER * standardError > threshold) {
-            return SLOWER;
-        }
-        if (w.meanLatencyNanos + Z * standardError < threshold) {
-            return CLEARLY_NOT;
-        }
-        return w.meanLatencyNanos < threshold && clearlyBelowWide(w, reference, factor) ? CLEARLY_NOT : UNDECIDED;
-    }
-
-    /**
-     * Whether the window is clearly (by {@link #Z} standard errors) below {@code 1 + 1/limit} times the pooled
-     * latency of every limit below its own, a pool holding at least {@link #WIDE_POOL} times the reference's
-     * samples: the second opinion of a window that is below its threshold but not clearly, because the
-     * reference is thin. The reference pools only the limits up to four fifths of the window's, and after a
-     * capacity step up those hold little (the limit spent the last phase above them): at a limit of 11 against
-     * a capacity of 30, windows of 700 calls at the resource's 20 ms stayed undecided against a reference of
-     * 18.9 ± 1.3 ms from 244 calls, and the limit took 2.6 to 9.4 s to settle. The wider pool is precise but may
-     * be a little high (windows just below the limit, slightly slower, are in it), so it never decides alone: the
-     * window's mean must also be below the reference's own threshold, which keeps the limit from creeping up on
-     * it.
-     */
-    private boolean clearlyBelowWide(Window w, double[] reference, double factor) {
-        double[] wide = pools.below(w.limit);
-        if (wide[2] < WIDE_POOL * reference[2]) {
-            return false;
-        }
-        double windowError = LatencyPools.windowError(w, wide);
-        double wideError = wide[1] * factor;
-        return w.meanLatencyNanos + Z * Math.sqrt(windowError * windowError + wideError * wideError)
-                < wide[0] * factor;
     }
 
     @Override
@@ -281,13 +220,14 @@ final class SelfTuningLimiter extends WindowedLimiter {
                 return limit; // calls admitted under the earlier, higher limit were still running: measure again
             }
             if (!Double.isNaN(w.meanLatencyNanos)) {
-                if (phase == Phase.PROBING && verifyingHigh && slowerThanReference(w)) {
+                if (phase == Phase.PROBING && verifyingHigh && verdicts.slowerThanReference(w)) {
                     // Slower at three quarters: the resource became slower, or its capacity fell below even
                     // that level. Only a probe at half the limit can tell; until then nothing changes.
                     verifyingHigh = false;
                     return Math.max(minLimit, Math.floor(resumeLimit * 0.5));
                 }
-                if (phase == Phase.PROBING && (differs(w) || verifying && slowerThanReference(w))) {
+                if (phase == Phase.PROBING
+                        && (verdicts.differs(w) || verifying && verdicts.slowerThanReference(w))) {
                     pools.clear(); // the resource changed: what was learnt at other limits no longer holds
                 }
                 pool(w);
@@ -321,14 +261,15 @@ final class SelfTuningLimiter extends WindowedLimiter {
             resumeLimit = limit;
             return Math.max(minLimit, Math.floor(limit * 0.75));
         }
-        int verdict = w.drops > 0 || Double.isNaN(w.meanLatencyNanos) ? 1 : verdict(w);
+        int verdict = w.drops > 0 || Double.isNaN(w.meanLatencyNanos) ? 1 : verdicts.verdict(w, true);
         if (verdict > 0) {
             return slower(w, limit);
         }
         if (verdict < 0) {
             lastSlowMean = Double.NaN; // only a clearly faster window ends a run of slower ones
         }
-        if (verdict == UNDECIDED && referenceDominates(w) && probeStartedAt + EARLY_PROBE_NANOS - nextProbeAt < 0) {
+        if (verdict == UNDECIDED && verdicts.referenceDominates(w)
+                && probeStartedAt + EARLY_PROBE_NANOS - nextProbeAt < 0) {
             nextProbeAt = probeStartedAt + EARLY_PROBE_NANOS; // measure the reference again soon
         }
         if (verdict == CLEARLY_NOT && !slowStart && ceilingLimit != Integer.MAX_VALUE
@@ -339,7 +280,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
         // the capacity, and pooled it raised the reference of every limit above it (after a capacity step from 10
         // to 30 the limit then sat at 37 to 38). Judged against the last measurement rather than the pooled
         // reference, so that a reference learnt low cannot keep out the windows that would correct it.
-        if (verdict == CLEARLY_NOT || !aboveLastProbe(w)) {
+        if (verdict == CLEARLY_NOT || !WindowVerdicts.aboveProbe(w, lastProbeMean, lastProbeError)) {
             pool(w);
         }
         if (w.maxInFlight < w.limit) {
@@ -359,11 +300,6 @@ final class SelfTuningLimiter extends WindowedLimiter {
         return limit + step;
     }
 
-    /** How much slower than the reference a window at {@code limit} may be: {@code 1 + 1/limit} (see above). */
-    private static double threshold(int limit) {
-        return 1.0 + 1.0 / Math.max(1, limit);
-    }
-
     /**
      * A window that ran to its longest without a clear verdict decides by its point estimate, by one: below the
      * threshold it grows, otherwise it holds. Holding on every undecided window let the limit only fall: false
@@ -372,7 +308,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
      * 16), and after a capacity step up it grew by one per several seconds.
      */
     private double undecided(Window w, double limit) {
-        double threshold = reference(w.limit)[0] * threshold(w.limit);
+        double threshold = reference(w.limit)[0] * WindowVerdicts.threshold(w.limit);
         if (w.meanLatencyNanos >= threshold) {
             growthStep = 1.0;
             return limit;
@@ -411,7 +347,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
             // If the check finds the resource unchanged, the slowdown was ours: resume at the cut this window
             // calls for, not at the limit it was found slower at (resuming there sent the limit back above the
             // capacity, to be found slower and checked again: after the step from 10 to 30 it sat at 34 to 42).
-            resumeLimit = Double.isNaN(learnt) ? limit : cut(w, limit, learnt);
+            resumeLimit = Double.isNaN(learnt) ? limit : WindowVerdicts.cut(w, limit, learnt);
             boolean big = Double.isNaN(learnt) || mean >= BIG_SLOWDOWN * learnt;
             verifyingHigh = !big;
             return Math.max(minLimit, Math.floor(limit * (big ? 0.5 : 0.75)));
@@ -424,14 +360,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
         if (Double.isNaN(reference)) {
             return limit - 1; // nothing learnt to compare with (pools just cleared): the smallest cut
         }
-        return cut(w, limit, reference);
-    }
-
-    private double cut(Window w, double limit, double reference) {
-        // Only the part of the slowdown that is statistically certain: a window closes early when its mean is
-        // extreme, so its point estimate overshoots; a cut on it alone would go too deep.
-        double ratio = (w.meanLatencyNanos - Z * LatencyPools.windowError(w)) / reference;
-        return Math.min(limit - 1, limit / Math.sqrt(Math.max(1.0, ratio)));
+        return WindowVerdicts.cut(w, limit, reference);
     }
 
     /**
@@ -445,50 +374,6 @@ final class SelfTuningLimiter extends WindowedLimiter {
     private void forgetNearOldCeiling(Window w) {
         pools.clear((int) Math.floor(0.75 * ceilingLimit), w.limit - 1);
         ceilingLimit = Integer.MAX_VALUE;
-    }
-
-    /**
-     * Whether the window's mean is clearly above the last pinned measurement times {@code 1 + 1/limit}, by
-     * {@link #Z} standard errors of both (the window's own, not the reference-implied floor: the test is about
-     * this window against one fresh measurement).
-     */
-    private boolean aboveLastProbe(Window w) {
-        if (Double.isNaN(lastProbeMean)) {
-            return false;
-        }
-        double factor = threshold(w.limit);
-        double own = LatencyPools.windowError(w);
-        double probe = lastProbeError * factor;
-        return w.meanLatencyNanos - Z * Math.sqrt(own * own + probe * probe) > lastProbeMean * factor;
-    }
-
-    /** Whether the reference's standard error exceeds the window's by {@link #REFERENCE_DOMINATES} times. */
-    private boolean referenceDominates(Window w) {
-        double[] reference = reference(w.limit);
-        return reference[1] > REFERENCE_DOMINATES * LatencyPools.windowError(w, reference);
-    }
-
-    /** Whether a pinned window's mean is clearly above the pooled reference (beyond {@link #Z_CHANGED} standard errors). */
-    private boolean slowerThanReference(Window w) {
-        double[] reference = reference(w.limit + 1);
-        if (Double.isNaN(reference[0])) {
-            return false;
-        }
-        double windowError = LatencyPools.windowError(w, reference);
-        return w.meanLatencyNanos - reference[0] > Z_CHANGED * Math.sqrt(windowError * windowError
-                + reference[1] * reference[1]);
-    }
-
-    /** Whether a pinned window's mean is clearly below the pooled reference (beyond {@link #Z_CHANGED} standard errors). */
-    private boolean differs(Window w) {
-        double[] reference = reference(w.limit + 1);
-        if (Double.isNaN(reference[0])) {
-            return false;
-        }
-        double windowError = LatencyPools.windowError(w, reference);
-        double error = Math.sqrt(windowError * windowError + reference[1] * reference[1]);
-        // Only a faster probe replaces what was learnt: a slower one may itself be above a capacity that fell.
-        return reference[0] - w.meanLatencyNanos > Z_CHANGED * error;
     }
 
     private void pool(Window w) {

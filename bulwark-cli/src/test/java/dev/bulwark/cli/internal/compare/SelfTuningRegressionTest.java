@@ -56,14 +56,17 @@ class SelfTuningRegressionTest {
     }
 
     @Test
-    void afterTheCapacityTriplesEverySeedSettlesWithinFiveSecondsAndHalfOfThemWithinTwo() {
+    void afterTheCapacityTriplesEverySeedSettlesWithinThreeSecondsAndHalfOfThemWithinOneAndAHalf() {
         // c20-steps, seeds 1 to 10, the step from 10 to 30: a check after two slower windows resumed at the limit
         // found slower (back above the capacity, checked again: 34 to 42 for seconds), and windows pooled near
         // the old capacity kept the reference 10% high, so the limit stopped at 35 to 38. Seed 3 never settled
         // (it sat at 38, outside the 25% band), and the median was 6.6 s. Fixed, the median was 3.35 s, seeds 2 and
         // 3 took 8.9 and 9.4 s: at 11 to 13 the windows stayed undecided against a reference pooled from few calls
         // (18.9 +- 1.3 ms from 244); a second opinion from all the limits below the window's brings every seed
-        // within 4.9 s, median 1.5 s.
+        // within 4.9 s, median 1.5 s. Seeds 3 and 10 still took 4.0 and 4.9 s: the first windows at 11 after the
+        // step measured the resource's 20 ms, clearly faster than the 22.4 ms thousands of calls had measured at 11
+        // while the capacity was 10, yet undecided against the thin reference; a window clearly faster than its own
+        // limit's pool now counts as clearly not slower, and every seed settles within 2.7 s, median 1.4 s.
         double[] settle = new double[10];
         for (int seed = 1; seed <= 10; seed++) {
             settle[seed - 1] = run("c20-steps", seed).settleSeconds()[1];
@@ -71,8 +74,8 @@ class SelfTuningRegressionTest {
         assertThat(Arrays.stream(settle).filter(Double::isNaN).count())
                 .as("seeds that never settled after the step up: %s", Arrays.toString(settle)).isZero();
         assertThat(Arrays.stream(settle).max().orElseThrow()).as("slowest of %s", Arrays.toString(settle))
-                .isLessThanOrEqualTo(5.0);
+                .isLessThanOrEqualTo(3.0);
         Arrays.sort(settle);
-        assertThat((settle[4] + settle[5]) / 2).as("median of %s", Arrays.toString(settle)).isLessThanOrEqualTo(2.0);
+        assertThat((settle[4] + settle[5]) / 2).as("median of %s", Arrays.toString(settle)).isLessThanOrEqualTo(1.5);
     }
 }
