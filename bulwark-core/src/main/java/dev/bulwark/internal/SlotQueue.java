@@ -362,14 +362,21 @@ abstract class SlotQueue {
         CompletableFuture<Void> idle;
         lock.lock();
         try {
-            granted = grantReady(); // pending removals come first: see "Abandoned waiters" in the design notes
+            // Pending removals come first ("Abandoned waiters" in the design notes). The next waiter is refused on its
+            // own first: once that CAS is won, nobody behind it could have been granted; if it was abandoned since
+            // grantReady looked at it, its removal may let the next ones in, so grant again.
+            granted = grantReady();
+            Waiter head;
+            while ((head = queue.next(lifo)) != null && !refuseHead(head)) {
+                granted = WaiterQueue.concat(granted, grantReady());
+            }
             long current;
             do {
                 current = state;
             } while (current >= 0 && !STATE.compareAndSet(this, current, current | CLOSED));
             if (current >= 0) {
                 drained = new CompletableFuture<>();
-                refused = queue.refuseAll(Rejection.Reason.CLOSED, Integer.MAX_VALUE);
+                refused = WaiterQueue.concat(head, queue.refuseAll(Rejection.Reason.CLOSED, Integer.MAX_VALUE));
                 if (queue.swept != 0) {
                     addToState(-queue.swept, 0);
                 }
@@ -384,6 +391,16 @@ abstract class SlotQueue {
             idle.complete(null);
         }
         return count;
+    }
+
+    /**
+     * Under the lock: decides the next waiter's refusal by a close, unless it was abandoned. It stays linked and
+     * counted until {@link WaiterQueue#refuseAll} unlinks it after the closed bit is set: uncounted before, it would
+     * let a newcomer in on the lock-free path (the model check found it).
+     */
+    private static boolean refuseHead(Waiter head) {
+        head.refusal = Rejection.Reason.CLOSED;
+        return head.tryAbandon(Waiter.REFUSED);
     }
 
     /** Under the lock: the drain future when closed and no slot is held any more, else {@code null}. */
@@ -415,39 +432,9 @@ abstract class SlotQueue {
     // ---------------------------------------------------------------------------------------------------------
     // Limits and counts
 
-    /** The limit, read consistently with a change in progress; see {@link #executingCount()}. */
-    public int maxConcurrency() {
-        // Read through the sequence lock, like executingCount(): the field is written before the state word during
-        // a change, so a plain read could show a raised limit whose slot does not exist yet (found by Lincheck).
-        for (;;) {
-            int version = limitChanges;
-            int limit = maxConcurrency;
-            if ((version & 1) == 0 && version == limitChanges) {
-                return limit;
-            }
-            lock.lock();
-            lock.unlock();
-        }
-    }
-
     /** The queue limit. */
     public int maxQueue() {
         return maxQueue;
-    }
-
-    /** Calls holding a slot: the limit minus the available slots, read through the sequence lock. */
-    public int executingCount() {
-        for (;;) {
-            int version = limitChanges;
-            int limit = maxConcurrency;
-            long current = state;
-            if ((version & 1) == 0 && version == limitChanges) {
-                return Math.max(0, limit - available(current));
-            }
-            // A limit change is in progress under the lock; wait for it rather than spin.
-            lock.lock();
-            lock.unlock();
-        }
     }
 
     /** Calls waiting in the queue. */

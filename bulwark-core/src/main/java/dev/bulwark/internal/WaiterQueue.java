@@ -114,6 +114,19 @@ final class WaiterQueue {
         return refused;
     }
 
+    /** The chain {@code first} followed by the chain {@code then} (either may be {@code null}). */
+    static Waiter concat(Waiter first, Waiter then) {
+        if (first == null) {
+            return then;
+        }
+        Waiter last = first;
+        while (last.decidedNext != null) {
+            last = last.decidedNext;
+        }
+        last.decidedNext = then;
+        return first;
+    }
+
     /** Tells a chain of granted nodes, outside the lock. */
     static void tellGranted(Waiter chain) {
         while (chain != null) {

@@ -70,6 +70,38 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
         return RejectionAccess.withCounts(template, executing, queued);
     }
 
+    /** The limit, read consistently with a change in progress; see {@link #executingCount()}. */
+    @Override
+    public final int maxConcurrency() {
+        // Read through the sequence lock, like executingCount(): the field is written before the state word during
+        // a change, so a plain read could show a raised limit whose slot does not exist yet (found by Lincheck).
+        for (;;) {
+            int version = limitChanges;
+            int limit = maxConcurrency;
+            if ((version & 1) == 0 && version == limitChanges) {
+                return limit;
+            }
+            lock.lock();
+            lock.unlock();
+        }
+    }
+
+    /** Calls holding a slot: the limit minus the available slots, read through the sequence lock. */
+    @Override
+    public final int executingCount() {
+        for (;;) {
+            int version = limitChanges;
+            int limit = maxConcurrency;
+            long current = stateWord();
+            if ((version & 1) == 0 && version == limitChanges) {
+                return Math.max(0, limit - available(current));
+            }
+            // A limit change is in progress under the lock; wait for it rather than spin.
+            lock.lock();
+            lock.unlock();
+        }
+    }
+
     /** A queue-full refusal of a {@code NORMAL} call with the counts of {@code observedState}. */
     Rejection queueFull(long observedState) {
         return refusal(Rejection.Reason.QUEUE_FULL, observedState, 0L, WaiterQueue.NORMAL);
