@@ -112,18 +112,21 @@ import java.util.HexFormat;
  */
 public final class LuaScripts {
 
-    /**
-     * What every script needs, and all that the acquire's fast path needs: the keys, the server's clock, the limits
-     * and the release of carried ids. Only four closures, so a call that takes the fast path builds no more (each
-     * costs the server time of a small command on every call, see "Cost").
-     */
-    private static final String HEAD = """
+    /** The keys and the server's clock: what every script reads first. */
+    private static final String CLOCK = """
             local holders, queue, waiters, config, tickets, extra = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
             local clock = redis.call('TIME')
             local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+            """;
 
-            local function limits()
-              local c = redis.call('HMGET', config, 'maxConcurrency', 'maxQueue', 'maxWaitNanos')
+    /**
+     * The helpers every script's general path needs: the limits, the weight of an id and the release of carried
+     * ids. {@code limits} takes the limits' {@code HMGET} reply when the script has read it already (the acquire's
+     * fast path).
+     */
+    private static final String HEAD = """
+            local function limits(c)
+              c = c or redis.call('HMGET', config, 'maxConcurrency', 'maxQueue', 'maxWaitNanos')
               if not c[1] or not c[2] or not c[3] then
                 c = {string.match(ARGV[1], '^(%d+):(%d+):(%d+)$')}
                 redis.call('HSET', config, 'maxConcurrency', c[1], 'maxQueue', c[2], 'maxWaitNanos', c[3])
@@ -261,23 +264,79 @@ public final class LuaScripts {
             end
             """;
 
+    /**
+     * The acquire's fast path (see "Cost"), before any helper is defined: with the limits initialized, at most one
+     * release carried, nobody queued, and the caller's slots free even counting every holder (expired or not) plus
+     * {@code extra}, it takes the slots and returns. Otherwise it has written nothing, and the general path below
+     * decides as if it had not run. With the queue empty, a carried id that is no holder is no waiter either
+     * (invariant 2): it is unknown (0) and nothing changes for it, as {@code releaseAll} would decide.
+     */
+    private static final String FAST_ACQUIRE = """
+            local c = redis.call('HMGET', config, 'maxConcurrency', 'maxQueue', 'maxWaitNanos')
+            local fastLimit = tonumber(c[1])
+            local fastTried = fastLimit and c[2] and c[3] and #ARGV <= 6
+            if fastTried and redis.call('EXISTS', queue) == 0 then
+              local id, carried = ARGV[2], ARGV[6]
+              local at = string.find(id, '#', 1, true)
+              local w = at and tonumber(string.sub(id, at + 1)) or 1
+              local expiry, carriedWeight = nil, 0
+              if carried then
+                expiry = redis.call('ZSCORE', holders, carried)
+                if expiry then
+                  at = string.find(carried, '#', 1, true)
+                  carriedWeight = at and tonumber(string.sub(carried, at + 1)) or 1
+                end
+              end
+              if w <= fastLimit then
+                -- The slots in use once the carried holder has left: it and its extra slots (never below 0).
+                local extraLeft = (tonumber(redis.call('GET', extra)) or 0) - math.max(carriedWeight - 1, 0)
+                local used = redis.call('ZCARD', holders) - (expiry and 1 or 0) + math.max(extraLeft, 0)
+                if used + w <= fastLimit then
+                  local reply = {1, used, 0, fastLimit, tonumber(c[2]), c[3]}
+                  if carried then
+                    reply[7] = 0
+                    if expiry then
+                      redis.call('ZREM', holders, carried)
+                      if carriedWeight > 1 and redis.call('INCRBY', extra, 1 - carriedWeight) <= 0 then
+                        redis.call('DEL', extra)
+                      end
+                      -- A lease that ran out is unknown, exactly as if a purge had dropped it first.
+                      if tonumber(expiry) > now then
+                        reply[7] = 1
+                      end
+                    end
+                  end
+                  -- The score as an integer string: Redis would format a Lua number with %.17g, which costs more.
+                  if redis.call('ZADD', holders, string.format('%d', now + ARGV[3]), id) == 1 then
+                    if w > 1 and redis.call('INCRBY', extra, w - 1) <= 0 then
+                      redis.call('DEL', extra)
+                    end
+                    reply[2] = used + w
+                  end
+                  return reply
+                end
+              end
+            end
+            """;
+
     /** ARGV[2] id, ARGV[3] lease ms, ARGV[4] "1" when the caller may queue, ARGV[5] priority ordinal, ARGV[6..] ids
      *  to release first (as {@link #RELEASE} would, see "Cost"). Reply: status (0 full, 1 granted, 2 queued, 3 weight
      *  above the limit), executing slots, queued, maxConcurrency, maxQueue, maxWaitNanos, then per id to release
      *  its outcome as {@link #RELEASE} replies it. */
-    public static final LuaScripts.Script ACQUIRE = new Script("acquire", HEAD + """
-            local maxConcurrency, maxQueue, maxWait = limits()
+    public static final LuaScripts.Script ACQUIRE = new Script("acquire", CLOCK + FAST_ACQUIRE + HEAD + """
+            local maxConcurrency, maxQueue, maxWait = limits(c)
             local id = ARGV[2]
             local w = weightOf(id)
             -- The releases this instance sent along (see "Cost"), before anything is decided. No grant here: with
-            -- waiters the acquire takes the full path below, which grants to the head before the caller.
+            -- waiters the full path below grants to the head before the caller.
             local reply = {0, 0, 0, maxConcurrency, maxQueue, maxWait}
             releaseAll(6, reply)
-            -- Fast path (see "Cost"): nobody waits, and the slots in use are at most every holder plus extra.
-            if w <= maxConcurrency and redis.call('EXISTS', queue) == 0 then
+            -- The fast path once more where the one above was not tried (several carried releases, or limits to
+            -- initialize): nobody waits, and the slots in use are at most every holder plus extra.
+            if not fastTried and w <= maxConcurrency and redis.call('EXISTS', queue) == 0 then
               local used = redis.call('ZCARD', holders) + (tonumber(redis.call('GET', extra)) or 0)
               if used + w <= maxConcurrency then
-                if redis.call('ZADD', holders, now + tonumber(ARGV[3]), id) == 1 then
+                if redis.call('ZADD', holders, string.format('%d', now + ARGV[3]), id) == 1 then
                   addExtra(w - 1)
                   used = used + w
                 end
@@ -331,8 +390,31 @@ public final class LuaScripts {
             return reply
             """);
 
+    /**
+     * The release's fast path (see "Cost"), before any helper is defined: one id and nobody queued. A holder leaves
+     * (with its extra slots); an id that is no holder is no waiter either, since the queue is empty (invariant 2),
+     * so it is unknown (0) and nothing changes. Otherwise it has read only, and the general path decides.
+     */
+    private static final String FAST_RELEASE = """
+            if #ARGV == 2 and redis.call('EXISTS', queue) == 0 then
+              local id = ARGV[2]
+              local expiry = redis.call('ZSCORE', holders, id)
+              if not expiry then
+                return {0}
+              end
+              redis.call('ZREM', holders, id)
+              local at = string.find(id, '#', 1, true)
+              local w = at and tonumber(string.sub(id, at + 1)) or 1
+              if w > 1 and redis.call('INCRBY', extra, 1 - w) <= 0 then
+                redis.call('DEL', extra)
+              end
+              -- A lease that ran out is unknown, exactly as if a purge had dropped it first.
+              return {tonumber(expiry) > now and 1 or 0}
+            end
+            """;
+
     /** ARGV[2..] ids. Reply: per id, 1 released a held permit, 2 removed a waiter, 0 unknown. */
-    public static final LuaScripts.Script RELEASE = new Script("release", HEAD + """
+    public static final LuaScripts.Script RELEASE = new Script("release", CLOCK + FAST_RELEASE + HEAD + """
             local outcomes = releaseAll(2, {})
             -- Only waiters can take what was freed: with none (queue and waiters hold the same members, so no
             -- waiter lease to purge either) there is nothing to grant.
@@ -348,7 +430,7 @@ public final class LuaScripts {
 
     /** ARGV[2] lease ms, ARGV[3..] ids. Reply: maxConcurrency, maxQueue, maxWaitNanos, then per id 1 holder,
      *  2 waiter, 0 unknown. */
-    public static final LuaScripts.Script RENEW = new Script("renew", HEAD + FULL + """
+    public static final LuaScripts.Script RENEW = new Script("renew", CLOCK + HEAD + FULL + """
             local maxConcurrency, maxQueue, maxWait = limits()
             purge()
             grant(maxConcurrency)
@@ -370,7 +452,7 @@ public final class LuaScripts {
             """);
 
     /** Reply: executing slots, queued, maxConcurrency, maxQueue, maxWaitNanos. */
-    public static final LuaScripts.Script COUNTS = new Script("counts", HEAD + FULL + """
+    public static final LuaScripts.Script COUNTS = new Script("counts", CLOCK + HEAD + FULL + """
             local maxConcurrency, maxQueue, maxWait = limits()
             purge()
             local executing = grant(maxConcurrency)
@@ -383,7 +465,7 @@ public final class LuaScripts {
      *  {@link #COUNTS}, after the change, then 1 if the value was set or 0 if the field no longer held ARGV[4] or
      *  another instance's claim runs (nothing changed then). A lowered concurrency limit refuses every
      *  waiter whose weight exceeds it, wherever it stands in the queue. */
-    public static final LuaScripts.Script CONFIGURE = new Script("configure", HEAD + FULL + """
+    public static final LuaScripts.Script CONFIGURE = new Script("configure", CLOCK + HEAD + FULL + """
             limits()
             local applied = 1
             if ARGV[4] and tonumber(redis.call('HGET', config, ARGV[2])) ~= tonumber(ARGV[4]) then
