@@ -69,23 +69,28 @@ import java.util.HexFormat;
  * takes the full path, whose purge and grant hand the freed slots to the head before the caller (invariant 3
  * holds when the script ends, and nobody barges); if nobody waits, nobody can take them. Only the client decides
  * what rides along ({@code ReleaseOutbox}): a release with no script to carry it is sent alone within one
- * hand-off to the connection's event loop, so a waiter elsewhere never waits for this instance's next call. The
- * scripts run as few commands as they can: the acquire's fast path runs {@code TIME}, {@code HMGET} (limits),
- * {@code EXISTS} (queue), {@code ZCARD} (holders), {@code GET} (extra) and {@code ZADD}: 6 commands, plus a {@code ZSCORE} per release carried and one {@code ZREM} for all of
- * them (8 with one release carried), and only when the queue is empty and the caller fits; anything else
- * (someone waits, the slots look taken, the weight exceeds the limit) takes the full path, exactly as before.
- * The release runs {@code TIME}, a {@code ZSCORE} per id, one {@code ZREM} and {@code EXISTS} (queue), plus
- * {@code INCRBY} when weighted permits are among them: the purge and the grant run only when the queue has
- * waiters, since only a waiter can take the freed slots and an empty queue means an empty {@code waiters} set
- * (invariant 2). Expired holders left by this laziness (a killed instance's permits) are dropped by the next full
- * path: a renew (each heartbeat or poll of an instance holding or awaiting a permit), counts, configure, or an
- * acquire that finds the slots taken or a queue.
+ * hand-off to the connection's event loop, so a waiter elsewhere never waits for this instance's next call.
  *
- * <p>The Lua around the commands costs server time too, on every call: each {@code local function} is a closure
- * built anew by every run of the script, so the fast path builds only the four of {@code HEAD}, and the purge,
- * queue and grant helpers ({@code FULL}) are defined after it, where only the full paths reach them. The weight
- * is read with a plain {@code string.find}, not a pattern. Every argument costs the client and the server a
- * little, so the limits travel as one ({@code ARGV[1]}) and the channel is derived from the holders' key.
+ * <p>The uncontended acquire (at most one release carried) and the lone release of one id are decided by
+ * {@link LuaFastPaths}, which runs right after {@code CLOCK}, before any helper exists, and either decides and
+ * returns or has written nothing, so the general path below it decides exactly as if it had not run: the
+ * acquire's runs {@code TIME}, {@code HMGET} (limits), {@code EXISTS} (queue), {@code ZSCORE} (the carried id),
+ * {@code GET} (extra), {@code ZCARD} (holders), {@code ZREM} (the carried holder) and {@code ZADD}: 8 commands,
+ * 6 without a release carried, plus {@code INCRBY} for weights; the release's {@code TIME}, {@code EXISTS},
+ * {@code ZSCORE}, {@code ZREM}. Anything else (someone waits, the slots look taken, the weight exceeds the limit,
+ * several releases carried, limits to initialize) takes the general path: the release of every carried id,
+ * then the same fast decision for several carried ids, else the purge and the grant. Expired holders left by
+ * this laziness (a killed instance's permits) are dropped by the next full path: a renew (each heartbeat or poll
+ * of an instance holding or awaiting a permit), counts, configure, or an acquire that finds the slots taken or
+ * a queue.
+ *
+ * <p>The Lua around the commands costs server time too (measured in {@link LuaFastPaths}): each
+ * {@code local function} is a closure built anew by every run of the script, so the fast paths use none, and the
+ * helpers ({@code HEAD}, {@code FULL}) are defined after them, where only the general paths reach them. The
+ * weight is read with a plain {@code string.find}, not a pattern, and a lease expiry goes to {@code ZADD} as an
+ * integer string (Redis would format a Lua number with {@code %.17g}). Every argument costs the client and the
+ * server a little, so the limits travel as one ({@code ARGV[1]}) and the channel is derived from the holders'
+ * key.
  *
  * <h2>Scripts</h2>
  * <ul>
@@ -264,66 +269,11 @@ public final class LuaScripts {
             end
             """;
 
-    /**
-     * The acquire's fast path (see "Cost"), before any helper is defined: with the limits initialized, at most one
-     * release carried, nobody queued, and the caller's slots free even counting every holder (expired or not) plus
-     * {@code extra}, it takes the slots and returns. Otherwise it has written nothing, and the general path below
-     * decides as if it had not run. With the queue empty, a carried id that is no holder is no waiter either
-     * (invariant 2): it is unknown (0) and nothing changes for it, as {@code releaseAll} would decide.
-     */
-    private static final String FAST_ACQUIRE = """
-            local c = redis.call('HMGET', config, 'maxConcurrency', 'maxQueue', 'maxWaitNanos')
-            local fastLimit = tonumber(c[1])
-            local fastTried = fastLimit and c[2] and c[3] and #ARGV <= 6
-            if fastTried and redis.call('EXISTS', queue) == 0 then
-              local id, carried = ARGV[2], ARGV[6]
-              local at = string.find(id, '#', 1, true)
-              local w = at and tonumber(string.sub(id, at + 1)) or 1
-              local expiry, carriedWeight = nil, 0
-              if carried then
-                expiry = redis.call('ZSCORE', holders, carried)
-                if expiry then
-                  at = string.find(carried, '#', 1, true)
-                  carriedWeight = at and tonumber(string.sub(carried, at + 1)) or 1
-                end
-              end
-              if w <= fastLimit then
-                -- The slots in use once the carried holder has left: it and its extra slots (never below 0).
-                local extraLeft = (tonumber(redis.call('GET', extra)) or 0) - math.max(carriedWeight - 1, 0)
-                local used = redis.call('ZCARD', holders) - (expiry and 1 or 0) + math.max(extraLeft, 0)
-                if used + w <= fastLimit then
-                  local reply = {1, used, 0, fastLimit, tonumber(c[2]), c[3]}
-                  if carried then
-                    reply[7] = 0
-                    if expiry then
-                      redis.call('ZREM', holders, carried)
-                      if carriedWeight > 1 and redis.call('INCRBY', extra, 1 - carriedWeight) <= 0 then
-                        redis.call('DEL', extra)
-                      end
-                      -- A lease that ran out is unknown, exactly as if a purge had dropped it first.
-                      if tonumber(expiry) > now then
-                        reply[7] = 1
-                      end
-                    end
-                  end
-                  -- The score as an integer string: Redis would format a Lua number with %.17g, which costs more.
-                  if redis.call('ZADD', holders, string.format('%d', now + ARGV[3]), id) == 1 then
-                    if w > 1 and redis.call('INCRBY', extra, w - 1) <= 0 then
-                      redis.call('DEL', extra)
-                    end
-                    reply[2] = used + w
-                  end
-                  return reply
-                end
-              end
-            end
-            """;
-
     /** ARGV[2] id, ARGV[3] lease ms, ARGV[4] "1" when the caller may queue, ARGV[5] priority ordinal, ARGV[6..] ids
      *  to release first (as {@link #RELEASE} would, see "Cost"). Reply: status (0 full, 1 granted, 2 queued, 3 weight
      *  above the limit), executing slots, queued, maxConcurrency, maxQueue, maxWaitNanos, then per id to release
      *  its outcome as {@link #RELEASE} replies it. */
-    public static final LuaScripts.Script ACQUIRE = new Script("acquire", CLOCK + FAST_ACQUIRE + HEAD + """
+    public static final LuaScripts.Script ACQUIRE = new Script("acquire", CLOCK + LuaFastPaths.ACQUIRE + HEAD + """
             local maxConcurrency, maxQueue, maxWait = limits(c)
             local id = ARGV[2]
             local w = weightOf(id)
@@ -390,31 +340,8 @@ public final class LuaScripts {
             return reply
             """);
 
-    /**
-     * The release's fast path (see "Cost"), before any helper is defined: one id and nobody queued. A holder leaves
-     * (with its extra slots); an id that is no holder is no waiter either, since the queue is empty (invariant 2),
-     * so it is unknown (0) and nothing changes. Otherwise it has read only, and the general path decides.
-     */
-    private static final String FAST_RELEASE = """
-            if #ARGV == 2 and redis.call('EXISTS', queue) == 0 then
-              local id = ARGV[2]
-              local expiry = redis.call('ZSCORE', holders, id)
-              if not expiry then
-                return {0}
-              end
-              redis.call('ZREM', holders, id)
-              local at = string.find(id, '#', 1, true)
-              local w = at and tonumber(string.sub(id, at + 1)) or 1
-              if w > 1 and redis.call('INCRBY', extra, 1 - w) <= 0 then
-                redis.call('DEL', extra)
-              end
-              -- A lease that ran out is unknown, exactly as if a purge had dropped it first.
-              return {tonumber(expiry) > now and 1 or 0}
-            end
-            """;
-
     /** ARGV[2..] ids. Reply: per id, 1 released a held permit, 2 removed a waiter, 0 unknown. */
-    public static final LuaScripts.Script RELEASE = new Script("release", CLOCK + FAST_RELEASE + HEAD + """
+    public static final LuaScripts.Script RELEASE = new Script("release", CLOCK + LuaFastPaths.RELEASE + HEAD + """
             local outcomes = releaseAll(2, {})
             -- Only waiters can take what was freed: with none (queue and waiters hold the same members, so no
             -- waiter lease to purge either) there is nothing to grant.
