@@ -122,6 +122,30 @@ class RedisBulkheadFastPathTest {
     }
 
     @Test
+    void aKilledInstancesHolderIsSweptWithinOneLeaseThoughEveryCallTakesTheFastPath() {
+        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), "sweep").maxConcurrency(4)
+                .leaseDuration(Duration.ofSeconds(3)).heartbeatInterval(Duration.ofMillis(500))
+                .pollInterval(Duration.ofMinutes(5)).build());
+        // Holding a permit keeps this instance's heartbeat (a renew, whose purge sweeps) running.
+        Permit held = bulkhead.acquire();
+        addExpiredHolder("sweep", "dead-instance:1");
+        redis.inspect().configResetstat();
+
+        for (int i = 0; i < 10; i++) {
+            // The dead holder, the held permit and this call fit in 4: the fast path, which sweeps nothing.
+            bulkhead.call(() -> "fast");
+        }
+
+        await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertThat(
+                redis.inspect().zscore("bulwark:{sweep}:holders", "dead-instance:1")).as("swept").isNull());
+        assertThat(redis.inspect().info("commandstats")).as("only the heartbeats' renews swept")
+                .contains("cmdstat_zremrangebyscore:");
+        assertThat(bulkhead.executingCount()).isEqualTo(1);
+        held.close();
+        await().untilAsserted(() -> assertThat(redis.holdersOnServer("sweep")).isZero());
+    }
+
+    @Test
     void aLiveHolderWrittenByAnotherInstanceIsCounted() {
         redis.inspect().zadd("bulwark:{live}:holders", System.currentTimeMillis() + 600_000, "other-instance:1");
         RedisBulkhead bulkhead = instance("live", 1);

@@ -69,23 +69,28 @@ import java.util.HexFormat;
  * takes the full path, whose purge and grant hand the freed slots to the head before the caller (invariant 3
  * holds when the script ends, and nobody barges); if nobody waits, nobody can take them. Only the client decides
  * what rides along ({@code ReleaseOutbox}): a release with no script to carry it is sent alone within one
- * hand-off to the connection's event loop, so a waiter elsewhere never waits for this instance's next call. The
- * scripts run as few commands as they can: the acquire's fast path runs {@code TIME}, {@code HMGET} (limits),
- * {@code EXISTS} (queue), {@code ZCARD} (holders), {@code GET} (extra) and {@code ZADD}: 6 commands, plus a {@code ZSCORE} per release carried and one {@code ZREM} for all of
- * them (8 with one release carried), and only when the queue is empty and the caller fits; anything else
- * (someone waits, the slots look taken, the weight exceeds the limit) takes the full path, exactly as before.
- * The release runs {@code TIME}, a {@code ZSCORE} per id, one {@code ZREM} and {@code EXISTS} (queue), plus
- * {@code INCRBY} when weighted permits are among them: the purge and the grant run only when the queue has
- * waiters, since only a waiter can take the freed slots and an empty queue means an empty {@code waiters} set
- * (invariant 2). Expired holders left by this laziness (a killed instance's permits) are dropped by the next full
- * path: a renew (each heartbeat or poll of an instance holding or awaiting a permit), counts, configure, or an
- * acquire that finds the slots taken or a queue.
+ * hand-off to the connection's event loop, so a waiter elsewhere never waits for this instance's next call.
  *
- * <p>The Lua around the commands costs server time too, on every call: each {@code local function} is a closure
- * built anew by every run of the script, so the fast path builds only the four of {@code HEAD}, and the purge,
- * queue and grant helpers ({@code FULL}) are defined after it, where only the full paths reach them. The weight
- * is read with a plain {@code string.find}, not a pattern. Every argument costs the client and the server a
- * little, so the limits travel as one ({@code ARGV[1]}) and the channel is derived from the holders' key.
+ * <p>The uncontended acquire (at most one release carried) and the lone release of one id are decided by
+ * {@link LuaFastPaths}, which runs right after {@code CLOCK}, before any helper exists, and either decides and
+ * returns or has written nothing, so the general path below it decides exactly as if it had not run: the
+ * acquire's runs {@code TIME}, {@code HMGET} (limits), {@code EXISTS} (queue), {@code ZSCORE} (the carried id),
+ * {@code GET} (extra), {@code ZCARD} (holders), {@code ZREM} (the carried holder) and {@code ZADD}: 8 commands,
+ * 6 without a release carried, plus {@code INCRBY} for weights; the release's {@code TIME}, {@code EXISTS},
+ * {@code ZSCORE}, {@code ZREM}. Anything else (someone waits, the slots look taken, the weight exceeds the limit,
+ * several releases carried, limits to initialize) takes the general path: the release of every carried id,
+ * then the same fast decision for several carried ids, else the purge and the grant. Expired holders left by
+ * this laziness (a killed instance's permits) are dropped by the next full path: a renew (each heartbeat or poll
+ * of an instance holding or awaiting a permit), counts, configure, or an acquire that finds the slots taken or
+ * a queue.
+ *
+ * <p>The Lua around the commands costs server time too (measured in {@link LuaFastPaths}): each
+ * {@code local function} is a closure built anew by every run of the script, so the fast paths use none, and the
+ * helpers ({@code HEAD}, {@code FULL}) are defined after them, where only the general paths reach them. The
+ * weight is read with a plain {@code string.find}, not a pattern, and a lease expiry goes to {@code ZADD} as an
+ * integer string (Redis would format a Lua number with {@code %.17g}). Every argument costs the client and the
+ * server a little, so the limits travel as one ({@code ARGV[1]}) and the channel is derived from the holders'
+ * key.
  *
  * <h2>Scripts</h2>
  * <ul>
@@ -112,18 +117,21 @@ import java.util.HexFormat;
  */
 public final class LuaScripts {
 
-    /**
-     * What every script needs, and all that the acquire's fast path needs: the keys, the server's clock, the limits
-     * and the release of carried ids. Only four closures, so a call that takes the fast path builds no more (each
-     * costs the server time of a small command on every call, see "Cost").
-     */
-    private static final String HEAD = """
+    /** The keys and the server's clock: what every script reads first. */
+    private static final String CLOCK = """
             local holders, queue, waiters, config, tickets, extra = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
             local clock = redis.call('TIME')
             local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+            """;
 
-            local function limits()
-              local c = redis.call('HMGET', config, 'maxConcurrency', 'maxQueue', 'maxWaitNanos')
+    /**
+     * The helpers every script's general path needs: the limits, the weight of an id and the release of carried
+     * ids. {@code limits} takes the limits' {@code HMGET} reply when the script has read it already (the acquire's
+     * fast path).
+     */
+    private static final String HEAD = """
+            local function limits(c)
+              c = c or redis.call('HMGET', config, 'maxConcurrency', 'maxQueue', 'maxWaitNanos')
               if not c[1] or not c[2] or not c[3] then
                 c = {string.match(ARGV[1], '^(%d+):(%d+):(%d+)$')}
                 redis.call('HSET', config, 'maxConcurrency', c[1], 'maxQueue', c[2], 'maxWaitNanos', c[3])
@@ -265,19 +273,20 @@ public final class LuaScripts {
      *  to release first (as {@link #RELEASE} would, see "Cost"). Reply: status (0 full, 1 granted, 2 queued, 3 weight
      *  above the limit), executing slots, queued, maxConcurrency, maxQueue, maxWaitNanos, then per id to release
      *  its outcome as {@link #RELEASE} replies it. */
-    public static final LuaScripts.Script ACQUIRE = new Script("acquire", HEAD + """
-            local maxConcurrency, maxQueue, maxWait = limits()
+    public static final LuaScripts.Script ACQUIRE = new Script("acquire", CLOCK + LuaFastPaths.ACQUIRE + HEAD + """
+            local maxConcurrency, maxQueue, maxWait = limits(c)
             local id = ARGV[2]
             local w = weightOf(id)
             -- The releases this instance sent along (see "Cost"), before anything is decided. No grant here: with
-            -- waiters the acquire takes the full path below, which grants to the head before the caller.
+            -- waiters the full path below grants to the head before the caller.
             local reply = {0, 0, 0, maxConcurrency, maxQueue, maxWait}
             releaseAll(6, reply)
-            -- Fast path (see "Cost"): nobody waits, and the slots in use are at most every holder plus extra.
-            if w <= maxConcurrency and redis.call('EXISTS', queue) == 0 then
+            -- The fast path once more where the one above was not tried (several carried releases, or limits to
+            -- initialize): nobody waits, and the slots in use are at most every holder plus extra.
+            if not fastTried and w <= maxConcurrency and redis.call('EXISTS', queue) == 0 then
               local used = redis.call('ZCARD', holders) + (tonumber(redis.call('GET', extra)) or 0)
               if used + w <= maxConcurrency then
-                if redis.call('ZADD', holders, now + tonumber(ARGV[3]), id) == 1 then
+                if redis.call('ZADD', holders, string.format('%d', now + ARGV[3]), id) == 1 then
                   addExtra(w - 1)
                   used = used + w
                 end
@@ -332,7 +341,7 @@ public final class LuaScripts {
             """);
 
     /** ARGV[2..] ids. Reply: per id, 1 released a held permit, 2 removed a waiter, 0 unknown. */
-    public static final LuaScripts.Script RELEASE = new Script("release", HEAD + """
+    public static final LuaScripts.Script RELEASE = new Script("release", CLOCK + LuaFastPaths.RELEASE + HEAD + """
             local outcomes = releaseAll(2, {})
             -- Only waiters can take what was freed: with none (queue and waiters hold the same members, so no
             -- waiter lease to purge either) there is nothing to grant.
@@ -348,7 +357,7 @@ public final class LuaScripts {
 
     /** ARGV[2] lease ms, ARGV[3..] ids. Reply: maxConcurrency, maxQueue, maxWaitNanos, then per id 1 holder,
      *  2 waiter, 0 unknown. */
-    public static final LuaScripts.Script RENEW = new Script("renew", HEAD + FULL + """
+    public static final LuaScripts.Script RENEW = new Script("renew", CLOCK + HEAD + FULL + """
             local maxConcurrency, maxQueue, maxWait = limits()
             purge()
             grant(maxConcurrency)
@@ -370,7 +379,7 @@ public final class LuaScripts {
             """);
 
     /** Reply: executing slots, queued, maxConcurrency, maxQueue, maxWaitNanos. */
-    public static final LuaScripts.Script COUNTS = new Script("counts", HEAD + FULL + """
+    public static final LuaScripts.Script COUNTS = new Script("counts", CLOCK + HEAD + FULL + """
             local maxConcurrency, maxQueue, maxWait = limits()
             purge()
             local executing = grant(maxConcurrency)
@@ -383,7 +392,7 @@ public final class LuaScripts {
      *  {@link #COUNTS}, after the change, then 1 if the value was set or 0 if the field no longer held ARGV[4] or
      *  another instance's claim runs (nothing changed then). A lowered concurrency limit refuses every
      *  waiter whose weight exceeds it, wherever it stands in the queue. */
-    public static final LuaScripts.Script CONFIGURE = new Script("configure", HEAD + FULL + """
+    public static final LuaScripts.Script CONFIGURE = new Script("configure", CLOCK + HEAD + FULL + """
             limits()
             local applied = 1
             if ARGV[4] and tonumber(redis.call('HGET', config, ARGV[2])) ~= tonumber(ARGV[4]) then
