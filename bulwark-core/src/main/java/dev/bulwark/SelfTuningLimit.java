@@ -32,8 +32,9 @@ package dev.bulwark;
  *       looks from adding up to false alarms) or below (by 2) the reference plus half the slowdown one more call
  *       would cause ({@code 1 + 1 / limit}): a big change is answered within a round trip, a marginal one after
  *       as many samples as the noise of the latencies demands (heavy-tailed latencies simply take longer), and
- *       one still undecided after 64 round trips' worth of calls (at most 4,000) decides by its mean, by one
- *       step: below the threshold the limit grows by one, otherwise it holds. A window below the threshold but
+ *       one still undecided after 64 round trips' worth of calls (at most 4,000) decides by its mean: below
+ *       the threshold the limit grows by the current step (1, doubling with every further growth, up to half the
+ *       limit), otherwise it holds and the step goes back to 1. A window below the threshold but
  *       not clearly, because the reference rests on few calls (after a capacity step up the limits up to four
  *       fifths of the window's hold little), is also clearly not slower when it is clearly below
  *       {@code 1 + 1 / limit} times the pooled latency of every limit below its own, if that pool holds at least

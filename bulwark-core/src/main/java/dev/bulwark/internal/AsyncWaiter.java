@@ -34,8 +34,8 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
      * by the caller giving up in the meantime ({@link #giveBackUndelivered()}). Why: a grant is decided under the
      * lock and delivered after it, possibly after other grants; a caller that cancels in between used to see its
      * cancel return while the slots stayed held until the delivery reached it, so a call arriving after the cancel
-     * could be refused for slots nobody held (Lincheck's stress run found it). Now the cancel gives them back itself,
-     * before it returns; the delivery finds the claim taken and does nothing. Invariant: exactly one claim succeeds,
+     * could be refused for slots nobody held (Lincheck's stress run found it). Now the cancel gives them back itself
+     * (before it returns, unless another thread is running the future's callbacks); the delivery finds the claim taken and does nothing. Invariant: exactly one claim succeeds,
      * and only the claimant releases the slots.
      */
     private volatile int handOver;
@@ -153,7 +153,8 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
 
     /**
      * The caller's future completed (the waiter is its own callback, so arming allocates no lambda): by the caller,
-     * or by the delivery of a grant (which claimed the slots first, so nothing is given back then).
+     * or by the bulkhead (a grant's delivery, which claimed the slots first; a timeout, eviction, refusal or signal
+     * cancel, which decided the fate first), so nothing is given back then.
      */
     @Override
     public final void accept(Object ignoredResult, Throwable ignoredFailure) {
@@ -168,7 +169,8 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
 
     /**
      * The caller gave up after a releaser granted this waiter its slots but before the grant's delivery started:
-     * claims the slots and releases them now, on the caller's thread, so that they are free once its cancel returns.
+     * claims the slots and releases them now, on the thread that cancels, so that once its cancel returns they are
+     * free or granted to the next waiter.
      * Once the delivery has started, it owns them (and releases them itself when it finds the caller gone).
      *
      * @return whether this call gave the slots back

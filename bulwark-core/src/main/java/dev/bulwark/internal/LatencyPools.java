@@ -59,7 +59,7 @@ final class LatencyPools {
     }
 
     /**
-     * The pool of every limit below {@code limit} (the verdict's second opinion, see {@code SelfTuningLimiter}),
+     * The pool of every limit below {@code limit} (the verdict's second opinion, see {@link WindowVerdicts}),
      * cached like {@link #reference}.
      *
      * @param limit the window's limit
@@ -74,7 +74,7 @@ final class LatencyPools {
     }
 
     /**
-     * The pool of {@code limit} alone.
+     * The pool of {@code limit} alone (limits from 1023 up share one pool).
      *
      * @param limit the limit
      * @return {mean, standard error of the mean, count, coefficient of variation}; NaNs and a count of 0 when empty

@@ -7,13 +7,14 @@ import java.util.SplittableRandom;
  * The state of a {@link SelfTuningLimit}; its Javadoc states the algorithm for users, this comment the details.
  *
  * <p><b>The threshold and the tests.</b> A window is judged against {@code 1 + 1/limit} times the reference,
- * the pooled latency of lower limits; {@link WindowVerdicts} holds the tests and why the threshold is that.
+ * the pooled latency of the limits up to four fifths of it (or, while those hold few samples, of the limits below
+ * or up to it; see {@link LatencyPools}); {@link WindowVerdicts} holds the tests and why the threshold is that.
  *
  * <p><b>Why sequential windows.</b> Telling {@code c} from {@code c + 1} apart takes about
  * {@code (2 c cv)^2} samples, {@code cv} being the latencies' coefficient of variation: 1,600 at {@code c = 20}
  * for exponential service times, four times that for lognormal ones with sigma 1. A fixed window is either too
  * short for noisy latencies (the limit drifts on noise) or too long for clear ones (a capacity drop is answered
- * late). The window therefore stops as soon as a two-standard-error test says where its mean lies, and at
+ * late). The window therefore stops as soon as its tests (2, 2.5 or 3 standard errors, see {@link WindowVerdicts}) say where its mean lies, and at
  * {@link #MAX_SAMPLES} holds the limit when it cannot tell.
  *
  * <p><b>Phases.</b> {@code MEASURING} pins the limit low ({@code min(start, 4)}) for the first baseline, after
@@ -301,8 +302,9 @@ final class SelfTuningLimiter extends WindowedLimiter {
     }
 
     /**
-     * A window that ran to its longest without a clear verdict decides by its point estimate, by one: below the
-     * threshold it grows, otherwise it holds. Holding on every undecided window let the limit only fall: false
+     * A window that ran to its longest without a clear verdict decides by its point estimate: below the threshold
+     * it grows by the current step (which then doubles, up to half the limit), otherwise it holds and the step
+     * goes back to 1. Holding on every undecided window let the limit only fall: false
      * "slower" verdicts on heavy-tailed noise cut it, and the "clearly not slower" that growth needed could not
      * be had at a limit whose threshold is as close as {@code 1 / limit} (lognormal service drifted from 21 to
      * 16), and after a capacity step up it grew by one per several seconds.

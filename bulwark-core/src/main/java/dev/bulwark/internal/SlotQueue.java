@@ -62,6 +62,11 @@ import java.util.concurrent.CompletableFuture;
  * would at the cancel. A close or a limit change sweeps such nodes too, so it first grants ({@link #grantReady()})
  * at the limit as it was: else a close could refuse, or a lowered limit find too heavy, the waiter that the
  * cancellation of the one ahead of it had already entitled to the slots (Lincheck's stress run found the close).
+ * A close then decides the next waiter's refusal by its own CAS before sweeping the rest, granting again while that
+ * CAS finds the next one abandoned since; a departure decided after it is behind a waiter that was still waiting
+ * and made room for nobody. A limit change has no such CAS: a departure decided between its first grant and its
+ * sweep is handled as if it came after the change (waiters behind it that the new limit cannot hold are refused),
+ * except that its own caller sees its cancellation or timeout even when the new limit is below its weight.
  */
 abstract class SlotQueue {
 
@@ -352,7 +357,8 @@ abstract class SlotQueue {
     // Close
 
     /**
-     * Sets the closed bit (once) and refuses every queued waiter with {@code CLOSED}.
+     * First grants what pending removals made room for and decides the next waiter's refusal (see the design notes),
+     * then sets the closed bit (once) and refuses every waiter still queued with {@code CLOSED}.
      *
      * @return how many waiters this call refused: 0 when the bulkhead was already closed
      */
@@ -426,7 +432,7 @@ abstract class SlotQueue {
         return state;
     }
 
-    /** A refusal with the counts of {@code observedState}; made by {@link WeightedEntries}, the only subclass. */
+    /** A refusal with the counts of {@code observedState}; made by {@link WeightedEntries}, the only direct subclass. */
     abstract Rejection refusal(Rejection.Reason reason, long observedState, long waitedNanos, int level);
 
     // ---------------------------------------------------------------------------------------------------------
@@ -443,8 +449,8 @@ abstract class SlotQueue {
     }
 
     /**
-     * Changes the limit (if {@code expected} is -1 or matches), refuses waiters heavier than a lowered limit, and
-     * grants the waiters a raise makes room for.
+     * Changes the limit (if {@code expected} is -1 or matches): first grants, at the old limit, what pending removals
+     * made room for; then refuses waiters heavier than a lowered limit and grants the waiters a raise makes room for.
      */
     boolean changeLimit(int expected, int newMaxConcurrency) {
         Waiter early;
