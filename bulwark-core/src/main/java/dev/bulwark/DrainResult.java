@@ -10,8 +10,10 @@ import java.util.Objects;
  * @param bulkheadName the name of the drained bulkhead
  * @param refusedWaiters how many queued waiters this drain refused with {@link Rejection.Reason#CLOSED} (0 for
  *     a drain of a bulkhead that was already closed: the first close refused them). A waiter counts only if it
- *     learnt the refusal: an asynchronous caller that cancelled its future at the same instant saw its own
- *     cancellation instead and is not counted, so the count agrees with what every caller saw
+ *     learnt the refusal: an asynchronous caller that completed (or, on a per-key or cluster bulkhead, cancelled)
+ *     its future itself at the same instant saw its own outcome instead and is not counted, so the count agrees
+ *     with what every caller saw. On an in-process {@link Bulkhead}, a cancel of a queued future that comes after
+ *     the close decided the refusal returns {@code false}, and the future fails with the refusal
  * @param stillExecuting how many calls held a slot when the drain returned (0 when it completed)
  * @param waited how long the drain waited for running calls
  */

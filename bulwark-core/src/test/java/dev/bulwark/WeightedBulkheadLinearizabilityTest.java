@@ -150,6 +150,9 @@ public class WeightedBulkheadLinearizabilityTest {
             return NONE;
         }
         waiter.future.cancel(false);
+        // A cancel that finds the fate decided elsewhere (a refusal, a timeout) does not cancel: the future then
+        // completes with that fate, from the deciding thread. Wait for it.
+        waiter.future.handle((value, failure) -> null).join();
         if (waiter.granted()) {
             // Delivered before the cancel: the caller gives the permit back, as the cancel itself does when it comes
             // between a grant and its delivery. Which of the two happened is a matter of timing no caller can see

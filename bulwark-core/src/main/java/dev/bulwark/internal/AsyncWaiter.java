@@ -35,8 +35,8 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
      * lock and delivered after it, possibly after other grants; a caller that cancels in between used to see its
      * cancel return while the slots stayed held until the delivery reached it, so a call arriving after the cancel
      * could be refused for slots nobody held (Lincheck's stress run found it). Now the cancel gives them back itself
-     * (before it returns, unless another thread is running the future's callbacks); the delivery finds the claim taken and does nothing. Invariant: exactly one claim succeeds,
-     * and only the claimant releases the slots.
+     * (before it returns: a signal's listener, or {@link WaiterFuture#cancel}); the delivery finds the claim taken and
+     * does nothing. Invariant: exactly one claim succeeds, and only the claimant releases the slots.
      */
     private volatile int handOver;
 
@@ -44,6 +44,9 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
                 CompletableFuture<?> callerFuture) {
         super(bulkhead, signal, enqueuedAt, maxWaitNanos);
         this.callerFuture = callerFuture;
+        if (callerFuture instanceof WaiterFuture) {
+            ((WaiterFuture<?>) callerFuture).waiter = this;
+        }
     }
 
     /** Runs the work this waiter was queued for. The waiter holds a slot; every path must end by releasing it. */
@@ -57,13 +60,16 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
     /** Called by {@link GrantDispatch} on the granting thread, outside any lock. */
     final void startGranted() {
         long waited = bulkhead.ticker().read() - enqueuedAt;
-        // Claimed before disarming, so that a signal cancelled until the claim still reaches giveBackUndelivered.
-        boolean claimed = HAND_OVER.compareAndSet(this, 0, DELIVERING);
-        disarm();
-        if (!claimed) {
+        // Claimed before disarming, so that a signal cancelled until the claim still reaches giveBackUndelivered;
+        // the caller is checked right after the claim, before the disarm (which may wait for the signal's lock), so
+        // that a cancel leaving the release to this delivery has only those two reads to fall between.
+        if (!HAND_OVER.compareAndSet(this, 0, DELIVERING)) {
+            disarm();
             return; // the caller gave up after the grant and has given the slots back
         }
-        if (signal.isCancelled() || callerFuture.isDone()) {
+        boolean callerGone = signal.isCancelled() || callerFuture.isDone();
+        disarm();
+        if (callerGone) {
             // The caller gave up at the same instant the slot came: pass the slot on rather than run for nobody.
             bulkhead.releaseSlots(weight);
             bulkhead.waiterCancelled(this, waited);
@@ -165,6 +171,31 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
             return;
         }
         bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
+    }
+
+    /**
+     * The caller cancels its {@link WaiterFuture}: decides the fate as cancelled if it is still open (then the
+     * cancel proceeds and {@link #accept} finds nothing more to do), or gives back a grant not yet delivered.
+     *
+     * @return whether the future may be cancelled; {@code false} when the fate was decided elsewhere first (a
+     *     delivered grant, a timeout, an eviction, a refusal), which the future then completes with
+     */
+    final boolean cancelledByCaller() {
+        if (grantedOnArrival) {
+            return true; // never queued: its slots belong to the running call, which releases them
+        }
+        if (tryAbandon(CANCELLED)) {
+            bulkhead.removeAbandoned(this);
+            disarm();
+            bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
+            return true;
+        }
+        if (giveBackUndelivered()) {
+            bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
+            return true;
+        }
+        // A grant whose delivery has started may still be cancelled: the delivery then gives the slots back.
+        return status() == GRANTED;
     }
 
     /**

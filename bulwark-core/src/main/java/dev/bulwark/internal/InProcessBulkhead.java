@@ -292,7 +292,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
                                               CancellationSignal signal) {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(signal, "signal");
-        CompletableFuture<T> result = new CompletableFuture<>();
+        CompletableFuture<T> result = new WaiterFuture<>();
         if (signal.isCancelled()) {
             result.completeExceptionally(Outcomes.cancelledBeforeStart(name, signal));
             return result;
@@ -323,7 +323,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         if (outcome != MUST_WAIT) {
             return CompletableFuture.failedFuture(rejectQueueFull(outcome));
         }
-        CompletableFuture<Permit> future = new CompletableFuture<>();
+        CompletableFuture<Permit> future = new WaiterFuture<>();
         waitAsync(new AsyncPermitWaiter(this, signal, ticker.read(), maxWaitNanos, future), future);
         return future;
     }

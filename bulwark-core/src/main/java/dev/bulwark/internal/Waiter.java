@@ -95,8 +95,9 @@ abstract class Waiter extends WaiterFate {
      * {@link #refusal}). Called once, after the successful CAS and the unlinking, by the deciding thread after it
      * released the lock.
      *
-     * @return whether the owner learns it: {@code false} only for an asynchronous waiter whose caller cancelled
-     *     its future in the instant between the decision and this call (it then sees its own cancellation)
+     * @return whether the owner learns it: {@code false} only for an asynchronous waiter whose caller completed
+     *     its future itself in the instant between the decision and this call (it then sees its own outcome; a
+     *     cancel cannot do this, see {@link WaiterFuture})
      */
     abstract boolean evicted();
 }

@@ -309,7 +309,7 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
         if (isPlain(options)) {
             return callAsync(operation, options.signal());
         }
-        CompletableFuture<T> result = new CompletableFuture<>();
+        CompletableFuture<T> result = new WaiterFuture<>();
         long outcome = admitAsync(options, result);
         if (outcome == ADMITTED) {
             startAsync(operation, result, options.weight());
@@ -328,7 +328,7 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
         if (isPlain(options)) {
             return acquireAsync(options.signal());
         }
-        CompletableFuture<Permit> future = new CompletableFuture<>();
+        CompletableFuture<Permit> future = new WaiterFuture<>();
         long outcome = admitAsync(options, future);
         if (outcome == ADMITTED) {
             future.complete(newPermit(options.weight()));
