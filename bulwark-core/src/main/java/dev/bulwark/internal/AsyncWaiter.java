@@ -147,14 +147,9 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
     }
 
     private void cancelledBySignal() {
-        if (tryAbandon(CANCELLED)) {
-            bulkhead.removeAbandoned(this);
-            disarm();
-        } else if (!giveBackUndelivered()) {
-            return;
+        if (leaveForCaller()) {
+            callerFuture.completeExceptionally(Outcomes.cancelledWhileQueued(bulkhead.name, signal));
         }
-        bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
-        callerFuture.completeExceptionally(Outcomes.cancelledWhileQueued(bulkhead.name, signal));
     }
 
     /**
@@ -164,13 +159,7 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
      */
     @Override
     public final void accept(Object ignoredResult, Throwable ignoredFailure) {
-        if (tryAbandon(CANCELLED)) {
-            bulkhead.removeAbandoned(this);
-            disarm();
-        } else if (!giveBackUndelivered()) {
-            return;
-        }
-        bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
+        leaveForCaller();
     }
 
     /**
@@ -178,24 +167,31 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
      * cancel proceeds and {@link #accept} finds nothing more to do), or gives back a grant not yet delivered.
      *
      * @return whether the future may be cancelled; {@code false} when the fate was decided elsewhere first (a
-     *     delivered grant, a timeout, an eviction, a refusal), which the future then completes with
+     *     timeout, an eviction, a refusal), which the future then completes with
      */
     final boolean cancelledByCaller() {
         if (grantedOnArrival) {
             return true; // never queued: its slots belong to the running call, which releases them
         }
+        // A grant whose delivery has started may still be cancelled: the delivery then gives the slots back.
+        return leaveForCaller() || status() == GRANTED;
+    }
+
+    /**
+     * The caller gives up: decides the fate as cancelled if it is still open (and unlinks the node), or gives back
+     * a grant not yet delivered; then reports the cancellation.
+     *
+     * @return whether the caller's giving up took effect (otherwise the fate was decided first, and stands)
+     */
+    private boolean leaveForCaller() {
         if (tryAbandon(CANCELLED)) {
             bulkhead.removeAbandoned(this);
             disarm();
-            bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
-            return true;
+        } else if (!giveBackUndelivered()) {
+            return false;
         }
-        if (giveBackUndelivered()) {
-            bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
-            return true;
-        }
-        // A grant whose delivery has started may still be cancelled: the delivery then gives the slots back.
-        return status() == GRANTED;
+        bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
+        return true;
     }
 
     /**
