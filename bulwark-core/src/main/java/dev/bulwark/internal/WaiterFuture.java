@@ -28,9 +28,4 @@ final class WaiterFuture<T> extends CompletableFuture<T> {
         }
         return super.cancel(mayInterruptIfRunning);
     }
-
-    @Override
-    public <U> CompletableFuture<U> newIncompleteFuture() {
-        return new CompletableFuture<>(); // dependent stages are plain futures
-    }
 }

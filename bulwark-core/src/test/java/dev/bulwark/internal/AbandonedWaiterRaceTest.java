@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -35,13 +36,25 @@ class AbandonedWaiterRaceTest {
                 }).build();
     }
 
-    /** Fires {@code timer} on its own thread while the test holds the lock; returns once its unlink waits. */
-    private static Thread timeOutBehindTheLock(InProcessBulkhead bulkhead, Runnable timer) {
+    /**
+     * Fires {@code timer} on its own thread while the test holds the lock, runs {@code action} once the timeout's
+     * unlink waits for it (the lock is reentrant), then lets the timeout finish.
+     */
+    private static <T> T whileATimeoutWaitsToUnlink(InProcessBulkhead bulkhead, Runnable timer, Supplier<T> action)
+            throws InterruptedException {
         Thread timerThread = new Thread(timer, "timer");
-        timerThread.start();
-        // The timeout's CAS precedes removeAbandoned, the only lock its path takes.
-        await().atMost(Duration.ofSeconds(30)).until(() -> bulkhead.lock.hasQueuedThread(timerThread));
-        return timerThread;
+        T result;
+        bulkhead.lock.lock();
+        try {
+            timerThread.start();
+            // The timeout's CAS precedes removeAbandoned, the only lock its path takes.
+            await().atMost(Duration.ofSeconds(30)).until(() -> bulkhead.lock.hasQueuedThread(timerThread));
+            result = action.get();
+        } finally {
+            bulkhead.lock.unlock();
+        }
+        timerThread.join(TimeUnit.SECONDS.toMillis(30));
+        return result;
     }
 
     private static Rejection.Reason reason(CompletableFuture<Permit> future) {
@@ -59,16 +72,7 @@ class AbandonedWaiterRaceTest {
         CompletableFuture<Permit> light = bulkhead.acquireAsync(1); // strict order: waits behind it
         assertThat(timers).hasSize(2);
 
-        DrainResult drain;
-        Thread timerThread;
-        bulkhead.lock.lock();
-        try {
-            timerThread = timeOutBehindTheLock(bulkhead, timers.get(0));
-            drain = bulkhead.drain(Duration.ZERO); // the lock is reentrant: the close runs in the window
-        } finally {
-            bulkhead.lock.unlock();
-        }
-        timerThread.join(TimeUnit.SECONDS.toMillis(30));
+        DrainResult drain = whileATimeoutWaitsToUnlink(bulkhead, timers.get(0), () -> bulkhead.drain(Duration.ZERO));
 
         assertThat(drain.refusedWaiters()).as("nobody was left to refuse").isZero();
         assertThat(reason(heavy)).isEqualTo(Rejection.Reason.WAIT_TIMEOUT);
@@ -89,15 +93,10 @@ class AbandonedWaiterRaceTest {
         CompletableFuture<Permit> behind = bulkhead.acquireAsync(2); // strict order: waits behind it
         assertThat(timers).hasSize(2);
 
-        Thread timerThread;
-        bulkhead.lock.lock();
-        try {
-            timerThread = timeOutBehindTheLock(bulkhead, timers.get(0));
+        whileATimeoutWaitsToUnlink(bulkhead, timers.get(0), () -> {
             bulkhead.changeMaxConcurrency(2);
-        } finally {
-            bulkhead.lock.unlock();
-        }
-        timerThread.join(TimeUnit.SECONDS.toMillis(30));
+            return null;
+        });
 
         // Had the timeout been complete first, the waiter of 2 had taken the 2 free slots at the limit of 3; the
         // change to 2 then leaves it running above the new limit, as a lowered limit leaves every running call.
