@@ -4,6 +4,7 @@ import dev.bulwark.CancellationSignal;
 import dev.bulwark.Scheduler;
 import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.internal.spi.VarHandles;
+import dev.bulwark.internal.spi.WaiterFuture;
 import dev.bulwark.internal.timer.TimerWheel;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -18,7 +19,7 @@ import java.util.function.BiConsumer;
  * its own wheel node), a listener on the cancellation signal, and a callback on the caller's future (the caller
  * cancelled or completed it).
  */
-abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object, Throwable> {
+abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object, Throwable>, WaiterFuture.Owner {
 
     private static final VarHandle HAND_OVER = VarHandles.field(MethodHandles.lookup(), "handOver", int.class);
     /** {@link #handOver}: the delivery of a grant has started; it owns the slots from here. */
@@ -45,7 +46,7 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
         super(bulkhead, signal, enqueuedAt, maxWaitNanos);
         this.callerFuture = callerFuture;
         if (callerFuture instanceof WaiterFuture) {
-            ((WaiterFuture<?>) callerFuture).waiter = this;
+            ((WaiterFuture<?>) callerFuture).ownedBy(this);
         }
     }
 
@@ -169,7 +170,8 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
      * @return whether the future may be cancelled; {@code false} when the fate was decided elsewhere first (a
      *     timeout, an eviction, a refusal), which the future then completes with
      */
-    final boolean cancelledByCaller() {
+    @Override
+    public final boolean cancelledByCaller() {
         if (grantedOnArrival) {
             return true; // never queued: its slots belong to the running call, which releases them
         }

@@ -18,6 +18,7 @@ import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.internal.spi.AsyncOperation;
 import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.internal.spi.VarHandles;
+import dev.bulwark.internal.spi.WaiterFuture;
 import dev.bulwark.internal.stats.SampledListener;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -97,7 +97,7 @@ abstract class Waiter extends WaiterFate {
      *
      * @return whether the owner learns it: {@code false} only for an asynchronous waiter whose caller completed
      *     its future itself in the instant between the decision and this call (it then sees its own outcome; a
-     *     cancel cannot do this, see {@link WaiterFuture})
+     *     cancel cannot do this, see {@link dev.bulwark.internal.spi.WaiterFuture})
      */
     abstract boolean evicted();
 }

@@ -11,6 +11,7 @@ import dev.bulwark.Rejection;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.internal.spi.RejectionAccess;
+import dev.bulwark.internal.spi.WaiterFuture;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

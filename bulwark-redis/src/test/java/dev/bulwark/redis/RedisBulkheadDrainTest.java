@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -243,5 +245,51 @@ class RedisBulkheadDrainTest {
             assertThat(redis.queuedOnServer(bulkhead.name())).isZero();
             assertThat(redis.holdersOnServer(bulkhead.name())).isZero();
         });
+    }
+
+    @Test
+    void aCancelAfterTheDrainRefusedAQueuedFutureIsRefusedAndTheFutureFailsWithClosed(TestInfo test)
+            throws Exception {
+        // The executor delivers every async waiter's fate: holding it keeps the drain's refusal decided but not yet
+        // delivered, which is where a plain future's cancel used to win against it.
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        CountDownLatch executorHeld = new CountDownLatch(1);
+        CountDownLatch letGo = new CountDownLatch(1);
+        try {
+            RedisBulkhead bulkhead = redis.track(builder(test).executor(executor).build());
+            Permit holder = bulkhead.acquire();
+            CompletableFuture<Permit> waiter = bulkhead.acquireAsync();
+            awaitQueued(bulkhead.name(), 1);
+            executor.execute(() -> {
+                executorHeld.countDown();
+                await().atMost(Duration.ofSeconds(30)).until(() -> letGo.getCount() == 0);
+            });
+            assertThat(executorHeld.await(10, TimeUnit.SECONDS)).isTrue();
+
+            DrainResult drained = bulkhead.drain(Duration.ZERO);
+            assertThat(drained.refusedWaiters()).isOne();
+            assertThat(waiter.cancel(false)).as("the drain decided first").isFalse();
+            letGo.countDown();
+
+            assertThat(reasonOf(waiter)).isEqualTo(Rejection.Reason.CLOSED);
+            assertThat(waiter.isCancelled()).isFalse();
+            holder.close();
+        } finally {
+            letGo.countDown();
+            executor.shutdown();
+        }
+    }
+
+    @Test
+    void aCancelWhileAFutureStillWaitsCancelsItAndLeavesTheQueue(TestInfo test) {
+        RedisBulkhead bulkhead = redis.track(builder(test).build());
+        Permit holder = bulkhead.acquire();
+        CompletableFuture<Permit> waiter = bulkhead.acquireAsync();
+        awaitQueued(bulkhead.name(), 1);
+
+        assertThat(waiter.cancel(false)).isTrue();
+        assertThat(waiter).isCancelled();
+        awaitQueued(bulkhead.name(), 0);
+        holder.close();
     }
 }

@@ -4,6 +4,7 @@ import dev.bulwark.Bulkhead;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
 import dev.bulwark.internal.Stages;
+import dev.bulwark.internal.spi.WaiterFuture;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -62,7 +63,7 @@ public final class DualPermits {
      * @return a future of one permit releasing both slots; cancelling it leaves the queue waited in
      */
     public static CompletableFuture<Permit> acquireAsync(Bulkhead local, Bulkhead global, CancellationSignal signal) {
-        CompletableFuture<Permit> both = new CompletableFuture<>();
+        WaiterFuture<Permit> both = new WaiterFuture<>();
         new AsyncPair(local, global, signal, both).waitForLocal();
         return both;
     }
@@ -75,11 +76,12 @@ public final class DualPermits {
         private final CompletableFuture<Permit> both;
         private volatile CompletableFuture<Permit> waiting;
 
-        AsyncPair(Bulkhead local, Bulkhead global, CancellationSignal signal, CompletableFuture<Permit> both) {
+        AsyncPair(Bulkhead local, Bulkhead global, CancellationSignal signal, WaiterFuture<Permit> both) {
             this.local = local;
             this.global = global;
             this.signal = signal;
             this.both = both;
+            both.ownedBy(WaiterFuture.following(() -> waiting));
             both.whenComplete((permit, failure) -> {
                 CompletableFuture<Permit> current = waiting;
                 if (current != null) {
@@ -91,6 +93,9 @@ public final class DualPermits {
         void waitForLocal() {
             CompletableFuture<Permit> step = local.acquireAsync(signal);
             waiting = step;
+            if (both.isDone()) {
+                step.cancel(false); // the caller gave up between the two steps
+            }
             step.whenComplete((localPermit, failure) -> {
                 if (failure != null) {
                     both.completeExceptionally(Stages.unwrap(failure));
@@ -109,6 +114,9 @@ public final class DualPermits {
         private void waitForGlobal() {
             CompletableFuture<Permit> step = global.acquireAsync(signal);
             waiting = step;
+            if (both.isDone()) {
+                step.cancel(false); // the caller gave up between the two steps
+            }
             step.whenComplete((globalPermit, failure) -> {
                 if (failure != null) {
                     both.completeExceptionally(Stages.unwrap(failure));

@@ -359,6 +359,7 @@ public final class FairShares {
                 granted = closed ? null : pollBest();
                 if (granted != null) {
                     granted.partition.addHeld(1); // before the lock is released: the next choice sees it
+                    granted.grantDecided = true;
                 }
             } else if (!retryable(failure)) {
                 refused = takeAllWaiters();

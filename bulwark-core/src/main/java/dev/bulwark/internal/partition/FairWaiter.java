@@ -4,8 +4,8 @@ import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
 import dev.bulwark.Scheduler;
 import dev.bulwark.internal.spi.Outcomes;
+import dev.bulwark.internal.spi.WaiterFuture;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -20,17 +20,22 @@ import org.jspecify.annotations.Nullable;
  * future happens after the lock is released. A grant that finds the future already completed by the caller gives
  * the slot straight back, so a slot is never lost.
  */
-final class FairWaiter {
+final class FairWaiter implements WaiterFuture.Owner {
 
     final FairShares shares;
     final Partition partition;
     final CancellationSignal signal;
     final long enqueuedAt;
-    final CompletableFuture<Permit> future = new CompletableFuture<>();
+    final WaiterFuture<Permit> future = new WaiterFuture<>();
     /** Arrival order across keys, for ties between keys; under the lock. */
     long sequence;
     /** Whether the waiter is in its key's queue; under the lock. */
     boolean queued;
+    /**
+     * Set under the lock by the pump that takes the waiter out of its queue to grant it a slot, so that a cancel
+     * arriving before the grant's delivery knows the fate is a grant (its slot is then passed on by {@link #grant}).
+     */
+    volatile boolean grantDecided;
 
     private volatile Scheduler.@Nullable Cancellable timer;
     private volatile CancellationSignal.@Nullable Registration registration;
@@ -40,6 +45,17 @@ final class FairWaiter {
         this.partition = partition;
         this.signal = signal;
         this.enqueuedAt = enqueuedAt;
+        future.ownedBy(this);
+    }
+
+    /**
+     * The caller cancels its future: the cancel decides the fate if the waiter is still queued, and stands against
+     * a grant not yet delivered (which then passes the slot on); against a timeout or a close decided first it is
+     * refused, and the future fails with that refusal (see {@link WaiterFuture}).
+     */
+    @Override
+    public boolean cancelledByCaller() {
+        return shares.remove(this) || grantDecided;
     }
 
     /**

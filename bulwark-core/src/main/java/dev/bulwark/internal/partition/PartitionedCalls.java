@@ -8,6 +8,7 @@ import dev.bulwark.internal.Chain;
 import dev.bulwark.internal.ChainStep;
 import dev.bulwark.internal.InProcessBulkhead;
 import dev.bulwark.internal.Stages;
+import dev.bulwark.internal.spi.WaiterFuture;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
@@ -118,7 +119,7 @@ public final class PartitionedCalls<K> {
      */
     public <T> CompletableFuture<T> callAsync(K key, Supplier<? extends CompletionStage<T>> operation,
                                               CancellationSignal signal) {
-        CompletableFuture<T> result = new CompletableFuture<>();
+        WaiterFuture<T> result = new WaiterFuture<>();
         Partition partition;
         CompletableFuture<Permit> slots;
         try {
@@ -136,7 +137,9 @@ public final class PartitionedCalls<K> {
             result.completeExceptionally(failedToWait);
             return result;
         }
-        // A caller giving up while queued leaves the queue(s).
+        // A caller giving up while queued leaves the queue(s); a cancel after the wait's fate was decided elsewhere
+        // (a refusal, a timeout) is refused, and the future fails with that fate.
+        result.ownedBy(WaiterFuture.following(() -> slots));
         result.whenComplete((value, failure) -> slots.cancel(false));
         slots.whenComplete((permit, failure) -> {
             if (failure != null) {
@@ -168,9 +171,10 @@ public final class PartitionedCalls<K> {
     /** The key's slot, then (holding it) a fair global slot, without blocking; see the class notes. */
     private static CompletableFuture<Permit> acquireFairAsync(Partition partition, FairShares fair,
                                                               CancellationSignal signal) {
-        CompletableFuture<Permit> both = new CompletableFuture<>();
+        WaiterFuture<Permit> both = new WaiterFuture<>();
         CompletableFuture<Permit> localStep = partition.bulkhead().acquireAsync(signal);
         AtomicReference<CompletableFuture<Permit>> waiting = new AtomicReference<>(localStep);
+        both.ownedBy(WaiterFuture.following(waiting::get));
         both.whenComplete((permit, failure) -> waiting.get().cancel(false)); // the caller gave up: leave the queue
         localStep.whenComplete((local, failure) -> {
             if (failure != null) {

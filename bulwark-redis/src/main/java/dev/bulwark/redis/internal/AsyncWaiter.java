@@ -3,6 +3,7 @@ package dev.bulwark.redis.internal;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
 import dev.bulwark.Priority;
+import dev.bulwark.internal.spi.WaiterFuture;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -12,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * (armed after the acquire was sent, so that any release they send follows it on the connection). Once the fate is
  * decided, {@link #finish()} runs on the bulkhead's executor, never on a Redis I/O thread.
  */
-abstract class AsyncWaiter extends RemoteWaiter {
+abstract class AsyncWaiter extends RemoteWaiter implements WaiterFuture.Owner {
 
     final CompletableFuture<?> callerFuture;
 
@@ -20,6 +21,19 @@ abstract class AsyncWaiter extends RemoteWaiter {
                 long enqueuedAt, CompletableFuture<?> callerFuture) {
         super(bulkhead, id, weight, priority, signal, enqueuedAt);
         this.callerFuture = callerFuture;
+        if (callerFuture instanceof WaiterFuture) {
+            ((WaiterFuture<?>) callerFuture).ownedBy(this);
+        }
+    }
+
+    /**
+     * The caller cancels its future ({@link WaiterFuture}): the cancel decides the fate if it is still open, and
+     * stands against a grant (whose permit {@link #finish()} then passes on); against a refusal, a timeout or an
+     * unavailable Redis decided first it is refused, and the future fails with that outcome.
+     */
+    @Override
+    public final boolean cancelledByCaller() {
+        return bulkhead.abandon(this, CANCELLED) || status() == GRANTED;
     }
 
     /** Runs the work this waiter was queued for, holding {@code permit}; every path must end by closing it. */

@@ -12,6 +12,7 @@ import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.Ticker;
 import dev.bulwark.internal.spi.AsyncOperation;
 import dev.bulwark.internal.spi.Outcomes;
+import dev.bulwark.internal.spi.WaiterFuture;
 import dev.bulwark.redis.FailureMode;
 import dev.bulwark.redis.RedisBulkheadException;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
@@ -239,7 +240,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
                                                Supplier<? extends CompletionStage<T>> operation) {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(signal, "signal");
-        CompletableFuture<T> result = new CompletableFuture<>();
+        CompletableFuture<T> result = new WaiterFuture<>();
         if (refusedAtOnce(weight, priority, signal, result)) {
             return result;
         }
@@ -268,7 +269,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
 
     private CompletableFuture<Permit> acquireAsync(int weight, Priority priority, CancellationSignal signal) {
         Objects.requireNonNull(signal, "signal");
-        CompletableFuture<Permit> future = new CompletableFuture<>();
+        CompletableFuture<Permit> future = new WaiterFuture<>();
         if (refusedAtOnce(weight, priority, signal, future)) {
             return future;
         }

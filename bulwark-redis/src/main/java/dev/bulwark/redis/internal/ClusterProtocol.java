@@ -204,19 +204,24 @@ abstract class ClusterProtocol {
         return true;
     }
 
-    /** Gives up on a waiter (cancellation, interruption, maximum wait) if its fate is still open. */
-    void abandon(RemoteWaiter waiter, int outcome) {
+    /**
+     * Gives up on a waiter (cancellation, interruption, maximum wait) if its fate is still open.
+     *
+     * @return whether this call decided the fate
+     */
+    boolean abandon(RemoteWaiter waiter, int outcome) {
         int previous = outcome == RemoteWaiter.TIMED_OUT
                 ? (waiter.decideIfWaiting(outcome) ? RemoteWaiter.WAITING : RemoteWaiter.ALREADY_DECIDED)
                 : waiter.decide(outcome);
         if (previous == RemoteWaiter.ALREADY_DECIDED) {
-            return;
+            return false;
         }
         removeWaiter(waiter);
         if (previous == RemoteWaiter.WAITING) {
             release(waiter.id);
         }
         waiter.decided();
+        return true;
     }
 
     /** A waiter's place is gone (Redis forgot it, or it can no longer be renewed before its lease ends). */
