@@ -65,4 +65,29 @@ class ListenerClockReadsTest {
         }
         assertThat(reads.get()).isZero();
     }
+
+    @Test
+    void aListenerAttachedWhileUnobservedCallsRunSeesTheirReleasesAsZero() {
+        Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(4).ticker(ticker).build();
+        Permit permit = bulkhead.acquire();
+        java.util.concurrent.CompletableFuture<String> asyncWork = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CompletableFuture<String> asyncCall = bulkhead.callAsync(() -> asyncWork);
+        Permit weighted = bulkhead.acquire(2);
+        List<Long> executions = new ArrayList<>();
+        bulkhead.addListener(new BulkheadListener() {
+            @Override
+            public void released(long executionNanos) {
+                executions.add(executionNanos);
+            }
+        });
+        now.addAndGet(5);
+
+        permit.close();
+        asyncWork.complete("done");
+        weighted.close();
+
+        // Started while nobody observed the bulkhead, they were never timed: not the clock's raw reading.
+        assertThat(asyncCall).isCompletedWithValue("done");
+        assertThat(executions).containsExactly(0L, 0L, 0L);
+    }
 }

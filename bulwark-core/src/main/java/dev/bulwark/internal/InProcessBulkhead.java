@@ -254,7 +254,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
     }
 
     Permit newPermit(int weight) {
-        return new LocalPermit(this, observed() ? startTime(events) : 0L, weight);
+        return new LocalPermit(this, observed() ? startTime(events) : SampledListener.UNTIMED, weight);
     }
 
     /** Takes a slot for the calling thread, waiting if needed, and reports the admission; throws if it cannot. */
@@ -343,7 +343,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
 
     /** Runs an async operation that holds a slot, and releases the slot when its stage completes. */
     <T> void startAsync(Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result) {
-        AsyncOperation.start(operation, result, asyncSlot, observed() ? startTime(events) : 0L);
+        AsyncOperation.start(operation, result, asyncSlot, observed() ? startTime(events) : SampledListener.UNTIMED);
     }
 
     /** {@link #startAsync(Supplier, CompletableFuture)} for an operation that holds {@code weight} slots. */
@@ -354,7 +354,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         }
         AsyncOperation.Slot slots = (startedAt, failure) -> releaseAfterRun(startedAt,
                 failure == null ? Permit.Outcome.SUCCESS : outcomeOf(failure), weight);
-        AsyncOperation.start(operation, result, slots, observed() ? startTime(events) : 0L);
+        AsyncOperation.start(operation, result, slots, observed() ? startTime(events) : SampledListener.UNTIMED);
     }
 
     /** Releases the slot of an async operation that ran; see {@link AsyncOperation}. */
