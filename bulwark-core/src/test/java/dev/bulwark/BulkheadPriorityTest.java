@@ -275,4 +275,29 @@ class BulkheadPriorityTest {
         assertThat(plainCancelled).hasValue(1);
         BulkheadRaceTest.assertQuiet(bulkhead, 1);
     }
+
+    @Test
+    void aNewcomerAboveEveryoneWaitingRunsAtOnceEvenWhileTheQueueHoldsMoreThanALoweredMaxQueue() {
+        Bulkhead bulkhead = builder(2, 2).build();
+        Permit holder = bulkhead.acquire();
+        // A heavy LOW waiter cannot take the one free slot, and the LOW call behind it waits its turn.
+        CompletableFuture<Permit> heavy = bulkhead.acquireAsyncWith(
+                CallOptions.builder().weight(2).priority(Priority.LOW).build());
+        CompletableFuture<Permit> light = queue(bulkhead, Priority.LOW);
+        bulkhead.changeMaxQueue(1);
+        assertThat(bulkhead.queuedCount()).isEqualTo(2);
+
+        CompletableFuture<Permit> high = queue(bulkhead, Priority.HIGH);
+
+        assertThat(high).as("higher than everyone waiting, and its slot is free").isCompletedWithValueMatching(
+                permit -> permit != null);
+        CompletableFuture<Permit> normal = queue(bulkhead, Priority.NORMAL);
+        assertThat(normal).as("no slot free: the queue, above its limit, is full").isCompletedExceptionally();
+        assertThat(rejections).singleElement().extracting(Rejection::reason).isEqualTo(Rejection.Reason.QUEUE_FULL);
+        high.join().close();
+        holder.close();
+        heavy.join().close();
+        light.join().close();
+        BulkheadRaceTest.assertQuiet(bulkhead, 2);
+    }
 }

@@ -186,13 +186,14 @@ abstract class SlotQueue {
     }
 
     /**
-     * Whether a newcomer of {@code priority} that sees a full queue might still evict someone, so that only the
-     * lock can decide: LIFO exactly at the limit, or a waiter of a lower priority has ever joined. Read after the
-     * state word (see {@link #queuedLevels}).
+     * Whether a newcomer of {@code priority} that sees a full queue might still evict someone or be served before
+     * everyone waiting, so that only the lock can decide: under LIFO, or when a waiter of a lower priority has ever
+     * joined. Also when the queue holds more than a lowered {@code maxQueue}: nobody is evicted then, but a newcomer
+     * above every waiter still takes free slots at once (docs/priorities.md). Read after the state word (see
+     * {@link #queuedLevels}).
      */
     private boolean mayMakeRoom(int waiting, int priority) {
-        int limit = maxQueue;
-        return waiting > 0 && waiting == limit && (lifo || (queuedLevels >>> (priority + 1)) != 0);
+        return waiting > 0 && (lifo || (queuedLevels >>> (priority + 1)) != 0);
     }
 
     /**
