@@ -102,7 +102,9 @@ abstract sealed class BulkheadSettings permits Bulkhead.Builder {
 
     /**
      * Sets the overflow handler, called with every {@link Rejection} before the refusal is thrown: on the
-     * refused caller's thread, or on the timer thread for an asynchronous wait that timed out. Its result is
+     * refused caller's thread; for an asynchronous waiter, on the thread that decided its refusal (the timer
+     * thread for a timeout, the newcomer's for an eviction, the closing thread for a close, the thread lowering the
+     * limit for a weight above it). Its result is
      * ignored; if it throws, the throwable is added as suppressed to the {@link BulkheadRejectedException}
      * and the bulkhead is unaffected. It is never called for cancellations.
      *

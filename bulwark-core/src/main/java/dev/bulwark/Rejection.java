@@ -81,7 +81,8 @@ public record Rejection(String bulkheadName, Reason reason, int maxConcurrency, 
         UNAVAILABLE,
         /**
          * A newer call arrived while the queue was full and took this waiting call's place: one of a higher
-         * {@link Priority}, or (with {@link QueueOrder#LIFO}) any newer call. {@link Rejection#waited()} tells how
+         * {@link Priority}, or (with {@link QueueOrder#LIFO}) a newer call of the same priority when nobody of a lower
+         * priority waits. {@link Rejection#waited()} tells how
          * long it had waited, {@link Rejection#priority()} the evicted call's priority.
          */
         EVICTED,

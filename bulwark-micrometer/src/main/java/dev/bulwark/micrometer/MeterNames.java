@@ -35,7 +35,8 @@ public final class MeterNames {
      * Counter: calls by {@value #TAG_OUTCOME}: {@code admitted}, {@code cancelled}, and one series per
      * {@link dev.bulwark.Rejection.Reason}: {@code rejected.queue_full}, {@code rejected.wait_timeout},
      * {@code rejected.evicted} (LIFO queues, or calls with priorities), {@code rejected.unavailable} (cluster-wide
-     * bulkheads only), {@code rejected.partition_limit} (per-key bulkheads only), {@code rejected.closed} (after
+     * bulkheads only), {@code rejected.partition_limit} (stays 0: a per-key bulkhead tells
+     * {@code PARTITION_LIMIT} only to its own overflow handler), {@code rejected.closed} (after
      * {@code close} or during {@code drain}) and {@code rejected.weight_exceeds_limit} (weighted calls only). Every bound bulkhead registers all of them, so that
      * dashboards and alerts see the same series everywhere; those a kind of bulkhead cannot produce stay at 0.
      * Exact counts.
