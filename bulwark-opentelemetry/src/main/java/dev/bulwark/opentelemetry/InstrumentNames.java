@@ -67,7 +67,9 @@ public final class InstrumentNames {
      * Histogram, {@code s}: how long calls that queued waited for a slot, by {@link #BULKHEAD_OUTCOME}:
      * {@code admitted}, {@code rejected} (with reason {@code wait_timeout} or {@code evicted}) and {@code cancelled}.
      * As with ASP.NET Core's {@code time_in_queue}, a call that found a free slot at once did not queue and is not
-     * recorded (it is counted in {@value #BULKHEAD_CALLS}).
+     * recorded (it is counted in {@value #BULKHEAD_CALLS}). Neither is a queued call refused with another reason
+     * ({@code closed}, {@code weight_exceeds_limit}, or {@code unavailable} from a cluster-wide bulkhead): it did
+     * wait, but it is counted in {@value #BULKHEAD_CALLS} only.
      */
     public static final String BULKHEAD_TIME_IN_QUEUE = "bulwark.bulkhead.call.time_in_queue";
     /** Histogram, {@code s}: how long admitted calls held their slot. */
