@@ -195,7 +195,9 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
 
     void onRejected(Rejection.Reason reason, long waitedNanos) {
         rejected[reason.ordinal()].increment();
-        // Only refusals after waiting have a wait to show (a full queue refuses at once).
+        // Only the refusals that always follow a wait are recorded (a full queue refuses at once); a close or a
+        // lowered limit may refuse a call that waited or one that just arrived, and is counted in calls only, as
+        // docs/opentelemetry.md says.
         if (reason == Rejection.Reason.WAIT_TIMEOUT || reason == Rejection.Reason.EVICTED) {
             timeInQueue.record(Instruments.seconds(waitedNanos), rejectedAttributes[reason.ordinal()]);
         }
