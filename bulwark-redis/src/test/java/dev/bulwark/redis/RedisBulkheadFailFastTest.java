@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.bulwark.BulkheadRejectedException;
+import dev.bulwark.DrainResult;
 import dev.bulwark.Permit;
 import dev.bulwark.Rejection;
 import dev.bulwark.redis.testing.RedisFixture;
@@ -11,6 +12,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -205,5 +209,43 @@ class RedisBulkheadFailFastTest {
         await().atMost(Duration.ofMillis(2_000))
                 .untilAsserted(() -> assertThat(redis.holdersOnServer("lease")).isZero());
         assertThat(lost).hasSize(1);
+    }
+
+    @Test
+    void aDrainCountsAFailingOpenWaiterAsRunningFromTheMomentRedisIsFoundGone() throws Exception {
+        // The executor delivers the async waiter's fate: holding it keeps the waiter decided (Redis gone, run
+        // without a permit) but not yet started, which is where a drain used to find the instance idle.
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        CountDownLatch executorHeld = new CountDownLatch(1);
+        CountDownLatch letGo = new CountDownLatch(1);
+        try {
+            RedisBulkhead holder = redis.track(defaults("drained-open").build());
+            RedisBulkhead other = redis.track(defaults("drained-open").failureMode(FailureMode.FAIL_OPEN)
+                    .executor(executor).build());
+            holder.acquire();
+            CompletableFuture<Permit> waiter = other.acquireAsync();
+            awaitQueued("drained-open", 1);
+            executor.execute(() -> {
+                executorHeld.countDown();
+                await().atMost(Duration.ofSeconds(30)).until(() -> letGo.getCount() == 0);
+            });
+            assertThat(executorHeld.await(10, TimeUnit.SECONDS)).isTrue();
+
+            redis.server().stop();
+            await().atMost(Duration.ofSeconds(10)).until(() -> other.localQueuedCount() == 0);
+            DrainResult drained = other.drain(Duration.ZERO);
+
+            assertThat(drained.stillExecuting()).as("the call about to run without a permit").isOne();
+            assertThat(drained.isComplete()).isFalse();
+            letGo.countDown();
+            Permit unbacked = waiter.get(10, TimeUnit.SECONDS);
+            assertThat(unbacked.toString()).contains("without a slot");
+            assertThat(other.drain(Duration.ZERO).stillExecuting()).isOne();
+            unbacked.close();
+            assertThat(other.drain(Duration.ZERO).isComplete()).as("counted out once, at its close").isTrue();
+        } finally {
+            letGo.countDown();
+            executor.shutdown();
+        }
     }
 }

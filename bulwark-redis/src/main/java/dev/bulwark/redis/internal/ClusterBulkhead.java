@@ -13,7 +13,6 @@ import dev.bulwark.Ticker;
 import dev.bulwark.internal.spi.AsyncOperation;
 import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.internal.spi.WaiterFuture;
-import dev.bulwark.redis.FailureMode;
 import dev.bulwark.redis.RedisBulkheadException;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -194,7 +193,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
             return Optional.empty();
         } catch (ExecutionException failure) {
             orphans.add(id, ticker.read() + leaseNanos);
-            return settings.failureMode() == FailureMode.FAIL_OPEN
+            return failOpen
                     ? Optional.of(runWithoutPermit(failure.getCause(), priority)) : Optional.empty();
         }
         refreshLimits(reply, 3);
@@ -332,10 +331,8 @@ public final class ClusterBulkhead extends ClusterProtocol {
     }
 
     Permit runWithoutPermit(Throwable cause, Priority priority) {
-        events.ranWithoutPermit(cause);
-        events.admitted(0, priority);
         running.incrementAndGet();
-        return new UnbackedPermit(this, ticker.read());
+        return unbackedPermit(cause, priority);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -375,8 +372,8 @@ public final class ClusterBulkhead extends ClusterProtocol {
             case RemoteWaiter.TIMED_OUT:
                 throw reject(rejection(Rejection.Reason.WAIT_TIMEOUT, waited, waiter.priority), null);
             case RemoteWaiter.UNAVAILABLE:
-                if (settings.failureMode() == FailureMode.FAIL_OPEN) {
-                    return runWithoutPermit(waiter.failure, waiter.priority);
+                if (failOpen) {
+                    return unbackedPermit(waiter.failure, waiter.priority); // counted when decided
                 }
                 throw reject(rejection(Rejection.Reason.UNAVAILABLE, waited, waiter.priority), waiter.failure);
             default:

@@ -4,6 +4,7 @@ import dev.bulwark.Permit;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.Ticker;
+import dev.bulwark.redis.FailureMode;
 import dev.bulwark.redis.LostPermit;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.time.Duration;
@@ -98,6 +99,8 @@ abstract class ClusterProtocol {
      * waiter leaves {@link #waiters}), decremented once, when the permit is first closed.
      */
     final AtomicInteger running = new AtomicInteger();
+    /** Whether a waiter that Redis cannot decide runs without a permit ({@code FAIL_OPEN}) instead of refused. */
+    final boolean failOpen;
     /** Completed once this instance is closed, waits for nothing and runs nothing: what drains wait for. */
     final CompletableFuture<Void> idle = new CompletableFuture<>();
 
@@ -109,6 +112,7 @@ abstract class ClusterProtocol {
         this.leaseNanos = settings.lease().toNanos();
         this.leaseMillis = Long.toString(Math.max(1, settings.lease().toMillis()));
         this.limits = settings.initialLimits();
+        this.failOpen = settings.failureMode() == FailureMode.FAIL_OPEN;
         this.keys = new BulkheadKeys(name);
         this.scripts = new ScriptRunner(commands, keys, () -> limits, settings.scheduler(),
                 releaseFlusher, this::releasesSettled,
@@ -142,7 +146,7 @@ abstract class ClusterProtocol {
             // The script may have run and its reply been lost: release the id until Redis confirms.
             orphans.add(waiter.id, ticker.read() + leaseNanos);
             if (waiter.fail(failure, false) != RemoteWaiter.ALREADY_DECIDED) {
-                removeWaiter(waiter);
+                removeUnavailable(waiter);
                 waiter.decided();
             }
             return;
@@ -227,7 +231,7 @@ abstract class ClusterProtocol {
     /** A waiter's place is gone (Redis forgot it, or it can no longer be renewed before its lease ends). */
     void waiterLost(RemoteWaiter waiter, Throwable cause) {
         if (waiter.fail(cause, true) != RemoteWaiter.ALREADY_DECIDED) {
-            removeWaiter(waiter);
+            removeUnavailable(waiter);
             orphans.add(waiter.id, ticker.read() + leaseNanos);
             waiter.decided();
         }
@@ -246,7 +250,7 @@ abstract class ClusterProtocol {
         if (previous == RemoteWaiter.ALREADY_DECIDED) {
             return;
         }
-        removeWaiter(waiter);
+        removeUnavailable(waiter);
         if (previous == RemoteWaiter.WAITING) {
             release(waiter.id);
         }
@@ -356,6 +360,29 @@ abstract class ClusterProtocol {
     }
 
     /** Unregisters a decided waiter; once closed, the last one to go may leave the instance idle. */
+    /**
+     * Takes a waiter just decided {@code UNAVAILABLE} out of {@link #waiters}. Failing open, its call will run
+     * without a permit, so it counts as running first, as a grant's call does: a drain in between must not find the
+     * instance idle (and shut it down, reporting it complete) while that call is about to start. The permit made for
+     * it ({@link #unbackedPermit}) is counted out when closed.
+     */
+    private void removeUnavailable(RemoteWaiter waiter) {
+        if (failOpen) {
+            running.incrementAndGet();
+        }
+        removeWaiter(waiter);
+    }
+
+    /**
+     * Makes the permit of a call that runs without one (failing open) and reports it; the caller has counted the
+     * call in {@link #running}.
+     */
+    final Permit unbackedPermit(Throwable cause, Priority priority) {
+        events.ranWithoutPermit(cause);
+        events.admitted(0, priority);
+        return new UnbackedPermit(this, ticker.read());
+    }
+
     final void removeWaiter(RemoteWaiter waiter) {
         waiters.remove(waiter.id, waiter);
         if (closed) {
