@@ -211,6 +211,13 @@ class RedisBulkheadBasicsTest {
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
             assertThatThrownBy(() -> RedisBulkhead.builder(queuing, "options").build())
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("replay");
+            // Filtering EVALSHA alone is not enough: a script is re-sent as EVAL after NOSCRIPT.
+            queuing.setOptions(ClientOptions.builder()
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .replayFilter(command -> command.getType() == io.lettuce.core.protocol.CommandType.EVALSHA)
+                    .build());
+            assertThatThrownBy(() -> RedisBulkhead.builder(queuing, "options").build())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("replay EVAL commands");
         } finally {
             queuing.shutdown();
         }

@@ -185,11 +185,14 @@ public final class ClusterConnections {
                     + "its caller gave up; use RedisBulkhead.clientOptions() but was "
                     + options.getDisconnectedBehavior() + " with autoReconnect " + options.isAutoReconnect());
         }
-        if (options.isAutoReconnect() && !options.getReplayFilter().test(
-                new Command<>(CommandType.EVALSHA, new StatusOutput<>(StringCodec.UTF8)))) {
-            throw new IllegalArgumentException("client options must not replay EVALSHA commands after a "
-                    + "reconnect (replayFilter), so that an acquire in flight when the connection dropped is "
-                    + "not executed again for nobody; use RedisBulkhead.clientOptions()");
+        // Both: a script is sent by EVALSHA, and again by EVAL after a NOSCRIPT reply.
+        for (CommandType script : new CommandType[] {CommandType.EVALSHA, CommandType.EVAL}) {
+            if (options.isAutoReconnect() && !options.getReplayFilter().test(
+                    new Command<>(script, new StatusOutput<>(StringCodec.UTF8)))) {
+                throw new IllegalArgumentException("client options must not replay " + script + " commands after "
+                        + "a reconnect (replayFilter), so that an acquire in flight when the connection dropped is "
+                        + "not executed again for nobody; use RedisBulkhead.clientOptions()");
+            }
         }
     }
 }
