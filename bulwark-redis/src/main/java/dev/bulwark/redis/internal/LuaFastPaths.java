@@ -18,7 +18,7 @@ package dev.bulwark.redis.internal;
  * the shared machine's timings are not): an acquire carrying one release took ~114,000 instructions when it
  * went through the generic helpers (four closures built per run, {@code releaseAll}'s tables, the lease expiry
  * as a Lua number that Redis formats with {@code %.17g}), ~101,000 written like this with 8 commands, and
- * ~97,300 since the queue and {@code extra} are tested by one {@code EXISTS} of both keys (no {@code GET} while
+ * ~97,600 since the queue and {@code extra} are tested by one {@code EXISTS} of both keys (no {@code GET} while
  * no weighted call holds a permit: −2,500) and the reply is built with its last slot (no table growth: −1,100).
  * Building {@code KEYS} and {@code ARGV} costs ~1,000 per element, and a script of {@code return 1} with the same
  * arguments ~27,000 all told. So what remains is mostly the commands, which the data model (lease, FIFO queue,
