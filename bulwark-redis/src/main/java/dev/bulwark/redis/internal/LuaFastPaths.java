@@ -17,18 +17,26 @@ package dev.bulwark.redis.internal;
  * Measured with callgrind on {@code redis-server} 7.0 (instructions per {@code EVALSHA}, deterministic where
  * the shared machine's timings are not): an acquire carrying one release took ~114,000 instructions when it
  * went through the generic helpers (four closures built per run, {@code releaseAll}'s tables, the lease expiry
- * as a Lua number that Redis formats with {@code %.17g}), ~102,000 written like this with the same 8 commands.
- * Of that, each {@code redis.call} costs ~5,000 (half of it the command, half the call's argument objects,
- * lookup, ACL and reply conversion), building {@code KEYS} and {@code ARGV} ~1,000 per element, and a script of
- * {@code return 1} with the same arguments ~27,000 all told; so what remains is mostly the commands, which the
- * data model (lease, FIFO queue, cluster-wide limits) needs.
+ * as a Lua number that Redis formats with {@code %.17g}), ~101,000 written like this with 8 commands, and
+ * ~97,600 since the queue and {@code extra} are tested by one {@code EXISTS} of both keys (no {@code GET} while
+ * no weighted call holds a permit: −2,500) and the reply is built with its last slot (no table growth: −1,100).
+ * Building {@code KEYS} and {@code ARGV} costs ~1,000 per element, and a script of {@code return 1} with the same
+ * arguments ~27,000 all told. So what remains is mostly the commands, which the data model (lease, FIFO queue,
+ * cluster-wide limits) needs: counters of the slots and the queue kept in the config hash (read by the same
+ * {@code HMGET}, replacing {@code EXISTS}, {@code GET} and {@code ZCARD}) measured ~95,000 for a prototype of
+ * this fast path, only 2.3 % below it before any cost of keeping them equal to the sets, and were not adopted
+ * (docs/cluster.md, "Seventh round").
  */
 final class LuaFastPaths {
 
     /**
      * The acquire's fast path (see {@link LuaScripts}, "Cost"): with the limits initialized, at most one release
      * carried, nobody queued, and the caller's slots free even counting every holder (expired or not) plus
-     * {@code extra}, it releases the carried holder, takes the slots and returns. Otherwise it has written
+     * {@code extra}, it releases the carried holder, takes the slots and returns. One {@code EXISTS} of the queue
+     * and {@code extra} answers both "is anyone queued" and "is {@code extra} 0" when it counts 0 (the usual case:
+     * {@code extra} is deleted when it falls to 0); when it counts 1, {@code GET extra} tells which key exists
+     * (a value: the queue is empty; none: someone is queued), so a weighted holder costs the {@code GET} it always
+     * did and nothing is decided on a guess. Otherwise it has written
      * nothing, and the general path decides as if it had not run. With the queue empty, a carried id that is no
      * holder is no waiter either (invariant 2): it is unknown (0) and nothing changes for it, as
      * {@code releaseAll} would decide. It leaves the general path {@code c}, the limits' {@code HMGET} reply, and
@@ -39,7 +47,18 @@ final class LuaFastPaths {
             local c = redis.call('HMGET', config, 'maxConcurrency', 'maxQueue', 'maxWaitNanos')
             local fastLimit = tonumber(c[1])
             local fastTried = fastLimit and c[2] and c[3] and #ARGV <= 6
-            if fastTried and redis.call('EXISTS', queue) == 0 then
+            -- One EXISTS for two keys: 0 means nobody queued and no weighted holder (extra absent is 0), 2 means
+            -- someone queued; 1 means one of the two, and GET extra tells which (present: the queue is empty).
+            local fastExtra = nil
+            if fastTried then
+              local present = redis.call('EXISTS', queue, extra)
+              if present == 0 then
+                fastExtra = 0
+              elseif present == 1 then
+                fastExtra = tonumber(redis.call('GET', extra))
+              end
+            end
+            if fastExtra then
               local id, carried = ARGV[2], ARGV[6]
               local at = string.find(id, '#', 1, true)
               local w = at and tonumber(string.sub(id, at + 1)) or 1
@@ -53,12 +72,12 @@ final class LuaFastPaths {
               end
               if w <= fastLimit then
                 -- The slots in use once the carried holder has left: it and its extra slots (never below 0).
-                local extraLeft = (tonumber(redis.call('GET', extra)) or 0) - math.max(carriedWeight - 1, 0)
+                local extraLeft = fastExtra - math.max(carriedWeight - 1, 0)
                 local used = redis.call('ZCARD', holders) - (expiry and 1 or 0) + math.max(extraLeft, 0)
                 if used + w <= fastLimit then
-                  local reply = {1, used, 0, fastLimit, tonumber(c[2]), c[3]}
+                  -- Built with its 7th slot (the carried id's outcome, 0 until known) so that it never grows.
+                  local reply = {1, used, 0, fastLimit, tonumber(c[2]), c[3], carried and 0 or nil}
                   if carried then
-                    reply[7] = 0
                     if expiry then
                       redis.call('ZREM', holders, carried)
                       if carriedWeight > 1 and redis.call('INCRBY', extra, 1 - carriedWeight) <= 0 then

@@ -74,10 +74,10 @@ import java.util.HexFormat;
  * <p>The uncontended acquire (at most one release carried) and the lone release of one id are decided by
  * {@link LuaFastPaths}, which runs right after {@code CLOCK}, before any helper exists, and either decides and
  * returns or has written nothing, so the general path below it decides exactly as if it had not run: the
- * acquire's runs {@code TIME}, {@code HMGET} (limits), {@code EXISTS} (queue), {@code ZSCORE} (the carried id),
- * {@code GET} (extra), {@code ZCARD} (holders), {@code ZREM} (the carried holder) and {@code ZADD}: 8 commands,
- * 6 without a release carried, plus {@code INCRBY} for weights; the release's {@code TIME}, {@code EXISTS},
- * {@code ZSCORE}, {@code ZREM}. Anything else (someone waits, the slots look taken, the weight exceeds the limit,
+ * acquire's runs {@code TIME}, {@code HMGET} (limits), {@code EXISTS} (queue and extra, one command),
+ * {@code ZSCORE} (the carried id), {@code ZCARD} (holders), {@code ZREM} (the carried holder) and {@code ZADD}:
+ * 7 commands, 5 without a release carried, plus {@code GET} (extra) while a weighted call holds a permit and
+ * {@code INCRBY} for weights; the release's {@code TIME}, {@code EXISTS}, {@code ZSCORE}, {@code ZREM}. Anything else (someone waits, the slots look taken, the weight exceeds the limit,
  * several releases carried, limits to initialize) takes the general path: the release of every carried id,
  * then the same fast decision for several carried ids, else the purge and the grant. Expired holders left by
  * this laziness (a killed instance's permits) are dropped by the next full path: a renew (each heartbeat or poll

@@ -185,6 +185,43 @@ class LuaScriptsFastPathTest {
         assertThat(full).as("scenarios decided by the full path").isGreaterThan(SCENARIOS / 5);
     }
 
+    /**
+     * The fast acquire tests the queue and {@code extra} with one {@code EXISTS}; when it counts one of them,
+     * {@code GET extra} must tell which. Each state below makes it count exactly one, with or without a release
+     * carried: a weighted holder and nobody queued (the fast path decides, having read extra), and a waiter with
+     * no weighted holder (the full path decides). Both must decide as the script without its fast path.
+     */
+    @Test
+    void oneExistsOfTheQueueAndExtraTellsWhichOfThemIsThere() {
+        String reference = withoutFastPath(LuaScripts.ACQUIRE,
+                "local fastTried = fastLimit and c[2] and c[3] and #ARGV <= 6", "local fastTried = false");
+        long live = System.currentTimeMillis() + 600_000;
+        State weightedHolder = new State("6:4:0", true, Map.of("h-0#3", live, "h-1", live), 2, Map.of(), Map.of());
+        State waiter = new State("2:4:0", true, Map.of("h-0", live), 0, Map.of("q-0#2", 10L),
+                Map.of("q-0#2", live));
+        for (List<String> carried : List.of(List.<String>of(), List.of("h-1"), List.of("h-0#3"))) {
+            List<String> argv = new ArrayList<>(List.of(weightedHolder.limits(), "new", "60000", "1", "0"));
+            argv.addAll(carried);
+            redis.inspect().configResetstat();
+            Outcome fast = run(LuaScripts.ACQUIRE.source(), weightedHolder, argv);
+            String stats = redis.inspect().info("commandstats");
+            // One GET by the script; run() itself reads extra and tickets with GET afterwards.
+            assertThat(stats).as("extra read, no purge, carrying %s", carried).contains("cmdstat_get:calls=3,")
+                    .doesNotContain("cmdstat_zremrangebyscore:");
+            assertThat(fast.reply().get(0)).as("admitted").isEqualTo(1L);
+            assertSame(fast, run(reference, weightedHolder, argv), "weighted holder, carrying " + carried);
+        }
+        for (List<String> carried : List.of(List.<String>of(), List.of("h-0"))) {
+            List<String> argv = new ArrayList<>(List.of(waiter.limits(), "new", "60000", "1", "0"));
+            argv.addAll(carried);
+            redis.inspect().configResetstat();
+            Outcome full = run(LuaScripts.ACQUIRE.source(), waiter, argv);
+            assertThat(redis.inspect().info("commandstats")).as("the full path, carrying %s", carried)
+                    .contains("cmdstat_zremrangebyscore:");
+            assertSame(full, run(reference, waiter, argv), "a waiter, carrying " + carried);
+        }
+    }
+
     @Test
     void theReleasesFastPathDecidesAsTheGeneralPathWould() {
         String reference = withoutFastPath(LuaScripts.RELEASE,
