@@ -26,8 +26,8 @@ import org.jspecify.annotations.Nullable;
  *       {@link Rejection} on the refused caller's thread (for an asynchronous waiter: the thread that decided the
  *       refusal, that is the timer thread for a timeout, the evicting newcomer's thread for an eviction, the
  *       closing or draining thread for {@code CLOSED}, the thread changing the limit for
- *       {@code WEIGHT_EXCEEDS_LIMIT}), then {@link BulkheadRejectedException} is thrown, or completes the future of an asynchronous
- *       call.</li>
+ *       {@code WEIGHT_EXCEEDS_LIMIT}), then {@link BulkheadRejectedException} is thrown, or completes the future
+ *       of an asynchronous call.</li>
  *   <li><b>Cancellation.</b> A call whose {@link CancellationSignal} is already cancelled takes no slot and is
  *       not queued. A queued call whose signal is cancelled (or whose thread is interrupted, or whose returned
  *       future is cancelled) leaves the queue at once and never runs. Either way a

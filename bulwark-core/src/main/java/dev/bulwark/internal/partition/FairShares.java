@@ -156,7 +156,8 @@ public final class FairShares {
      * Stops admitting and refuses every waiting call with {@link Rejection.Reason#CLOSED}. Idempotent.
      *
      * @return how many waiting calls learnt this refusal (as a plain bulkhead's close counts them: not a caller that
-     *     cancelled at the same instant)
+     *     completed its future itself at the same instant; a cancel after the close decided is refused, see
+     *     {@link FairWaiter#cancelledByCaller})
      */
     public int close() {
         List<FairWaiter> refused = new ArrayList<>();
