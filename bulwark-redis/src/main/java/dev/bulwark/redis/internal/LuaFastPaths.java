@@ -25,7 +25,7 @@ package dev.bulwark.redis.internal;
  * cluster-wide limits) needs: counters of the slots and the queue kept in the config hash (read by the same
  * {@code HMGET}, replacing {@code EXISTS}, {@code GET} and {@code ZCARD}) measured ~95,000 for a prototype of
  * this fast path, only 2.3 % below it before any cost of keeping them equal to the sets, and were not adopted
- * (docs/cluster.md, "Seventh round").
+ * (docs/cluster-cost.md, "Seventh round").
  */
 final class LuaFastPaths {
 
