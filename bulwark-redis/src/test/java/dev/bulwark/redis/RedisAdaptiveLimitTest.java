@@ -259,6 +259,20 @@ class RedisAdaptiveLimitTest {
         assertThat(raiseByOne(second, test)).as("and the second instance now holds it").isTrue();
     }
 
+    @Test
+    void aClosingDeciderGivesItsClaimBackEvenAfterTheLimitMovedWithoutIt(TestInfo test) throws Exception {
+        List<RedisBulkhead> fleet = fleet(test, 2, 10, AdaptiveLimit.selfTuning().maxLimit(40).build());
+        ClusterAdaptiveLimit first = fleet.get(0).engine.adaptiveLimit();
+        ClusterAdaptiveLimit second = fleet.get(1).engine.adaptiveLimit();
+        assertThat(raiseByOne(first, test)).as("the first decision takes the claim").isTrue();
+        // Changed by hand through the other instance: the first one has not seen this limit when it closes.
+        fleet.get(1).changeMaxConcurrency(limitOnServer(test) + 5);
+
+        fleet.get(0).close();
+
+        assertThat(raiseByOne(second, test)).as("the claim was given back, not left to run out").isTrue();
+    }
+
     /** Proposes the limit on the server plus one, once no other write of this instance is in flight. */
     private static boolean raiseByOne(ClusterAdaptiveLimit limit, TestInfo test) throws Exception {
         AtomicReference<CompletableFuture<Boolean>> sent = new AtomicReference<>();

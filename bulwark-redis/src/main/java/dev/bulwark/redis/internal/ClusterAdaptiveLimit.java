@@ -164,9 +164,9 @@ public final class ClusterAdaptiveLimit implements AdaptiveTarget {
     }
 
     /**
-     * Gives back this instance's decider claim, at shutdown: a compare-and-set of the limit onto itself with a
-     * claim of 0 ms, which Redis applies only if the claim is this instance's or has run out, and which then has run
-     * out at once. Sent without waiting and regardless of a write in flight (whose own claim renewal, if it lands
+     * Gives back this instance's decider claim, at shutdown: the claim alone (no limit compared or written) for
+     * 0 ms, which Redis applies only if the claim is this instance's or has run out, and which then has run out at
+     * once, whatever limit Redis holds by then. Sent without waiting and regardless of a write in flight (whose own claim renewal, if it lands
      * after this, runs out within {@link #CLAIM_MILLIS} as before); a failure leaves the claim to run out. Does
      * nothing for limits that take no claim.
      */
@@ -174,8 +174,9 @@ public final class ClusterAdaptiveLimit implements AdaptiveTarget {
         if (claim.length == 0) {
             return;
         }
-        String limit = Integer.toString(maxConcurrency());
-        bulkhead.scripts.run(LuaScripts.CONFIGURE, "maxConcurrency", limit, limit, claim[0], "0");
+        // The claim alone: a compare-and-set of the limit this instance last saw would keep the claim whenever
+        // another instance (or a change by hand) moved the limit since.
+        bulkhead.scripts.run(LuaScripts.CONFIGURE, "maxConcurrency", "", "", claim[0], "0");
     }
 
     /**

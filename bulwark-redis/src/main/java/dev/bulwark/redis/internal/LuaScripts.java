@@ -391,11 +391,13 @@ public final class LuaScripts {
      *  this instance may decide until the claim, renewed by each of its applied decisions, runs out). Reply as
      *  {@link #COUNTS}, after the change, then 1 if the value was set or 0 if the field no longer held ARGV[4] or
      *  another instance's claim runs (nothing changed then). A lowered concurrency limit refuses every
-     *  waiter whose weight exceeds it, wherever it stands in the queue. */
+     *  waiter whose weight exceeds it, wherever it stands in the queue. ARGV[3] and ARGV[4] both empty with a
+     *  claim: the claim alone (no compare, no value written), which is how a decider gives its claim back
+     *  whatever limit Redis holds by then. */
     public static final LuaScripts.Script CONFIGURE = new Script("configure", CLOCK + HEAD + FULL + """
             limits()
             local applied = 1
-            if ARGV[4] and tonumber(redis.call('HGET', config, ARGV[2])) ~= tonumber(ARGV[4]) then
+            if ARGV[4] and ARGV[4] ~= '' and tonumber(redis.call('HGET', config, ARGV[2])) ~= tonumber(ARGV[4]) then
               applied = 0
             elseif ARGV[5] then
               -- One decider at a time: another instance's claim that has not run out wins over this decision.
@@ -406,7 +408,7 @@ public final class LuaScripts {
                 redis.call('HSET', config, 'decider', ARGV[5], 'deciderUntil', now + tonumber(ARGV[6]))
               end
             end
-            if applied == 1 then
+            if applied == 1 and ARGV[3] ~= '' then
               redis.call('HSET', config, ARGV[2], ARGV[3])
             end
             local maxConcurrency, maxQueue, maxWait = limits()
