@@ -292,4 +292,30 @@ class RedisBulkheadDrainTest {
         awaitQueued(bulkhead.name(), 0);
         holder.close();
     }
+
+    @Test
+    void aTryAcquireInFlightWhenTheInstanceClosesCountsAsRunningUntilItsPermitCloses(TestInfo test) throws Exception {
+        RedisBulkhead bulkhead = redis.track(builder(test).build());
+        CompletableFuture<java.util.Optional<Permit>> attempt = new CompletableFuture<>();
+        Thread caller = new Thread(() -> attempt.complete(bulkhead.tryAcquire()));
+        DrainResult whileInFlight;
+        redis.server().pause(); // holds the acquire's reply: the close lands while it is in flight
+        try {
+            caller.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> caller.getState() == Thread.State.WAITING);
+            whileInFlight = bulkhead.drain(Duration.ZERO);
+        } finally {
+            redis.server().resume();
+        }
+        assertThat(whileInFlight.stillExecuting()).as("the call being admitted counts as running").isEqualTo(1);
+        assertThat(whileInFlight.isComplete()).isFalse();
+
+        Permit permit = attempt.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertThat(bulkhead.drain(Duration.ZERO).isComplete()).as("not shut down under a held permit").isFalse();
+        assertThat(redis.holdersOnServer(bulkhead.name())).isEqualTo(1);
+        permit.close();
+        assertThat(bulkhead.drain(Duration.ofSeconds(10)).isComplete()).isTrue();
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(redis.holdersOnServer(bulkhead.name())).isZero());
+    }
 }

@@ -9,7 +9,6 @@ import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.Scheduler;
 import dev.bulwark.ThrowingSupplier;
-import dev.bulwark.Ticker;
 import dev.bulwark.internal.spi.AsyncOperation;
 import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.internal.spi.WaiterFuture;
@@ -178,8 +177,19 @@ public final class ClusterBulkhead extends ClusterProtocol {
         return options.signal().isCancelled() ? Optional.empty() : tryAcquire(options.weight(), options.priority());
     }
 
+    /**
+     * Counts the call as running before its acquire is sent, as a joining waiter is registered before it reads
+     * {@link #closed}: a drain that sets {@code closed} in between then sees it running and does not shut the
+     * instance down (closing the connections under a permit Redis is about to grant) or report it complete. Every
+     * path without a permit counts it out again.
+     */
     private Optional<Permit> tryAcquire(int weight, Priority priority) {
         if (closed) {
+            return Optional.empty();
+        }
+        running.incrementAndGet();
+        if (closed) {
+            runningEnded();
             return Optional.empty();
         }
         String id = ids.next(weight);
@@ -190,18 +200,22 @@ public final class ClusterBulkhead extends ClusterProtocol {
         } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
             orphans.add(id, ticker.read() + leaseNanos);
+            runningEnded();
             return Optional.empty();
         } catch (ExecutionException failure) {
             orphans.add(id, ticker.read() + leaseNanos);
-            return failOpen
-                    ? Optional.of(runWithoutPermit(failure.getCause(), priority)) : Optional.empty();
+            if (failOpen) {
+                return Optional.of(unbackedPermit(failure.getCause(), priority)); // counted above
+            }
+            runningEnded();
+            return Optional.empty();
         }
         refreshLimits(reply, 3);
         if (Replies.intAt(reply, 0) != 1) {
+            runningEnded();
             return Optional.empty();
         }
         RemotePermit permit = new RemotePermit(this, id, weight, ticker.read(), startedAt);
-        running.incrementAndGet();
         holdPermit(permit);
         events.admitted(0, priority);
         return Optional.of(permit);
@@ -330,11 +344,6 @@ public final class ClusterBulkhead extends ClusterProtocol {
         }
     }
 
-    Permit runWithoutPermit(Throwable cause, Priority priority) {
-        running.incrementAndGet();
-        return unbackedPermit(cause, priority);
-    }
-
     // ---------------------------------------------------------------------------------------------------------
     // Outcomes
 
@@ -447,20 +456,8 @@ public final class ClusterBulkhead extends ClusterProtocol {
         return waiters.size();
     }
 
-    Ticker ticker() {
-        return ticker;
-    }
-
     Scheduler scheduler() {
         return scheduler;
-    }
-
-    long leaseNanos() {
-        return leaseNanos;
-    }
-
-    String leaseMillis() {
-        return leaseMillis;
     }
 
     /** Whether a drain or close began. */

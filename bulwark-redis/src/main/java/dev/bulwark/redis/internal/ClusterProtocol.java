@@ -352,6 +352,18 @@ abstract class ClusterProtocol {
                 priority);
     }
 
+    final Ticker ticker() {
+        return ticker;
+    }
+
+    final long leaseNanos() {
+        return leaseNanos;
+    }
+
+    final String leaseMillis() {
+        return leaseMillis;
+    }
+
     /** A call that held a permit closed it. */
     final void runningEnded() {
         if (running.decrementAndGet() == 0 && closed) {
