@@ -11,6 +11,12 @@ import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.redis.testing.RedisFixture;
 import dev.bulwark.redis.testing.RemoteProcess;
+import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -228,6 +234,40 @@ class RedisBulkheadWeightTest {
         assertThat(lowOld).isNotDone();
         highPermit.close();
         lowOld.get(20, TimeUnit.SECONDS).close();
+        await().untilAsserted(() -> assertThat(holder.executingCount()).isZero());
+    }
+
+    @Test
+    void anEvictedWaiterWhoseNoticeWasMissedIsRefusedEvictedByItsNextRenewNotRunWithoutAPermit(TestInfo test)
+            throws Exception {
+        RedisBulkhead holder = instance(test, 1, 1);
+        // The evicted waiter's instance: failing open, a waiter taken for lost would run without a permit. Its
+        // client reconnects only after a long delay, so the eviction notice published meanwhile never reaches it.
+        ClientResources slowReconnect = DefaultClientResources.builder()
+                .reconnectDelay(Delay.constant(Duration.ofSeconds(60))).build();
+        redis.track(() -> slowReconnect.shutdown(0, 2, TimeUnit.SECONDS));
+        RedisClient deafClient = RedisClient.create(slowReconnect,
+                RedisURI.builder(RedisURI.create(redis.server().uri())).withClientName("deaf").build());
+        deafClient.setOptions(RedisBulkhead.clientOptions());
+        redis.track(deafClient::shutdown);
+        RedisBulkhead deaf = redis.track(RedisBulkhead.builder(deafClient, test.getDisplayName())
+                .maxConcurrency(1).maxQueue(1).commandTimeout(RedisFixture.PATIENT)
+                .failureMode(FailureMode.FAIL_OPEN).build());
+        Permit held = holder.acquire();
+        CompletableFuture<Permit> low = deaf.acquireAsyncWith(CallOptions.priority(Priority.LOW));
+        awaitQueued(holder.name(), 1);
+        String deafPubSub = redis.inspect().clientList().lines()
+                .filter(line -> line.contains(" name=deaf ") && line.contains(" sub=1 ")).findFirst().orElseThrow();
+        long deafPubSubId = Long.parseLong(deafPubSub.replaceFirst("^id=(\\d+) .*$", "$1"));
+        redis.inspect().clientKill(KillArgs.Builder.id(deafPubSubId));
+
+        CompletableFuture<Permit> high = holder.acquireAsyncWith(CallOptions.priority(Priority.HIGH));
+
+        Rejection evicted = rejectionOf(low);
+        assertThat(evicted.reason()).isEqualTo(Rejection.Reason.EVICTED);
+        assertThat(evicted.priority()).isEqualTo(Priority.LOW);
+        held.close();
+        high.get(20, TimeUnit.SECONDS).close();
         await().untilAsserted(() -> assertThat(holder.executingCount()).isZero());
     }
 

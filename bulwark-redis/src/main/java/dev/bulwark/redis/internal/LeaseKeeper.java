@@ -286,6 +286,9 @@ final class LeaseKeeper {
                     // Granted, and the wake-up was missed (or is still on its way: grant() ignores duplicates).
                     waiter.leaseRenewedAt = sentAt;
                     bulkhead.grant(waiter, false);
+                } else if (outcome == 3) {
+                    // Evicted by a higher-priority newcomer, and the notice was missed (a pub/sub reconnect).
+                    bulkhead.refusedByRedis(waiter, Rejection.Reason.EVICTED, 0);
                 } else if (waiter.weight > bulkhead.limits.maxConcurrency()) {
                     // Removed by a lowered limit, and the notice was missed.
                     bulkhead.refusedByRedis(waiter, Rejection.Reason.WEIGHT_EXCEEDS_LIMIT, 0);

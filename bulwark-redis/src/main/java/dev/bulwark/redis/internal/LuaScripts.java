@@ -27,6 +27,10 @@ import java.util.HexFormat;
  *       (0 for no bound) shared by every instance; with a self-tuning adaptive limit also {@code decider} and
  *       {@code deciderUntil} (server ms), the instance whose decisions alone apply until then.</li>
  *   <li>{@code bulwark:{N}:tickets} (string): the ticket counter ({@code INCR}).</li>
+ *   <li>{@code bulwark:{N}:evicted} (sorted set, absent unless a waiter was evicted within a lease): the ids a
+ *       higher-priority newcomer evicted, scored by the lease expiry each had as a waiter, so that an instance
+ *       that missed the eviction notice (a pub/sub reconnect) learns it from its next renew instead of taking its
+ *       waiter for lost; the key expires with its last member.</li>
  *   <li>Channel {@code bulwark:{N}:granted}: each message lists, separated by spaces, the ids just granted, the
  *       ids refused because their weight exceeds a lowered limit (as {@code !limit:id}) and the ids evicted by a
  *       newcomer of a higher priority (prefixed {@code ~}).</li>
@@ -104,12 +108,13 @@ import java.util.HexFormat;
  *       which is why a lost permit can never free a slot that someone else holds. Because a grant that raced a
  *       cancellation shows up here as a holder, a waiter that gave up never keeps a slot.</li>
  *   <li>{@link #RENEW}: the heartbeat and the poll. Extends the lease of each id still known, and tells for each
- *       whether it is a holder (1: for a waiter this means it was granted), a waiter (2) or unknown (0: lost).</li>
+ *       whether it is a holder (1: for a waiter this means it was granted), a waiter (2), a waiter evicted by a
+ *       higher priority (3) or unknown (0: lost).</li>
  *   <li>{@link #COUNTS}: the cluster-wide counts and limits.</li>
  *   <li>{@link #CONFIGURE}: sets one limit cluster-wide, then grants (raising the limit admits waiters); with an
  *       expected value, only if the limit still holds it (the adaptive limit's compare-and-set).</li>
  * </ul>
- * Arguments common to all: {@code KEYS} = holders, queue, waiters, config, tickets, extra (every key a script may
+ * Arguments common to all: {@code KEYS} = holders, queue, waiters, config, tickets, extra, evicted (every key a script may
  * touch is declared, as Redis requires of scripts and as Redis Cluster and proxies route by); {@code ARGV[1]} =
  * {@code maxConcurrency:maxQueue:maxWaitNanos}, the limits that initialize the config hash when it is missing
  * (first use, or after a restart lost it); each script's own arguments from {@code ARGV[2]}. The grant channel is
@@ -120,6 +125,7 @@ public final class LuaScripts {
     /** The keys and the server's clock: what every script reads first. */
     private static final String CLOCK = """
             local holders, queue, waiters, config, tickets, extra = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+            local evicted = KEYS[7]
             local clock = redis.call('TIME')
             local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
             """;
@@ -316,7 +322,11 @@ public final class LuaScripts {
                 -- Only when evicting makes room: a queue above a lowered maxQueue refuses without evicting.
                 local tail = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')
                 if math.floor(tonumber(tail[2]) / PRIORITY_STEP) > priority then
-                  dequeue(tail[1])
+                  local expiry = dequeue(tail[1])
+                  -- Remembered until its waiter lease would have run out, for an owner that misses the notice.
+                  redis.call('ZREMRANGEBYSCORE', evicted, '-inf', now)
+                  redis.call('ZADD', evicted, expiry or now, tail[1])
+                  redis.call('PEXPIREAT', evicted, redis.call('ZRANGE', evicted, -1, -1, 'WITHSCORES')[2])
                   redis.call('PUBLISH', channel, '~' .. tail[1])
                   queued = queued - 1
                 end
@@ -356,7 +366,7 @@ public final class LuaScripts {
             """);
 
     /** ARGV[2] lease ms, ARGV[3..] ids. Reply: maxConcurrency, maxQueue, maxWaitNanos, then per id 1 holder,
-     *  2 waiter, 0 unknown. */
+     *  2 waiter, 3 evicted waiter, 0 unknown. */
     public static final LuaScripts.Script RENEW = new Script("renew", CLOCK + HEAD + FULL + """
             local maxConcurrency, maxQueue, maxWait = limits()
             purge()
@@ -371,6 +381,8 @@ public final class LuaScripts {
               elseif redis.call('ZSCORE', waiters, id) then
                 redis.call('ZADD', waiters, expiry, id)
                 reply[#reply + 1] = 2
+              elseif redis.call('ZREM', evicted, id) == 1 then
+                reply[#reply + 1] = 3
               else
                 reply[#reply + 1] = 0
               end
