@@ -225,7 +225,9 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
     /**
      * Sets where asynchronous operations start and where the grants, refusals and cancellations of asynchronous
      * calls (their futures, the overflow handler, listeners) are delivered; an operation's own outcome comes on the
-     * thread that completes its stage. Default: {@link ForkJoinPool#commonPool()}.
+     * thread that completes its stage. Default: {@link ForkJoinPool#commonPool()}. Once this executor refuses
+     * tasks (shut down before the bulkhead is closed), those deliveries go to the common pool instead, so a queued
+     * caller still learns its fate and never on a Redis I/O thread.
      *
      * @param executor the executor
      * @return this builder

@@ -294,4 +294,25 @@ class RedisBulkheadQueueTest {
 
         waiting.get(20, TimeUnit.SECONDS).close();
     }
+
+    @Test
+    void afterItsExecutorShutDownAGrantIsStillDeliveredButNeverOnARedisIoThread(TestInfo test) throws Exception {
+        java.util.concurrent.ExecutorService executor = java.util.concurrent.Executors.newSingleThreadExecutor();
+        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), test.getDisplayName())
+                .maxConcurrency(1).maxQueue(1).commandTimeout(RedisFixture.PATIENT).executor(executor).build());
+        Permit held = bulkhead.acquire();
+        CompletableFuture<Permit> queued = bulkhead.acquireAsync();
+        AtomicReference<String> deliveredOn = new AtomicReference<>();
+        CompletableFuture<Permit> observed = queued.whenComplete((permit, failure) ->
+                deliveredOn.set(Thread.currentThread().getName()));
+        awaitQueued(bulkhead.name(), 1);
+        executor.shutdownNow();
+
+        held.close(); // the grant reaches this instance on a Redis I/O thread, which must not run the caller's code
+
+        observed.get(20, TimeUnit.SECONDS).close();
+        assertThat(deliveredOn.get()).as("the thread that completed the caller's future")
+                .doesNotStartWith("lettuce").startsWith("ForkJoinPool.commonPool");
+        await().untilAsserted(() -> assertThat(redis.holdersOnServer(bulkhead.name())).isZero());
+    }
 }

@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -178,10 +179,9 @@ public final class ClusterBulkhead extends ClusterProtocol {
     }
 
     /**
-     * Counts the call as running before its acquire is sent, as a joining waiter is registered before it reads
-     * {@link #closed}: a drain that sets {@code closed} in between then sees it running and does not shut the
-     * instance down (closing the connections under a permit Redis is about to grant) or report it complete. Every
-     * path without a permit counts it out again.
+     * Counts the call as running before its acquire is sent (as a joining waiter registers before it reads
+     * {@link #closed}), so a drain in between sees it and neither reports itself complete nor closes the
+     * connections under the permit Redis is about to grant. Every path without a permit counts it out again.
      */
     private Optional<Permit> tryAcquire(int weight, Priority priority) {
         if (closed) {
@@ -334,13 +334,19 @@ public final class ClusterBulkhead extends ClusterProtocol {
         leaseKeeper.pollSoon();
     }
 
-    /** Runs work that may call user code on the executor, never on a Redis I/O thread. */
+    /**
+     * Runs work that may call user code (or wait for Redis) on the executor, never on a Redis I/O thread; once the
+     * executor is shut down on the common pool, so callers still learn their outcome (here only if that refuses).
+     */
     void dispatch(Runnable work) {
         try {
             executor.execute(work);
         } catch (RejectedExecutionException rejected) {
-            // A caller must learn its outcome even if the executor was shut down.
-            work.run();
+            try {
+                ForkJoinPool.commonPool().execute(work);
+            } catch (RejectedExecutionException alsoRejected) {
+                work.run();
+            }
         }
     }
 
