@@ -12,11 +12,11 @@ final class BulkheadKeys {
     BulkheadKeys(String bulkheadName) {
         String prefix = "bulwark:{" + bulkheadName + "}:";
         this.all = new String[] {prefix + "holders", prefix + "queue", prefix + "waiters", prefix + "config",
-                prefix + "tickets", prefix + "extra", prefix + "evicted"};
+                prefix + "tickets", prefix + "extra"};
         this.channel = prefix + "granted";
     }
 
-    /** Holders, queue, waiters, config, tickets, extra, evicted: the {@code KEYS} of every script. Shared: never modify it. */
+    /** Holders, queue, waiters, config, tickets, extra: the {@code KEYS} of every script. Shared: never modify it. */
     String[] all() {
         return all;
     }

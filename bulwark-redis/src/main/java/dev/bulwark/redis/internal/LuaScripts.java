@@ -22,15 +22,15 @@ import java.util.HexFormat;
  *       {@code priority ordinal x 2^48 + ticket}, so the lowest score is the oldest arrival of the highest
  *       priority (exact in a double while tickets stay below 2^48).</li>
  *   <li>{@code bulwark:{N}:waiters} (sorted set): the same members as the queue, scored by their lease
- *       expiry.</li>
+ *       expiry, plus a tombstone {@code ~id} for each waiter a higher-priority newcomer evicted, scored by the
+ *       lease expiry it had, so that an instance that missed the eviction notice (a pub/sub reconnect) learns it
+ *       from its next renew instead of taking its waiter for lost; the purge drops it with the expired
+ *       waiters. It costs nothing unless someone is evicted: no extra key for every script to carry.</li>
  *   <li>{@code bulwark:{N}:config} (hash): {@code maxConcurrency}, {@code maxQueue}, {@code maxWaitNanos}
  *       (0 for no bound) shared by every instance; with a self-tuning adaptive limit also {@code decider} and
  *       {@code deciderUntil} (server ms), the instance whose decisions alone apply until then.</li>
  *   <li>{@code bulwark:{N}:tickets} (string): the ticket counter ({@code INCR}).</li>
- *   <li>{@code bulwark:{N}:evicted} (sorted set, absent unless a waiter was evicted within a lease): the ids a
- *       higher-priority newcomer evicted, scored by the lease expiry each had as a waiter, so that an instance
- *       that missed the eviction notice (a pub/sub reconnect) learns it from its next renew instead of taking its
- *       waiter for lost; the key expires with its last member.</li>
+
  *   <li>Channel {@code bulwark:{N}:granted}: each message lists, separated by spaces, the ids just granted, the
  *       ids refused because their weight exceeds a lowered limit (as {@code !limit:id}) and the ids evicted by a
  *       newcomer of a higher priority (prefixed {@code ~}).</li>
@@ -50,7 +50,8 @@ import java.util.HexFormat;
  *       leaves every case where that count says "full" to the full path, which purges first and decides exactly,
  *       and so do renew, counts and configure; a release reports an expired holder as unknown (0), as if it had
  *       been purged;</li>
- *   <li>{@code queue} and {@code waiters} hold exactly the same members;</li>
+ *   <li>{@code queue} and {@code waiters} hold exactly the same members, but for the eviction tombstones
+ *       ({@code ~id}, never a call's id: ids contain no {@code ~}) in {@code waiters}, none of them expired;</li>
  *   <li>if {@code queue} is not empty then the slots in use plus the head's weight exceed {@code maxConcurrency}:
  *       the head never stays queued while its slots are free, and a newcomer takes slots only when nobody waits,
  *       so nobody barges past a waiter, and a head needing 3 slots is not passed by later 1-slot callers (strict
@@ -114,7 +115,7 @@ import java.util.HexFormat;
  *   <li>{@link #CONFIGURE}: sets one limit cluster-wide, then grants (raising the limit admits waiters); with an
  *       expected value, only if the limit still holds it (the adaptive limit's compare-and-set).</li>
  * </ul>
- * Arguments common to all: {@code KEYS} = holders, queue, waiters, config, tickets, extra, evicted (every key a script may
+ * Arguments common to all: {@code KEYS} = holders, queue, waiters, config, tickets, extra (every key a script may
  * touch is declared, as Redis requires of scripts and as Redis Cluster and proxies route by); {@code ARGV[1]} =
  * {@code maxConcurrency:maxQueue:maxWaitNanos}, the limits that initialize the config hash when it is missing
  * (first use, or after a restart lost it); each script's own arguments from {@code ARGV[2]}. The grant channel is
@@ -125,7 +126,6 @@ public final class LuaScripts {
     /** The keys and the server's clock: what every script reads first. */
     private static final String CLOCK = """
             local holders, queue, waiters, config, tickets, extra = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-            local evicted = KEYS[7]
             local clock = redis.call('TIME')
             local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
             """;
@@ -323,10 +323,10 @@ public final class LuaScripts {
                 local tail = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')
                 if math.floor(tonumber(tail[2]) / PRIORITY_STEP) > priority then
                   local expiry = dequeue(tail[1])
-                  -- Remembered until its waiter lease would have run out, for an owner that misses the notice.
-                  redis.call('ZREMRANGEBYSCORE', evicted, '-inf', now)
-                  redis.call('ZADD', evicted, expiry or now, tail[1])
-                  redis.call('PEXPIREAT', evicted, redis.call('ZRANGE', evicted, -1, -1, 'WITHSCORES')[2])
+                  -- A tombstone until its waiter lease would have run out, for an owner that misses the notice.
+                  if expiry then
+                    redis.call('ZADD', waiters, expiry, '~' .. tail[1])
+                  end
                   redis.call('PUBLISH', channel, '~' .. tail[1])
                   queued = queued - 1
                 end
@@ -381,7 +381,7 @@ public final class LuaScripts {
               elseif redis.call('ZSCORE', waiters, id) then
                 redis.call('ZADD', waiters, expiry, id)
                 reply[#reply + 1] = 2
-              elseif redis.call('ZREM', evicted, id) == 1 then
+              elseif redis.call('ZREM', waiters, '~' .. id) == 1 then
                 reply[#reply + 1] = 3
               else
                 reply[#reply + 1] = 0
