@@ -69,6 +69,74 @@ class TimerWheelTest {
         assertThat(far.filedCount()).isZero();
     }
 
+    /** Thirty days of 1 ms ticks: what a parked idle worker may have slept through. */
+    private static final long IDLE_GAP = TimeUnit.DAYS.toNanos(30);
+
+    /** Steps the clock by tenths of a tick until {@code fired} is set, past {@code limit} at most. */
+    private void advanceUntilFired(AtomicLong firedAt, long limit) {
+        while (firedAt.get() == 0 && now.get() <= limit) {
+            advance(TICK / 10);
+        }
+    }
+
+    @Test
+    void afterALongIdleGapTheSkippedTicksAreNotWalkedAndANewTimerFiresOnTime() {
+        // The worker parks without a deadline when idle; on waking, one advanceTo used to walk every tick it slept
+        // through (2.6 billion here) before it filed the first new timer, which so fired that much late.
+        AtomicLong firstAt = new AtomicLong();
+        wheel.schedule(() -> firstAt.set(now.get()), 1, TimeUnit.MILLISECONDS);
+        advanceUntilFired(firstAt, now.get() + 3 * TICK);
+        assertThat(firstAt.get()).isPositive();
+        assertThat(wheel.filedCount()).isZero();
+
+        long walkedBefore = wheel.ticksWalked;
+        advance(IDLE_GAP);
+        assertThat(wheel.ticksWalked - walkedBefore).as("ticks walked over the idle gap").isLessThanOrEqualTo(1);
+
+        long delay = 3_500_000;
+        long scheduledAt = now.get();
+        AtomicLong firedAt = new AtomicLong();
+        wheel.schedule(() -> firedAt.set(now.get()), delay, TimeUnit.NANOSECONDS);
+        advanceUntilFired(firedAt, scheduledAt + delay + 2 * TICK);
+        assertThat(firedAt.get() - scheduledAt).isGreaterThanOrEqualTo(delay).isLessThanOrEqualTo(delay + TICK);
+        assertThat(wheel.ticksWalked - walkedBefore).as("ticks walked in all").isLessThanOrEqualTo(1 + 5);
+    }
+
+    @Test
+    void timersPendingAcrossALongGapFireNeverEarlyAndNotALapLate() {
+        // Scheduled before the gap and filed only after the jump: one long overdue, one due just after the gap.
+        AtomicLong overdueAt = new AtomicLong();
+        AtomicLong justAfterAt = new AtomicLong();
+        long scheduledAt = now.get();
+        long justAfter = IDLE_GAP + 2_500_000;
+        wheel.schedule(() -> overdueAt.set(now.get()), 1, TimeUnit.MILLISECONDS);
+        wheel.schedule(() -> justAfterAt.set(now.get()), justAfter, TimeUnit.NANOSECONDS);
+        long walkedBefore = wheel.ticksWalked;
+        advance(IDLE_GAP);
+        assertThat(overdueAt.get()).as("the overdue timer fires at once").isEqualTo(scheduledAt + IDLE_GAP);
+        assertThat(justAfterAt.get()).isZero();
+        advanceUntilFired(justAfterAt, scheduledAt + justAfter + 2 * TICK);
+        assertThat(justAfterAt.get() - scheduledAt).isGreaterThanOrEqualTo(justAfter)
+                .isLessThanOrEqualTo(justAfter + TICK);
+        assertThat(wheel.ticksWalked - walkedBefore).isLessThanOrEqualTo(1 + 4);
+        assertThat(wheel.filedCount()).isZero();
+    }
+
+    @Test
+    void aGapWithTimersFiledIsWalkedSoThatEveryBucketFires() {
+        // The skip is only for an empty wheel: a timer in each of the 8 buckets must fire when the clock jumps past
+        // them all at once (as when the timer thread was not scheduled for a while).
+        AtomicInteger fired = new AtomicInteger();
+        for (int i = 0; i < 8; i++) {
+            wheel.schedule(fired::incrementAndGet, 50 + i, TimeUnit.MILLISECONDS);
+        }
+        advance(TICK / 2);
+        assertThat(wheel.filedCount()).isEqualTo(8);
+        advance(100 * TICK);
+        assertThat(fired).hasValue(8);
+        assertThat(wheel.filedCount()).isZero();
+    }
+
     @Test
     void timersFarBeyondOneLapWaitTheirRounds() {
         AtomicInteger fired = new AtomicInteger();
