@@ -56,8 +56,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p><b>Weights and priorities.</b> A call's weight travels in its id ({@code #n}) and its priority in the acquire's
  * arguments; the scripts do the counting (see {@link LuaScripts}). Redis removes a waiter that a lowered limit or a
  * higher-priority newcomer displaces and publishes why; {@link #refusedByRedis} decides it. A notice missed on a
- * pub/sub reconnect is caught by the next renew: Redis keeps a tombstone of an evicted id for its lease (renew answers 3), and
- * a waiter heavier than the limit tells its own reason.
+ * pub/sub reconnect is caught by the next renew: Redis keeps a tombstone of an evicted id for its lease (renew
+ * answers 3), and a waiter heavier than the limit tells its own reason.
  *
  * <p><b>Closing.</b> See {@link ClusterLifecycle}: {@link #closed} is set before the queue is refused and read by
  * every joining waiter after it registered; {@link #running} and {@link #waiters} tell when the instance is idle.

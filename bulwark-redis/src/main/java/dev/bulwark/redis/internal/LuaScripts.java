@@ -30,7 +30,6 @@ import java.util.HexFormat;
  *       (0 for no bound) shared by every instance; with a self-tuning adaptive limit also {@code decider} and
  *       {@code deciderUntil} (server ms), the instance whose decisions alone apply until then.</li>
  *   <li>{@code bulwark:{N}:tickets} (string): the ticket counter ({@code INCR}).</li>
-
  *   <li>Channel {@code bulwark:{N}:granted}: each message lists, separated by spaces, the ids just granted, the
  *       ids refused because their weight exceeds a lowered limit (as {@code !limit:id}) and the ids evicted by a
  *       newcomer of a higher priority (prefixed {@code ~}).</li>
