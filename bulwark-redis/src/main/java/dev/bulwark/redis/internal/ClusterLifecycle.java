@@ -82,8 +82,9 @@ final class ClusterLifecycle {
             }
             refused++;
             engine.removeWaiter(waiter);
-            if (previous == RemoteWaiter.WAITING) {
-                // A waiter still joining is released by its acquire's reply handler instead.
+            if (waiter.owesRelease(previous)) {
+                // A waiter still joining is released by its acquire's reply handler instead (unless that reply
+                // already came, granted: RemoteWaiter.replyGranted).
                 queued.add(waiter.id);
             }
             waiter.decided();

@@ -156,9 +156,15 @@ abstract class ClusterProtocol {
         refreshLimits(reply, 3);
         switch (Replies.intAt(reply, 0)) {
             case 1:
-                if (!grant(waiter, true) && waiter.status() != RemoteWaiter.GRANTED) {
-                    // Abandoned while joining: the permit the script just gave is nobody's.
-                    release(waiter.id);
+                waiter.replyGranted = true;
+                if (!grant(waiter, true)) {
+                    int status = waiter.status();
+                    // Still joining: another granter is handing the permit over, and an abandonment that wins over
+                    // it now sends the release itself (RemoteWaiter.replyGranted).
+                    if (status != RemoteWaiter.GRANTED && status != RemoteWaiter.JOINING) {
+                        // Abandoned while joining: the permit the script just gave is nobody's.
+                        release(waiter.id);
+                    }
                 }
                 break;
             case 2:
@@ -223,7 +229,7 @@ abstract class ClusterProtocol {
             return false;
         }
         removeWaiter(waiter);
-        if (previous == RemoteWaiter.WAITING) {
+        if (waiter.owesRelease(previous)) {
             release(waiter.id);
         }
         waiter.decided();
@@ -253,7 +259,7 @@ abstract class ClusterProtocol {
             return;
         }
         removeUnavailable(waiter);
-        if (previous == RemoteWaiter.WAITING) {
+        if (waiter.owesRelease(previous)) {
             release(waiter.id);
         }
         waiter.decided();

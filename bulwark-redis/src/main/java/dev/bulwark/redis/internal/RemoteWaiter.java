@@ -19,8 +19,8 @@ import java.lang.invoke.VarHandle;
  *       or close it.</li>
  *   <li>{@link #CANCELLED} / {@link #TIMED_OUT} / {@link #UNAVAILABLE} won over {@link #WAITING}: the call is queued
  *       on the server, and the winner sends the release that removes it (or frees the slot if a grant raced).</li>
- *   <li>The same won over {@link #JOINING}: the acquire script may not have run yet, so nothing is sent now; the
- *       acquire's reply handler sends the release when the reply arrives (a command sent after a reply is executed
+ *   <li>The same won over {@link #JOINING}: the acquire script may not have run yet, so nothing is sent now (but
+ *       see {@link #replyGranted}); the acquire's reply handler sends the release when the reply arrives (a command sent after a reply is executed
  *       after it), or puts the id among the orphans if the acquire failed and its outcome is unknown.</li>
  * </ul>
  * Fields other than the status are written before the CAS that publishes them and read after reading it.
@@ -66,6 +66,24 @@ abstract class RemoteWaiter extends WaiterFate {
     volatile Rejection refusal;
     /** What Redis failed with: set once like {@link #refusal}, before the CAS to UNAVAILABLE. */
     volatile Throwable failure;
+    /**
+     * Set by the acquire's reply handler when the reply says "granted", before it tries to hand the permit over. It
+     * may find another granter (the published grant, a poll) between registering the permit and deciding, and then
+     * leaves the call to it; if an abandonment from {@link #JOINING} then wins, the reply handler may never learn of
+     * it, so the abandoning thread sends the release itself ({@link #owesRelease}). The reply handler writes this
+     * and then reads the status; an abandoner sets the status and then reads this: at least one of them sees the
+     * other, and a release sent twice frees nothing twice (ids are never reused).
+     */
+    volatile boolean replyGranted;
+
+    /**
+     * Whether the thread that just decided this call from {@code previous} must send the release of its id: a
+     * queued call's place (or the slot a racing grant gave it), or a joining call's slot that its acquire's reply
+     * granted (see {@link #replyGranted}); otherwise that reply's handler sends it.
+     */
+    final boolean owesRelease(int previous) {
+        return previous == WAITING || (previous == JOINING && replyGranted);
+    }
 
     /**
      * Refuses the call with {@code rejection} if its fate is still open (joining or waiting).
