@@ -248,4 +248,38 @@ class RedisBulkheadFailFastTest {
             executor.shutdown();
         }
     }
+
+    @Test
+    void failingOpenAnAsyncCallWhoseCallerCancelledBeforeItsTurnCameDoesNotRunItsOperation() throws Exception {
+        // Deliveries wait here until the test lets them go: the cancel lands after the UNAVAILABLE decision.
+        java.util.concurrent.BlockingQueue<Runnable> deliveries = new java.util.concurrent.LinkedBlockingQueue<>();
+        RedisBulkhead holder = redis.track(defaults("open-cancelled").build());
+        RedisBulkhead other = redis.track(defaults("open-cancelled").failureMode(FailureMode.FAIL_OPEN)
+                .executor(deliveries::add).build());
+        Permit held = holder.acquire();
+        dev.bulwark.CancellationSignal signal = dev.bulwark.CancellationSignal.create();
+        java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+        CompletableFuture<String> call = other.callAsync(() -> {
+            ran.set(true);
+            return CompletableFuture.completedFuture("ran");
+        }, signal);
+        awaitQueued("open-cancelled", 1);
+
+        Runnable delivery;
+        redis.server().pause();
+        try {
+            delivery = deliveries.poll(REFUSED_WITHIN.toMillis() + 10_000, TimeUnit.MILLISECONDS);
+        } finally {
+            redis.server().resume();
+        }
+        assertThat(delivery).as("the UNAVAILABLE decision's delivery").isNotNull();
+        signal.cancel();
+        delivery.run();
+
+        Throwable failure = call.handle((value, thrown) -> thrown).get(10, TimeUnit.SECONDS);
+        assertThat(failure).isInstanceOf(java.util.concurrent.CancellationException.class);
+        assertThat(ran).as("the operation of a caller who gave up").isFalse();
+        assertThat(other.drain(Duration.ZERO).stillExecuting()).isZero();
+        held.close();
+    }
 }

@@ -24,8 +24,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
@@ -48,8 +46,6 @@ import java.util.function.Supplier;
  * Javadoc requires it to be quick and never to call Redis synchronously.
  */
 public final class ClusterBulkhead extends ClusterProtocol {
-
-    private static final System.Logger LOGGER = System.getLogger("dev.bulwark.redis.RedisBulkhead");
 
     private final ClusterSettings settings;
     private final Scheduler scheduler;
@@ -83,33 +79,8 @@ public final class ClusterBulkhead extends ClusterProtocol {
                 settings.commandTimeout().toNanos());
         subscriber.subscribe(pubSub, settings.commandTimeout());
         scripts.preload();
-        readLimitsOnStart(settings.commandTimeout().toNanos());
+        lifecycle.readLimitsOnStart(settings.commandTimeout().toNanos());
         leaseKeeper.start();
-    }
-
-    /**
-     * Reads (and, when absent, initializes) the cluster-wide limits, retrying for up to one command timeout: a
-     * cluster client rejects the first commands to a node whose connection is still being opened.
-     */
-    private void readLimitsOnStart(long timeoutNanos) {
-        long deadline = System.nanoTime() + timeoutNanos;
-        for (;;) {
-            try {
-                refreshLimits(scripts.run(LuaScripts.COUNTS).get(), 2);
-                return;
-            } catch (InterruptedException interrupted) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (ExecutionException unavailable) {
-                if (System.nanoTime() - deadline >= 0) {
-                    LOGGER.log(System.Logger.Level.WARNING, "Bulkhead '" + name + "': could not read the "
-                            + "cluster-wide limits yet; using the configured ones until Redis answers",
-                            unavailable.getCause());
-                    return;
-                }
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-            }
-        }
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -387,6 +358,13 @@ public final class ClusterBulkhead extends ClusterProtocol {
             case RemoteWaiter.TIMED_OUT:
                 throw reject(rejection(Rejection.Reason.WAIT_TIMEOUT, waited, waiter.priority), null);
             case RemoteWaiter.UNAVAILABLE:
+                if (failOpen && gaveUp) {
+                    // As a grant to a caller who gave up: nothing runs for nobody; counted out, ends cancelled.
+                    runningEnded();
+                    events.cancelled(waited, waiter.priority);
+                    throw interrupted ? Outcomes.interruptedWhileQueued(name)
+                            : Outcomes.cancelledWhileQueued(name, waiter.signal);
+                }
                 if (failOpen) {
                     return unbackedPermit(waiter.failure, waiter.priority); // counted when decided
                 }

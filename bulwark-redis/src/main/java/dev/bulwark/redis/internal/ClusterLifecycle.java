@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The life cycle of one instance of a cluster-wide bulkhead: open, then closed (admits nothing, its queue refused,
@@ -15,7 +16,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Invariant: the first drain sets {@code closed} before it scans the waiters, and a joining waiter reads
  * {@code closed} after it registered ({@link ClusterProtocol#join}), so every waiter is refused by exactly one of
- * them. The instance is idle when closed, with no waiter and no running call ({@link ClusterProtocol#checkIdle});
+ * them. The instance is idle when closed, with no waiter, no running call and no acquire awaiting its reply
+ * ({@link ClusterProtocol#checkIdle}), and never while the first drain still sends the releases of what it refused;
  * whoever makes it so completes {@code idle} once, and the shutdown runs once ({@link #shutDown}), after every
  * release that the last calls wrote to the connection.
  */
@@ -43,14 +45,43 @@ final class ClusterLifecycle {
     }
 
     /**
+     * Reads (and, when absent, initializes) the cluster-wide limits as the instance starts, retrying for up to one
+     * command timeout: a cluster client rejects the first commands to a node whose connection is still being opened.
+     */
+    void readLimitsOnStart(long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        for (;;) {
+            try {
+                engine.refreshLimits(engine.scripts.run(LuaScripts.COUNTS).get(), 2);
+                return;
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (ExecutionException unavailable) {
+                if (System.nanoTime() - deadline >= 0) {
+                    LOGGER.log(System.Logger.Level.WARNING, "Bulkhead '" + engine.name + "': could not read the "
+                            + "cluster-wide limits yet; using the configured ones until Redis answers",
+                            unavailable.getCause());
+                    return;
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+            }
+        }
+    }
+
+    /**
      * Stops admitting, refuses the queued waiters (first drain only), waits up to {@code deadlineNanos} for the
      * running calls (never when 0; an interrupt ends the wait with the flag set), and shuts down if nothing runs.
      */
     DrainResult drain(long deadlineNanos) {
         int refused = 0;
         if (closing.compareAndSet(false, true)) {
+            // Counted as running while it refuses: the last refusal must not let the instance shut down (closing
+            // the connections) before the releases of the refused places below are on the connection.
+            engine.running.incrementAndGet();
             engine.closed = true;
             refused = refuseQueue();
+            engine.runningEnded();
         }
         engine.checkIdle();
         long waited = 0;

@@ -101,6 +101,12 @@ abstract class ClusterProtocol {
      * waiter leaves {@link #waiters}), decremented once, when the permit is first closed.
      */
     final AtomicInteger running = new AtomicInteger();
+    /**
+     * Acquires of waiters that joined and whose reply has not been handled yet. A shutdown waits for them too: the
+     * reply's handler may send a release (a waiter abandoned while joining), which must reach Redis before the
+     * connections close, or the slot or place it frees stays taken for a lease.
+     */
+    final AtomicInteger acquiresInFlight = new AtomicInteger();
     /** Whether a waiter that Redis cannot decide runs without a permit ({@code FAIL_OPEN}) instead of refused. */
     final boolean failOpen;
     /** Completed once this instance is closed, waits for nothing and runs nothing: what drains wait for. */
@@ -130,17 +136,31 @@ abstract class ClusterProtocol {
      * drain.
      */
     void join(RemoteWaiter waiter, boolean mayQueue) {
+        acquiresInFlight.incrementAndGet();
         waiters.put(waiter.id, waiter);
         if (closed) {
             if (waiter.refuse(closedRejection(waiter)) != RemoteWaiter.ALREADY_DECIDED) {
                 removeWaiter(waiter);
                 waiter.decided();
             }
+            acquireHandled();
             return;
         }
         scripts.run(LuaScripts.ACQUIRE, waiter.id, leaseMillis, mayQueue ? "1" : "0",
                         PRIORITY_ARGUMENTS[waiter.priority.ordinal()])
-                .whenComplete((reply, failure) -> onAcquireReply(waiter, reply, failure));
+                .whenComplete((reply, failure) -> {
+                    try {
+                        onAcquireReply(waiter, reply, failure);
+                    } finally {
+                        acquireHandled();
+                    }
+                });
+    }
+
+    private void acquireHandled() {
+        if (acquiresInFlight.decrementAndGet() == 0 && closed) {
+            checkIdle();
+        }
     }
 
     private void onAcquireReply(RemoteWaiter waiter, List<Object> reply, Throwable failure) {
@@ -411,12 +431,13 @@ abstract class ClusterProtocol {
     }
 
     /**
-     * Completes {@link #idle} when closed and nothing waits or runs. Reads {@link #waiters} before {@link #running}:
-     * a grant counts its call as running before its waiter leaves the map, so a call being granted is always seen
-     * in one of the two.
+     * Completes {@link #idle} when closed and nothing waits, runs or awaits its acquire's reply. Reads
+     * {@link #waiters} before {@link #running}: a grant counts its call as running before its waiter leaves the map,
+     * so a call being granted is always seen in one of the two; an acquire in flight checks again once handled.
      */
     final void checkIdle() {
-        if (closed && waiters.isEmpty() && running.get() == 0 && idle.complete(null)) {
+        if (closed && acquiresInFlight.get() == 0 && waiters.isEmpty() && running.get() == 0
+                && idle.complete(null)) {
             becameIdle();
         }
     }
