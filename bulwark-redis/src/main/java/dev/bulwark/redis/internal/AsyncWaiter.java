@@ -55,7 +55,7 @@ abstract class AsyncWaiter extends RemoteWaiter implements WaiterFuture.Owner {
         if (maxWaitNanos <= 0) {
             return;
         }
-        long remaining = enqueuedAt + maxWaitNanos - bulkhead.ticker().read();
+        long remaining = enqueuedAt + maxWaitNanos - bulkhead.ticker.read();
         try {
             timeoutArmed(bulkhead.scheduler().schedule(() -> bulkhead.abandon(this, TIMED_OUT), remaining,
                     TimeUnit.NANOSECONDS));

@@ -217,6 +217,9 @@ abstract class ClusterProtocol {
      *     notification, or the owner gave up first and owns the release)
      */
     boolean grant(RemoteWaiter waiter, boolean onArrival) {
+        if (!waiter.isOpen()) {
+            return false; // a late duplicate: registering its permit would count a slot nobody holds for a moment
+        }
         RemotePermit permit = new RemotePermit(this, waiter.id, waiter.weight, ticker.read(), waiter.leaseRenewedAt);
         // Registered before the decision so the heartbeat never misses it; putIfAbsent keeps a duplicate grant
         // notification from replacing the permit that an earlier one already handed out.
@@ -378,18 +381,6 @@ abstract class ClusterProtocol {
                 waiters.size(),
                 reason == Rejection.Reason.QUEUE_FULL ? Duration.ZERO : ClusterEvents.duration(waitedNanos),
                 priority);
-    }
-
-    final Ticker ticker() {
-        return ticker;
-    }
-
-    final long leaseNanos() {
-        return leaseNanos;
-    }
-
-    final String leaseMillis() {
-        return leaseMillis;
     }
 
     /** A call that held a permit closed it. */

@@ -68,7 +68,7 @@ final class LeaseKeeper {
         this.pollNanos = pollNanos;
         this.probeNanos = Math.max(1, Math.min(pollNanos, commandTimeoutNanos / 4));
         this.tickNanos = Math.min(heartbeatNanos, probeNanos);
-        this.giveUpAgeNanos = giveUpAge(bulkhead.leaseNanos(), heartbeatNanos, tickNanos, commandTimeoutNanos);
+        this.giveUpAgeNanos = giveUpAge(bulkhead.leaseNanos, heartbeatNanos, tickNanos, commandTimeoutNanos);
     }
 
     /**
@@ -85,7 +85,7 @@ final class LeaseKeeper {
     }
 
     void start() {
-        long now = bulkhead.ticker().read();
+        long now = bulkhead.ticker.read();
         lastHeartbeatAt = now;
         lastPollAt = now;
         lastProbeAt = now;
@@ -138,7 +138,7 @@ final class LeaseKeeper {
             return;
         }
         try {
-            long now = bulkhead.ticker().read();
+            long now = bulkhead.ticker.read();
             giveUpOverdue(now);
             boolean heartbeat = now - lastHeartbeatAt >= heartbeatNanos;
             boolean poll = pollRequested || now - lastPollAt >= pollNanos;
@@ -212,7 +212,7 @@ final class LeaseKeeper {
             int to = Math.min(from + BATCH, ids.size());
             List<Object> batchOwners = owners.subList(from, to);
             String[] arguments = new String[1 + to - from];
-            arguments[0] = bulkhead.leaseMillis();
+            arguments[0] = bulkhead.leaseMillis;
             for (int i = from; i < to; i++) {
                 arguments[1 + i - from] = ids.get(i);
             }
@@ -239,7 +239,7 @@ final class LeaseKeeper {
      * fails, the waiters that waited when it was sent are refused.
      */
     private void probe(List<RemoteWaiter> waiting, long sentAt) {
-        bulkhead.scripts.run(LuaScripts.RENEW, bulkhead.leaseMillis()).whenComplete((reply, failure) -> {
+        bulkhead.scripts.run(LuaScripts.RENEW, bulkhead.leaseMillis).whenComplete((reply, failure) -> {
             try {
                 if (failure == null) {
                     bulkhead.refreshLimits(reply, 0);

@@ -50,7 +50,8 @@ import java.util.HexFormat;
  *       and so do renew, counts and configure; a release reports an expired holder as unknown (0), as if it had
  *       been purged;</li>
  *   <li>{@code queue} and {@code waiters} hold exactly the same members, but for the eviction tombstones
- *       ({@code ~id}, never a call's id: ids contain no {@code ~}) in {@code waiters}, none of them expired;</li>
+ *       ({@code ~id}, never a call's id: ids contain no {@code ~}) in {@code waiters}; an expired one may stay
+ *       until the next purge (the fast paths skip it), and only renew reads them, after its purge;</li>
  *   <li>if {@code queue} is not empty then the slots in use plus the head's weight exceed {@code maxConcurrency}:
  *       the head never stays queued while its slots are free, and a newcomer takes slots only when nobody waits,
  *       so nobody barges past a waiter, and a head needing 3 slots is not passed by later 1-slot callers (strict
@@ -352,8 +353,8 @@ public final class LuaScripts {
     /** ARGV[2..] ids. Reply: per id, 1 released a held permit, 2 removed a waiter, 0 unknown. */
     public static final LuaScripts.Script RELEASE = new Script("release", CLOCK + LuaFastPaths.RELEASE + HEAD + """
             local outcomes = releaseAll(2, {})
-            -- Only waiters can take what was freed: with none (queue and waiters hold the same members, so no
-            -- waiter lease to purge either) there is nothing to grant.
+            -- Only waiters can take what was freed: with none (queue and waiters hold the same calls, so no
+            -- waiter lease to purge either; a tombstone can wait for the next purge) there is nothing to grant.
             if redis.call('EXISTS', queue) == 0 then
               return outcomes
             end

@@ -28,7 +28,7 @@ final class SyncWaiter extends RemoteWaiter implements Runnable {
      */
     static Permit await(ClusterBulkhead bulkhead, String id, int weight, Priority priority,
                         CancellationSignal signal) {
-        SyncWaiter waiter = new SyncWaiter(bulkhead, id, weight, priority, signal, bulkhead.ticker().read());
+        SyncWaiter waiter = new SyncWaiter(bulkhead, id, weight, priority, signal, bulkhead.ticker.read());
         bulkhead.join(waiter, true);
         CancellationSignal.Registration registration = signal.canBeCancelled() ? signal.onCancel(waiter) : null;
         // An interrupt while the acquire is in flight is held back: a call admitted at once runs (as in-process),
@@ -50,7 +50,7 @@ final class SyncWaiter extends RemoteWaiter implements Runnable {
                     }
                     long maxWait = waiter.maxWaitNanos;
                     if (maxWait > 0) {
-                        long remaining = waiter.enqueuedAt + maxWait - bulkhead.ticker().read();
+                        long remaining = waiter.enqueuedAt + maxWait - bulkhead.ticker.read();
                         if (remaining <= 0) {
                             bulkhead.abandon(waiter, RemoteWaiter.TIMED_OUT);
                             continue;

@@ -68,7 +68,7 @@ class RedisGrantRaceTest {
         ClusterLimits before = engine.limits();
         RemoteWaiter waiter = joiningWaiter(engine, future);
         // The other granter's first half: the permit registered, the fate not yet decided.
-        RemotePermit permit = new RemotePermit(engine, waiter.id, 1, engine.ticker().read(), waiter.leaseRenewedAt);
+        RemotePermit permit = new RemotePermit(engine, waiter.id, 1, engine.ticker.read(), waiter.leaseRenewedAt);
         assertThat(engine.holdPermit(permit)).isTrue();
 
         replyHandled(engine, before);
@@ -93,7 +93,7 @@ class RedisGrantRaceTest {
         CompletableFuture<?>[] future = new CompletableFuture<?>[1];
         ClusterLimits before = engine.limits();
         RemoteWaiter waiter = joiningWaiter(engine, future);
-        RemotePermit permit = new RemotePermit(engine, waiter.id, 1, engine.ticker().read(), waiter.leaseRenewedAt);
+        RemotePermit permit = new RemotePermit(engine, waiter.id, 1, engine.ticker.read(), waiter.leaseRenewedAt);
         assertThat(engine.holdPermit(permit)).isTrue();
 
         replyHandled(engine, before);
