@@ -227,7 +227,7 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
      * calls (their futures, the overflow handler, listeners) are delivered; an operation's own outcome comes on the
      * thread that completes its stage. Default: {@link ForkJoinPool#commonPool()}. Once this executor refuses
      * tasks (shut down before the bulkhead is closed), those deliveries go to the common pool instead, so a queued
-     * caller still learns its fate and never on a Redis I/O thread.
+     * caller still learns its fate, and not on a Redis I/O thread (unless the common pool refuses too).
      *
      * @param executor the executor
      * @return this builder

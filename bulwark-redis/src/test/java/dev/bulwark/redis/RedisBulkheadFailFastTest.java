@@ -251,6 +251,15 @@ class RedisBulkheadFailFastTest {
 
     @Test
     void failingOpenAnAsyncCallWhoseCallerCancelledBeforeItsTurnCameDoesNotRunItsOperation() throws Exception {
+        failingOpenACallerWhoGaveUpRunsNothing(false);
+    }
+
+    @Test
+    void failingOpenAnAsyncCallWhoseFutureWasCancelledBeforeItsTurnCameDoesNotRunItsOperation() throws Exception {
+        failingOpenACallerWhoGaveUpRunsNothing(true);
+    }
+
+    private void failingOpenACallerWhoGaveUpRunsNothing(boolean byFuture) throws Exception {
         // Deliveries wait here until the test lets them go: the cancel lands after the UNAVAILABLE decision.
         java.util.concurrent.BlockingQueue<Runnable> deliveries = new java.util.concurrent.LinkedBlockingQueue<>();
         RedisBulkhead holder = redis.track(defaults("open-cancelled").build());
@@ -273,7 +282,11 @@ class RedisBulkheadFailFastTest {
             redis.server().resume();
         }
         assertThat(delivery).as("the UNAVAILABLE decision's delivery").isNotNull();
-        signal.cancel();
+        if (byFuture) {
+            assertThat(call.cancel(false)).as("a cancel against a call that would run without a permit").isTrue();
+        } else {
+            signal.cancel();
+        }
         delivery.run();
 
         Throwable failure = call.handle((value, thrown) -> thrown).get(10, TimeUnit.SECONDS);

@@ -28,12 +28,18 @@ abstract class AsyncWaiter extends RemoteWaiter implements WaiterFuture.Owner {
 
     /**
      * The caller cancels its future ({@link WaiterFuture}): the cancel decides the fate if it is still open, and
-     * stands against a grant (whose permit {@link #finish()} then passes on); against a refusal, a timeout or an
-     * unavailable Redis decided first it is refused, and the future fails with that outcome.
+     * stands against a grant (whose permit {@link #finish()} then passes on) and, failing open, against an
+     * unavailable Redis (the call would run without a permit: it runs nothing instead); against a refusal, a
+     * timeout or an unavailable Redis failing closed, decided first, it is refused, and the future fails with that
+     * outcome.
      */
     @Override
     public final boolean cancelledByCaller() {
-        return bulkhead.abandon(this, CANCELLED) || status() == GRANTED;
+        if (bulkhead.abandon(this, CANCELLED)) {
+            return true;
+        }
+        int status = status();
+        return status == GRANTED || (status == UNAVAILABLE && bulkhead.failOpen);
     }
 
     /** Runs the work this waiter was queued for, holding {@code permit}; every path must end by closing it. */

@@ -80,8 +80,11 @@ final class ClusterLifecycle {
             // the connections) before the releases of the refused places below are on the connection.
             engine.running.incrementAndGet();
             engine.closed = true;
-            refused = refuseQueue();
-            engine.runningEnded();
+            try {
+                refused = refuseQueue();
+            } finally {
+                engine.runningEnded();
+            }
         }
         engine.checkIdle();
         long waited = 0;

@@ -139,11 +139,14 @@ abstract class ClusterProtocol {
         acquiresInFlight.incrementAndGet();
         waiters.put(waiter.id, waiter);
         if (closed) {
-            if (waiter.refuse(closedRejection(waiter)) != RemoteWaiter.ALREADY_DECIDED) {
-                removeWaiter(waiter);
-                waiter.decided();
+            try {
+                if (waiter.refuse(closedRejection(waiter)) != RemoteWaiter.ALREADY_DECIDED) {
+                    removeWaiter(waiter);
+                    waiter.decided();
+                }
+            } finally {
+                acquireHandled();
             }
-            acquireHandled();
             return;
         }
         scripts.run(LuaScripts.ACQUIRE, waiter.id, leaseMillis, mayQueue ? "1" : "0",
@@ -230,6 +233,7 @@ abstract class ClusterProtocol {
         waiter.permit = permit;
         waiter.grantedOnArrival = onArrival;
         if (waiter.decide(RemoteWaiter.GRANTED) == RemoteWaiter.ALREADY_DECIDED) {
+            permit.setFlag(RemotePermit.CLOSED); // nobody's: a heartbeat that saw it must not report it lost
             dropPermit(permit);
             runningEnded();
             return false;
@@ -251,10 +255,10 @@ abstract class ClusterProtocol {
         if (previous == RemoteWaiter.ALREADY_DECIDED) {
             return false;
         }
-        removeWaiter(waiter);
         if (waiter.owesRelease(previous)) {
-            release(waiter.id);
+            release(waiter.id); // before it leaves the map: its leaving may shut a closed instance down
         }
+        removeWaiter(waiter);
         waiter.decided();
         return true;
     }
@@ -281,10 +285,10 @@ abstract class ClusterProtocol {
         if (previous == RemoteWaiter.ALREADY_DECIDED) {
             return;
         }
-        removeUnavailable(waiter);
         if (waiter.owesRelease(previous)) {
-            release(waiter.id);
+            release(waiter.id); // before it leaves the map, as in abandon
         }
+        removeUnavailable(waiter);
         waiter.decided();
     }
 

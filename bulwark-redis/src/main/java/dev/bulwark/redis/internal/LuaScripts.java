@@ -43,7 +43,7 @@ import java.util.HexFormat;
  * the queue; the fast paths of acquire and release (see "Cost") skip both when they cannot change anything.
  * After every script:
  * <ol>
- *   <li>no member of {@code waiters} has an expired lease; a member of {@code holders} whose lease expired
+ *   <li>no waiter in {@code queue} has an expired lease; a member of {@code holders} whose lease expired
  *       may remain until the next purge, but it never takes a slot from a live call: the fast acquire counts
  *       every holder, expired or not, plus {@code extra} (both can only over-count, so it never over-admits) and
  *       leaves every case where that count says "full" to the full path, which purges first and decides exactly,

@@ -20,8 +20,9 @@ import java.lang.invoke.VarHandle;
  *   <li>{@link #CANCELLED} / {@link #TIMED_OUT} / {@link #UNAVAILABLE} won over {@link #WAITING}: the call is queued
  *       on the server, and the winner sends the release that removes it (or frees the slot if a grant raced).</li>
  *   <li>The same won over {@link #JOINING}: the acquire script may not have run yet, so nothing is sent now (but
- *       see {@link #replyGranted}); the acquire's reply handler sends the release when the reply arrives (a command sent after a reply is executed
- *       after it), or puts the id among the orphans if the acquire failed and its outcome is unknown.</li>
+ *       see {@link #replyGranted}); the acquire's reply handler sends the release when the reply arrives (a
+ *       command sent after a reply is executed after it), or puts the id among the orphans if the acquire failed
+ *       and its outcome is unknown.</li>
  * </ul>
  * Fields other than the status are written before the CAS that publishes them and read after reading it.
  */
