@@ -233,4 +233,56 @@ class PartitionedBulkheadDrainTest {
             assertThat(partitioned.fairQueuedCount()).isZero();
         }
     }
+
+    /** Starts a call of {@code key} on a new thread that stops in the key's {@code hashCode} call {@code skip + 1}. */
+    private static Thread callStoppedInHashCode(PartitionedBulkhead<GatedKey> partitioned, GatedKey key, int skip,
+                                                 java.util.concurrent.atomic.AtomicReference<Throwable> outcome) {
+        Thread caller = new Thread(() -> outcome.set(catchThrowable(() -> partitioned.call(key, () -> "ran"))));
+        key.closeOn(caller, skip);
+        caller.start();
+        await().atMost(Duration.ofSeconds(10)).until(key::arrived);
+        return caller;
+    }
+
+    @Test
+    void aPartitionCreatedWhileTheBulkheadClosesIsClosedToo() throws Exception {
+        PartitionedBulkhead<GatedKey> partitioned = PartitionedBulkhead.<GatedKey>builder().name("tenants")
+                .defaultConfig(Bulkhead.builder().maxConcurrency(1).maxQueue(10).config()).build();
+        GatedKey key = new GatedKey("k");
+        java.util.concurrent.atomic.AtomicReference<Throwable> outcome = new java.util.concurrent.atomic.AtomicReference<>();
+        // Its second hashCode is the map's putIfAbsent, after the call reserved its place in the count.
+        Thread caller = callStoppedInHashCode(partitioned, key, 1, outcome);
+
+        partitioned.drain(Duration.ZERO);
+        key.open();
+        caller.join(TimeUnit.SECONDS.toMillis(10));
+
+        assertThat(reasonOf(outcome.get())).isEqualTo(Rejection.Reason.CLOSED);
+        Bulkhead created = partitioned.partition(key).orElseThrow();
+        assertThat(created.isClosed()).as("the partition the drain's walk missed").isTrue();
+        assertThat(reasonOf(catchThrowable(() -> created.call(() -> "ran")))).isEqualTo(Rejection.Reason.CLOSED);
+    }
+
+    @Test
+    void aCallThatMeetsTheCloseBeforeCreatingItsPartitionRunsNoConfigFor() throws Exception {
+        AtomicInteger configured = new AtomicInteger();
+        PartitionedBulkhead<GatedKey> partitioned = PartitionedBulkhead.<GatedKey>builder().name("tenants")
+                .configFor(key -> {
+                    configured.incrementAndGet();
+                    return null;
+                })
+                .defaultConfig(Bulkhead.builder().maxConcurrency(1).maxQueue(10).config()).build();
+        GatedKey key = new GatedKey("k");
+        java.util.concurrent.atomic.AtomicReference<Throwable> outcome = new java.util.concurrent.atomic.AtomicReference<>();
+        // Its first hashCode is the map's lookup, after the call found the bulkhead open.
+        Thread caller = callStoppedInHashCode(partitioned, key, 0, outcome);
+
+        partitioned.close();
+        key.open();
+        caller.join(TimeUnit.SECONDS.toMillis(10));
+
+        assertThat(reasonOf(outcome.get())).isEqualTo(Rejection.Reason.CLOSED);
+        assertThat(configured).as("configFor calls for a call refused CLOSED").hasValue(0);
+        assertThat(partitioned.partitionCount()).isZero();
+    }
 }

@@ -322,7 +322,11 @@ public final class PartitionTable<K> {
      * @return the partition, or {@code null} when another call's partition for the key is in the map (retry)
      */
     private @Nullable Partition create(K key) {
-        if (count.get() >= maxPartitions && !makeRoom(key)) {
+        int counted = count.get();
+        if (counted < 0) {
+            throw rejectClosed(0L); // closed since enter() looked: no configFor, no bulkhead for a refused call
+        }
+        if (counted >= maxPartitions && !makeRoom(key)) {
             return null;
         }
         // Built before a place is taken: a configFor that throws leaves nothing behind.
@@ -343,6 +347,13 @@ public final class PartitionTable<K> {
             if (!placed) {
                 count.decrementAndGet(); // never offered, or lost to another call's partition for the key
             }
+        }
+        if (placed && count.get() < 0) {
+            // A drain closed the table after the reserve above and may have walked the map before this put:
+            // close what it may have missed. Each side writes (the put; the closed bit) before it reads (the
+            // closed bit; the map), so the drain's walk or this check sees the partition, and closing twice is
+            // harmless. The caller's own call is then refused CLOSED by the calls' open check.
+            created.bulkhead().close();
         }
         return placed ? created : null;
     }
