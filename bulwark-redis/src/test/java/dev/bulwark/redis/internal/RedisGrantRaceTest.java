@@ -42,67 +42,67 @@ class RedisGrantRaceTest {
         return engine;
     }
 
-    /** Pauses the server, starts an async acquire and returns its waiter, whose acquire is on its way. */
-    private static RemoteWaiter joiningWaiter(ClusterBulkhead engine, CompletableFuture<?>[] future) {
-        redis.server().pause();
-        future[0] = engine.acquireAsync(CancellationSignal.none());
-        assertThat(engine.waiters).hasSize(1);
-        RemoteWaiter waiter = engine.waiters.values().iterator().next();
-        assertThat(waiter.status()).isEqualTo(RemoteWaiter.JOINING);
-        return waiter;
-    }
+    /**
+     * An async acquire whose reply said "granted" while another granter was between the two halves of
+     * {@link ClusterProtocol#grant}: its permit registered, the fate not yet decided. The paused server holds the
+     * reply back until that first half is done; this returns once the reply was handled and anything its handler
+     * sent has run in Redis.
+     */
+    private record RacedGrant(RemoteWaiter waiter, RemotePermit permit, CompletableFuture<Permit> future) {
 
-    /** Resumes the server and waits until the acquire's reply was handled and anything it sent has run. */
-    private static void replyHandled(ClusterBulkhead engine, ClusterLimits before) {
-        redis.server().resume();
-        await().atMost(Duration.ofSeconds(10)).until(() -> engine.limits() != before);
-        // The reply handler runs to its end on the I/O thread before the next reply is read: anything it sent is on
-        // the connection before this round trip, and Redis runs it first.
-        engine.clusterCounts("test");
+        static RacedGrant start(ClusterBulkhead engine) {
+            ClusterLimits before = engine.limits();
+            CompletableFuture<Permit> future;
+            RemoteWaiter waiter;
+            RemotePermit permit;
+            redis.server().pause();
+            try {
+                future = engine.acquireAsync(CancellationSignal.none());
+                assertThat(engine.waiters).hasSize(1);
+                waiter = engine.waiters.values().iterator().next();
+                assertThat(waiter.status()).isEqualTo(RemoteWaiter.JOINING);
+                permit = new RemotePermit(engine, waiter.id, 1, engine.ticker.read(), waiter.leaseRenewedAt);
+                assertThat(engine.holdPermit(permit)).isTrue();
+            } finally {
+                redis.server().resume();
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> engine.limits() != before);
+            // The reply handler runs to its end on the I/O thread before the next reply is read: anything it sent is
+            // on the connection before this round trip, and Redis runs it first.
+            engine.clusterCounts("test");
+            return new RacedGrant(waiter, permit, future);
+        }
     }
 
     @Test
     void aReplySayingGrantedLeavesTheSlotToAGranterAlreadyHandingItOver(TestInfo test) throws Exception {
         ClusterBulkhead engine = engine(test);
-        CompletableFuture<?>[] future = new CompletableFuture<?>[1];
-        ClusterLimits before = engine.limits();
-        RemoteWaiter waiter = joiningWaiter(engine, future);
-        // The other granter's first half: the permit registered, the fate not yet decided.
-        RemotePermit permit = new RemotePermit(engine, waiter.id, 1, engine.ticker.read(), waiter.leaseRenewedAt);
-        assertThat(engine.holdPermit(permit)).isTrue();
-
-        replyHandled(engine, before);
+        RacedGrant raced = RacedGrant.start(engine);
 
         assertThat(redis.holdersOnServer(engine.name())).as("the granted slot is still held in Redis").isEqualTo(1);
         // The other granter's second half, as ClusterProtocol.grant does it.
         engine.running.incrementAndGet();
-        waiter.permit = permit;
-        assertThat(waiter.decide(RemoteWaiter.GRANTED)).isEqualTo(RemoteWaiter.JOINING);
-        engine.removeWaiter(waiter);
-        waiter.decided();
-        Permit granted = (Permit) future[0].get(10, TimeUnit.SECONDS);
-        assertThat(granted).isSameAs(permit);
+        raced.waiter().permit = raced.permit();
+        assertThat(raced.waiter().decide(RemoteWaiter.GRANTED)).isEqualTo(RemoteWaiter.JOINING);
+        engine.removeWaiter(raced.waiter());
+        raced.waiter().decided();
+        Permit granted = raced.future().get(10, TimeUnit.SECONDS);
+        assertThat(granted).isSameAs(raced.permit());
         granted.close();
         await().atMost(Duration.ofSeconds(10))
                 .untilAsserted(() -> assertThat(redis.holdersOnServer(engine.name())).isZero());
     }
 
     @Test
-    void aCancelWinningOverThatGranterReleasesTheSlotTheReplyGranted(TestInfo test) throws Exception {
+    void aCancelWinningOverThatGranterReleasesTheSlotTheReplyGranted(TestInfo test) {
         ClusterBulkhead engine = engine(test);
-        CompletableFuture<?>[] future = new CompletableFuture<?>[1];
-        ClusterLimits before = engine.limits();
-        RemoteWaiter waiter = joiningWaiter(engine, future);
-        RemotePermit permit = new RemotePermit(engine, waiter.id, 1, engine.ticker.read(), waiter.leaseRenewedAt);
-        assertThat(engine.holdPermit(permit)).isTrue();
-
-        replyHandled(engine, before);
+        RacedGrant raced = RacedGrant.start(engine);
         assertThat(redis.holdersOnServer(engine.name())).isEqualTo(1);
 
         // The caller gives up before the other granter decides; that granter then loses and drops its permit.
-        assertThat(future[0].cancel(false)).isTrue();
-        assertThat(waiter.decide(RemoteWaiter.GRANTED)).isEqualTo(RemoteWaiter.ALREADY_DECIDED);
-        engine.dropPermit(permit);
+        assertThat(raced.future().cancel(false)).isTrue();
+        assertThat(raced.waiter().decide(RemoteWaiter.GRANTED)).isEqualTo(RemoteWaiter.ALREADY_DECIDED);
+        engine.dropPermit(raced.permit());
         await("nobody holds the slot, so it is released").atMost(Duration.ofSeconds(10))
                 .untilAsserted(() -> assertThat(redis.holdersOnServer(engine.name())).isZero());
         assertThat(engine.localExecutingCount()).isZero();
