@@ -17,6 +17,7 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -236,7 +237,7 @@ class PartitionedBulkheadDrainTest {
 
     /** Starts a call of {@code key} on a new thread that stops in the key's {@code hashCode} call {@code skip + 1}. */
     private static Thread callStoppedInHashCode(PartitionedBulkhead<GatedKey> partitioned, GatedKey key, int skip,
-                                                 java.util.concurrent.atomic.AtomicReference<Throwable> outcome) {
+                                                 AtomicReference<Throwable> outcome) {
         Thread caller = new Thread(() -> outcome.set(catchThrowable(() -> partitioned.call(key, () -> "ran"))));
         key.closeOn(caller, skip);
         caller.start();
@@ -249,7 +250,7 @@ class PartitionedBulkheadDrainTest {
         PartitionedBulkhead<GatedKey> partitioned = PartitionedBulkhead.<GatedKey>builder().name("tenants")
                 .defaultConfig(Bulkhead.builder().maxConcurrency(1).maxQueue(10).config()).build();
         GatedKey key = new GatedKey("k");
-        java.util.concurrent.atomic.AtomicReference<Throwable> outcome = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<Throwable> outcome = new AtomicReference<>();
         // Its second hashCode is the map's putIfAbsent, after the call reserved its place in the count.
         Thread caller = callStoppedInHashCode(partitioned, key, 1, outcome);
 
@@ -273,7 +274,7 @@ class PartitionedBulkheadDrainTest {
                 })
                 .defaultConfig(Bulkhead.builder().maxConcurrency(1).maxQueue(10).config()).build();
         GatedKey key = new GatedKey("k");
-        java.util.concurrent.atomic.AtomicReference<Throwable> outcome = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<Throwable> outcome = new AtomicReference<>();
         // Its first hashCode is the map's lookup, after the call found the bulkhead open.
         Thread caller = callStoppedInHashCode(partitioned, key, 0, outcome);
 

@@ -14,6 +14,7 @@ import dev.bulwark.redis.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -296,7 +297,7 @@ class RedisBulkheadDrainTest {
     @Test
     void aTryAcquireInFlightWhenTheInstanceClosesCountsAsRunningUntilItsPermitCloses(TestInfo test) throws Exception {
         RedisBulkhead bulkhead = redis.track(builder(test).build());
-        CompletableFuture<java.util.Optional<Permit>> attempt = new CompletableFuture<>();
+        CompletableFuture<Optional<Permit>> attempt = new CompletableFuture<>();
         Thread caller = new Thread(() -> attempt.complete(bulkhead.tryAcquire()));
         DrainResult whileInFlight;
         redis.server().pause(); // holds the acquire's reply: the close lands while it is in flight

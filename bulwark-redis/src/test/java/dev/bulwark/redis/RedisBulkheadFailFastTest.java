@@ -4,18 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.bulwark.BulkheadRejectedException;
+import dev.bulwark.CancellationSignal;
 import dev.bulwark.DrainResult;
 import dev.bulwark.Permit;
 import dev.bulwark.Rejection;
 import dev.bulwark.redis.testing.RedisFixture;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -261,13 +266,13 @@ class RedisBulkheadFailFastTest {
 
     private void failingOpenACallerWhoGaveUpRunsNothing(boolean byFuture) throws Exception {
         // Deliveries wait here until the test lets them go: the cancel lands after the UNAVAILABLE decision.
-        java.util.concurrent.BlockingQueue<Runnable> deliveries = new java.util.concurrent.LinkedBlockingQueue<>();
+        BlockingQueue<Runnable> deliveries = new LinkedBlockingQueue<>();
         RedisBulkhead holder = redis.track(defaults("open-cancelled").build());
         RedisBulkhead other = redis.track(defaults("open-cancelled").failureMode(FailureMode.FAIL_OPEN)
                 .executor(deliveries::add).build());
         Permit held = holder.acquire();
-        dev.bulwark.CancellationSignal signal = dev.bulwark.CancellationSignal.create();
-        java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+        CancellationSignal signal = CancellationSignal.create();
+        AtomicBoolean ran = new AtomicBoolean();
         CompletableFuture<String> call = other.callAsync(() -> {
             ran.set(true);
             return CompletableFuture.completedFuture("ran");
@@ -290,7 +295,7 @@ class RedisBulkheadFailFastTest {
         delivery.run();
 
         Throwable failure = call.handle((value, thrown) -> thrown).get(10, TimeUnit.SECONDS);
-        assertThat(failure).isInstanceOf(java.util.concurrent.CancellationException.class);
+        assertThat(failure).isInstanceOf(CancellationException.class);
         assertThat(ran).as("the operation of a caller who gave up").isFalse();
         assertThat(other.drain(Duration.ZERO).stillExecuting()).isZero();
         held.close();

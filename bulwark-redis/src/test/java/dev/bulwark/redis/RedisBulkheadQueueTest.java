@@ -17,6 +17,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -297,7 +299,7 @@ class RedisBulkheadQueueTest {
 
     @Test
     void afterItsExecutorShutDownAGrantIsStillDeliveredButNeverOnARedisIoThread(TestInfo test) throws Exception {
-        java.util.concurrent.ExecutorService executor = java.util.concurrent.Executors.newSingleThreadExecutor();
+        ExecutorService executor = Executors.newSingleThreadExecutor();
         RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), test.getDisplayName())
                 .maxConcurrency(1).maxQueue(1).commandTimeout(RedisFixture.PATIENT).executor(executor).build());
         Permit held = bulkhead.acquire();
