@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  *       that waiter or passed to the next one: never lost, never used twice.</li>
  *   <li><b>Refusal.</b> A refused operation never runs. The overflow handler (if any) is called with the
  *       {@link Rejection} on the refused caller's thread (for an asynchronous waiter: the thread that decided the
- *       refusal, that is the timer thread for a timeout, the evicting newcomer's thread for an eviction, the
+ *       refusal, that is a thread of {@code ForkJoinPool.commonPool()} for a
+ *       timeout with the default scheduler (the scheduler's thread with one you gave), the evicting newcomer's thread for an eviction, the
  *       closing or draining thread for {@code CLOSED}, the thread changing the limit for
  *       {@code WEIGHT_EXCEEDS_LIMIT}), then {@link BulkheadRejectedException} is thrown, or completes the future
  *       of an asynchronous call.</li>

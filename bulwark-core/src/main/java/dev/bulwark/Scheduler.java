@@ -37,7 +37,9 @@ public interface Scheduler {
      * their own, whose delay counts from the timer thread's reading when it takes them: never early either, and
      * normally within two ticks (2 ms) late. A cancelled task is released at once (its timer node is unlinked on the
      * next tick), so finished waits and calls leave nothing behind. Tasks run on the timer thread and must be
-     * short.
+     * short. Bulwark's own policies only decide there (a waiter's timeout, a deadline, the end of a retry delay) and
+     * hand what follows that may run user code (an overflow handler, listeners, a caller's continuations, a granted
+     * or retried operation) to {@link java.util.concurrent.ForkJoinPool#commonPool()}.
      *
      * @return the shared scheduler
      */

@@ -14,9 +14,9 @@ final class AsyncCallWaiter<T> extends AsyncWaiter {
 
     private final Supplier<? extends CompletionStage<T>> operation;
 
-    AsyncCallWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt, long maxWaitNanos,
+    AsyncCallWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt,
                     Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result) {
-        super(bulkhead, signal, enqueuedAt, maxWaitNanos, result);
+        super(bulkhead, signal, enqueuedAt, result);
         this.operation = operation;
     }
 

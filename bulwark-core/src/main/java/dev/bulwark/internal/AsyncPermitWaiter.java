@@ -7,9 +7,9 @@ import java.util.concurrent.CompletableFuture;
 /** A queued {@code acquireAsync}: once granted, it completes the caller's future with a permit. */
 final class AsyncPermitWaiter extends AsyncWaiter {
 
-    AsyncPermitWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt, long maxWaitNanos,
+    AsyncPermitWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt,
                       CompletableFuture<Permit> future) {
-        super(bulkhead, signal, enqueuedAt, maxWaitNanos, future);
+        super(bulkhead, signal, enqueuedAt, future);
     }
 
     @Override

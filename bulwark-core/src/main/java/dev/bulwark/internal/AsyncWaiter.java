@@ -5,6 +5,7 @@ import dev.bulwark.Scheduler;
 import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.internal.spi.VarHandles;
 import dev.bulwark.internal.spi.WaiterFuture;
+import dev.bulwark.internal.timer.OffTimer;
 import dev.bulwark.internal.timer.TimerWheel;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -26,6 +27,10 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
     private static final int DELIVERING = 1;
     /** {@link #handOver}: the caller gave up after the grant, before its delivery, and gave the slots back. */
     private static final int GIVEN_BACK = 2;
+    /** {@link #handOver}: the delivery started the operation (or handed the permit over); a cancel now is a running call's. */
+    private static final int STARTED = 3;
+    /** {@link #handOver}: the caller cancelled the future while the delivery was under way, before it started anything. */
+    private static final int STOPPED = 4;
 
     /** The caller's future; subclasses complete it with their own result type. */
     final CompletableFuture<?> callerFuture;
@@ -38,12 +43,21 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
      * could be refused for slots nobody held (Lincheck's stress run found it). Now the cancel gives them back itself
      * (before it returns: a signal's listener, or {@link WaiterFuture#cancel}); the delivery finds the claim taken and
      * does nothing. Invariant: exactly one claim succeeds, and only the claimant releases the slots.
+     *
+     * <p>Once the delivery holds the claim, a second CAS decides between the caller's cancel of the future
+     * ({@code DELIVERING -> STOPPED}) and the start of the operation ({@code DELIVERING -> STARTED}, made by the
+     * delivery just before it reports the admission and starts anything): exactly one wins. A cancel that wins keeps
+     * the operation from running (the delivery, finding the CAS lost, passes the slots on and reports the
+     * cancellation); one that comes after the start is a running call's cancel (the future ends cancelled, the
+     * operation keeps its slots until its own stage completes). Before this CAS the delivery only read whether the
+     * future was done, so a cancel whose {@link #cancelledByCaller} had returned but whose future was not yet
+     * completed (or that came from a listener's {@code admitted}) let the operation run for a caller told it would not.
      */
     private volatile int handOver;
 
-    AsyncWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt, long maxWaitNanos,
+    AsyncWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt,
                 CompletableFuture<?> callerFuture) {
-        super(bulkhead, signal, enqueuedAt, maxWaitNanos);
+        super(bulkhead, signal, enqueuedAt);
         this.callerFuture = callerFuture;
         if (callerFuture instanceof WaiterFuture) {
             ((WaiterFuture<?>) callerFuture).ownedBy(this);
@@ -68,10 +82,10 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
             disarm();
             return; // the caller gave up after the grant and has given the slots back
         }
-        boolean callerGone = signal.isCancelled() || callerFuture.isDone();
         disarm();
-        if (callerGone) {
-            // The caller gave up at the same instant the slot came: pass the slot on rather than run for nobody.
+        // A signal cancelled or a future completed by now, or a cancel that took the hand-over: the caller gave up at
+        // the same instant the slot came. Pass the slot on rather than run for nobody.
+        if (signal.isCancelled() || callerFuture.isDone() || !HAND_OVER.compareAndSet(this, DELIVERING, STARTED)) {
             bulkhead.releaseSlots(weight);
             bulkhead.waiterCancelled(this, waited);
             callerFuture.completeExceptionally(Outcomes.cancelledWhileQueued(bulkhead.name, signal));
@@ -135,7 +149,8 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
     /**
      * The timer task of the maximum wait on a scheduler other than a wheel (the waiter is its own task, so arming the
      * timer allocates no method reference): runs on the scheduler's thread, which is where the overflow handler then
-     * runs.
+     * runs. On the timer thread (the shared wheel) the fate is decided and the node unlinked at the deadline; the
+     * refusal, its report and the handler are then handed off ({@link OffTimer}).
      */
     @Override
     public final void run() {
@@ -143,14 +158,32 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
             bulkhead.removeAbandoned(this);
             disarm();
             long waited = bulkhead.ticker().read() - enqueuedAt;
-            callerFuture.completeExceptionally(bulkhead.waiterTimedOut(this, waited));
+            if (OffTimer.onTimerThread()) {
+                OffTimer.handOff(() -> callerFuture.completeExceptionally(bulkhead.waiterTimedOut(this, waited)));
+            } else {
+                callerFuture.completeExceptionally(bulkhead.waiterTimedOut(this, waited));
+            }
         }
     }
 
+    /**
+     * The signal's listener: runs on the cancelling thread. A signal cancelled by a timer (a timeout around the call,
+     * a gRPC deadline) leaves the queue at once, and is reported and told off the timer thread.
+     */
     private void cancelledBySignal() {
-        if (leaveForCaller()) {
-            callerFuture.completeExceptionally(Outcomes.cancelledWhileQueued(bulkhead.name, signal));
+        if (leave()) {
+            long waited = bulkhead.ticker().read() - enqueuedAt;
+            if (OffTimer.onTimerThread()) {
+                OffTimer.handOff(() -> tellCancelled(waited));
+            } else {
+                tellCancelled(waited);
+            }
         }
+    }
+
+    private void tellCancelled(long waited) {
+        bulkhead.waiterCancelled(this, waited);
+        callerFuture.completeExceptionally(Outcomes.cancelledWhileQueued(bulkhead.name, signal));
     }
 
     /**
@@ -175,8 +208,12 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
         if (grantedOnArrival) {
             return true; // never queued: its slots belong to the running call, which releases them
         }
-        // A grant whose delivery has started may still be cancelled: the delivery then gives the slots back.
-        return leaveForCaller() || status() == GRANTED;
+        if (leaveForCaller()) {
+            return true;
+        }
+        // A grant whose delivery is under way: stop it if it has not started the operation (it then gives the slots
+        // back and reports the cancellation); once started, the cancel is a running call's, which stands.
+        return HAND_OVER.compareAndSet(this, DELIVERING, STOPPED) || handOver == STARTED;
     }
 
     /**
@@ -186,14 +223,30 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
      * @return whether the caller's giving up took effect (otherwise the fate was decided first, and stands)
      */
     private boolean leaveForCaller() {
+        if (!leave()) {
+            return false;
+        }
+        long waited = bulkhead.ticker().read() - enqueuedAt;
+        if (OffTimer.onTimerThread()) {
+            // A per-key wait timing out cancels the global waiter it no longer needs, on the timer thread.
+            OffTimer.handOff(() -> bulkhead.waiterCancelled(this, waited));
+        } else {
+            bulkhead.waiterCancelled(this, waited);
+        }
+        return true;
+    }
+
+    /**
+     * The decision of {@link #leaveForCaller()} without its report: decides the fate as cancelled and unlinks the
+     * node, or gives back a grant not yet delivered.
+     */
+    private boolean leave() {
         if (tryAbandon(CANCELLED)) {
             bulkhead.removeAbandoned(this);
             disarm();
-        } else if (!giveBackUndelivered()) {
-            return false;
+            return true;
         }
-        bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
-        return true;
+        return giveBackUndelivered();
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.bulwark.internal;
 
+import dev.bulwark.internal.timer.OffTimer;
 import java.util.ArrayDeque;
 
 /**
@@ -12,7 +13,8 @@ import java.util.ArrayDeque;
  * inside it (on the same thread) only appends to that loop's work list.
  *
  * <p>Invariant: on each thread, at most one loop runs at a time, and every waiter appended to its list is
- * started by that loop before the loop returns.
+ * started by that loop before the loop returns. The timer thread runs no loop: a grant made there (a waiter that
+ * timed out or was cancelled by a timer uncovered the next one) is handed to the common pool ({@link OffTimer}).
  */
 final class GrantDispatch {
 
@@ -24,6 +26,12 @@ final class GrantDispatch {
     }
 
     static void dispatch(AsyncWaiter waiter) {
+        if (OffTimer.onTimerThread()) {
+            // A timeout or a timer's cancel unlinked a waiter and so uncovered this grant: the operation (or the
+            // permit's future, with its continuations) is user code, which never runs on the timer thread.
+            OffTimer.handOff(() -> dispatch(waiter));
+            return;
+        }
         Trampoline trampoline = TRAMPOLINE.get();
         if (trampoline.running) {
             trampoline.pending.addLast(waiter);

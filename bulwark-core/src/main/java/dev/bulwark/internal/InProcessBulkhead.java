@@ -69,7 +69,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
     private final AsyncOperation.Slot asyncSlot = this::releaseAfterAsync;
 
     private volatile Duration maxWait;
-    /** Read by the waiters when they join the queue. */
+    /** Read under the lock by a waiter as it joins the queue ({@link Waiter#startWaiting}). */
     volatile long maxWaitNanos;
 
     /**
@@ -305,7 +305,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         } else if (outcome != MUST_WAIT) {
             result.completeExceptionally(rejectQueueFull(outcome));
         } else {
-            waitAsync(new AsyncCallWaiter<>(this, signal, ticker.read(), maxWaitNanos, operation, result), result);
+            waitAsync(new AsyncCallWaiter<>(this, signal, ticker.read(), operation, result), result);
         }
         return result;
     }
@@ -325,7 +325,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
             return CompletableFuture.failedFuture(rejectQueueFull(outcome));
         }
         CompletableFuture<Permit> future = new WaiterFuture<>();
-        waitAsync(new AsyncPermitWaiter(this, signal, ticker.read(), maxWaitNanos, future), future);
+        waitAsync(new AsyncPermitWaiter(this, signal, ticker.read(), future), future);
         return future;
     }
 

@@ -319,6 +319,7 @@ abstract class SlotQueue {
                     if (STATE.compareAndSet(this, current, pack(waiting + 1, available))) {
                         // Linked after the CAS but still under the lock: a releaser that sees waiting > 0 takes the
                         // lock and therefore finds the node.
+                        waiter.startWaiting(maxWaitNanos());
                         queue.linkLast(waiter);
                         break;
                     }
@@ -432,6 +433,9 @@ abstract class SlotQueue {
     final long stateWord() {
         return state;
     }
+
+    /** The maximum wait in nanoseconds (0 for none) as it is now; read under the lock by a joining waiter. */
+    abstract long maxWaitNanos();
 
     /** A refusal with the counts of {@code observedState}; made by {@link WeightedEntries}, the only direct subclass. */
     abstract Rejection refusal(Rejection.Reason reason, long observedState, long waitedNanos, int level);

@@ -16,8 +16,8 @@ final class SyncWaiter extends Waiter implements Runnable {
 
     final Thread thread;
 
-    SyncWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt, long maxWaitNanos) {
-        super(bulkhead, signal, enqueuedAt, maxWaitNanos);
+    SyncWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt) {
+        super(bulkhead, signal, enqueuedAt);
         this.thread = Thread.currentThread();
     }
 
@@ -35,11 +35,10 @@ final class SyncWaiter extends Waiter implements Runnable {
 
     /** {@link #await(InProcessBulkhead, CancellationSignal)} for {@code weight} slots at {@code priority}. */
     static void await(InProcessBulkhead bulkhead, CancellationSignal signal, int weight, Priority priority) {
-        if (Thread.currentThread().isInterrupted()) {
-            throw Outcomes.interruptedWhileQueued(bulkhead.name);
-        }
-        SyncWaiter waiter = new SyncWaiter(bulkhead, signal, bulkhead.ticker().read(),
-                bulkhead.maxWaitNanos);
+        // A thread interrupted before it comes is not refused here: it may find the bulkhead closed, the queue full
+        // (those refusals, with their handler and listeners, come first) or a slot free, as on the lock-free path;
+        // only once queued does its interrupt end the wait, at the first park (which returns at once).
+        SyncWaiter waiter = new SyncWaiter(bulkhead, signal, bulkhead.ticker().read());
         waiter.options(weight, priority);
         Rejection rejection = bulkhead.enqueue(waiter);
         if (rejection != null) {

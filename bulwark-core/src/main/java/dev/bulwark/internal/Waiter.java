@@ -20,9 +20,14 @@ import dev.bulwark.internal.spi.WaiterFate;
 abstract class Waiter extends WaiterFate {
 
     final InProcessBulkhead bulkhead;
-    /** Absolute deadline on the bulkhead's ticker; meaningful only when {@link #timed} is true. */
-    final long deadline;
-    final boolean timed;
+    /**
+     * Absolute deadline on the bulkhead's ticker; meaningful only when {@link #timed} is true. Both are written by
+     * {@link #startWaiting} under the lock as the node is linked (so a {@code changeMaxWait} either precedes the
+     * whole wait or comes after the node is queued), and read by the owner after {@code enqueue} returns and by the
+     * timer armed after that.
+     */
+    long deadline;
+    boolean timed;
 
     /** The Flight Recorder wait event being timed, or {@code null} when that event is not recorded. */
     final Object recording;
@@ -43,12 +48,19 @@ abstract class Waiter extends WaiterFate {
     /** Chains nodes decided under the lock, so that they are told after it is released without a list. */
     Waiter decidedNext;
 
-    Waiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt, long maxWaitNanos) {
+    Waiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt) {
         super(signal, enqueuedAt, WAITING);
         this.bulkhead = bulkhead;
-        this.timed = maxWaitNanos > 0;
-        this.deadline = enqueuedAt + maxWaitNanos;
         this.recording = FlightRecorderEvents.beginWait(bulkhead.name(), bulkhead.queuedCount());
+    }
+
+    /**
+     * Sets the maximum wait as the bulkhead has it when the node is linked: under the lock, which
+     * {@code changeMaxWait} takes too.
+     */
+    final void startWaiting(long maxWaitNanos) {
+        timed = maxWaitNanos > 0;
+        deadline = enqueuedAt + maxWaitNanos;
     }
 
     /** Sets the weight and priority; called by the joining thread before {@link SlotQueue#enqueue}. */

@@ -175,8 +175,6 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
 
     abstract long waitStart();
 
-    abstract long maxWaitNanos();
-
     private InProcessBulkhead self() {
         return (InProcessBulkhead) this;
     }
@@ -315,8 +313,8 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
         if (outcome == ADMITTED) {
             startAsync(operation, result, options.weight());
         } else if (outcome == MUST_WAIT) {
-            AsyncCallWaiter<T> waiter = new AsyncCallWaiter<>(self(), options.signal(), waitStart(), maxWaitNanos(),
-                    operation, result);
+            AsyncCallWaiter<T> waiter = new AsyncCallWaiter<>(self(), options.signal(), waitStart(), operation,
+                    result);
             waiter.options(options.weight(), options.priority());
             waitAsync(waiter, result);
         }
@@ -334,8 +332,7 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
         if (outcome == ADMITTED) {
             future.complete(newPermit(options.weight()));
         } else if (outcome == MUST_WAIT) {
-            AsyncPermitWaiter waiter = new AsyncPermitWaiter(self(), options.signal(), waitStart(), maxWaitNanos(),
-                    future);
+            AsyncPermitWaiter waiter = new AsyncPermitWaiter(self(), options.signal(), waitStart(), future);
             waiter.options(options.weight(), options.priority());
             waitAsync(waiter, future);
         }

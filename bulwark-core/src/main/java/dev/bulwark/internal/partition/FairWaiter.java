@@ -5,6 +5,7 @@ import dev.bulwark.Permit;
 import dev.bulwark.Scheduler;
 import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.internal.spi.WaiterFuture;
+import dev.bulwark.internal.timer.OffTimer;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -150,15 +151,24 @@ final class FairWaiter implements WaiterFuture.Owner {
         }
     }
 
+    /**
+     * The maximum wait passed: decided here, at the deadline; the refusal (with its overflow handler) and the
+     * caller's continuations are user code, so on the timer thread they are handed off ({@link OffTimer}).
+     */
     private void timeOut() {
         if (shares.remove(this)) {
-            fail(shares.timedOut(this));
+            OffTimer.run(() -> fail(shares.timedOut(this)));
         }
     }
 
+    /** The signal's listener, on the cancelling thread (handed off when that is the timer's, as {@link #timeOut}). */
     private void cancelledBySignal() {
         if (shares.remove(this)) {
-            fail(Outcomes.cancelledWhileQueued(shares.globalName(), signal));
+            if (OffTimer.onTimerThread()) {
+                OffTimer.handOff(() -> fail(Outcomes.cancelledWhileQueued(shares.globalName(), signal)));
+            } else {
+                fail(Outcomes.cancelledWhileQueued(shares.globalName(), signal));
+            }
         }
     }
 

@@ -143,11 +143,28 @@ public final class TimerWheel implements Scheduler {
      * @return this wheel
      */
     public TimerWheel start(String threadName) {
-        Thread thread = new Thread(this::work, threadName);
+        Thread thread = new WorkerThread(this::work, threadName);
         thread.setDaemon(true);
         worker = thread;
         thread.start();
         return this;
+    }
+
+    /**
+     * Whether the calling thread is the worker of a started wheel: where {@link TimerNode#expire()} runs, and where
+     * no user code may run ({@link OffTimer}). A class test, so that asking costs no field read.
+     *
+     * @return {@code true} on a wheel's worker thread
+     */
+    public static boolean onWorkerThread() {
+        return Thread.currentThread() instanceof WorkerThread;
+    }
+
+    /** The worker's thread type, so that {@link #onWorkerThread()} recognises it. */
+    private static final class WorkerThread extends Thread {
+        WorkerThread(Runnable work, String name) {
+            super(work, name);
+        }
     }
 
     @Override

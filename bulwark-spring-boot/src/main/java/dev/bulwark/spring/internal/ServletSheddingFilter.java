@@ -24,7 +24,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * A request that gets a slot at once runs on its own container thread, as without the filter. A request that must
  * wait is <em>suspended</em> with the servlet async API: its container thread goes back to the pool and the request
  * is a queue entry only. The grant (on the thread that frees a slot) or the refusal (a full queue, or the
- * bulkhead's maximum wait, on the timer thread) calls {@link AsyncContext#dispatch()}, and the request comes back
+ * bulkhead's maximum wait, on a common-pool thread) calls {@link AsyncContext#dispatch()}, and the request comes back
  * through this filter on a container thread as an {@code ASYNC} dispatch, where it runs the application or writes
  * the refusal: neither ever runs on the thread that freed the slot or on the timer thread. The async timeout
  * ({@code bulwark.shedding.servlet.async-timeout}, else the container's) and a container-reported error make the
