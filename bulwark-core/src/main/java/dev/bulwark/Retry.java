@@ -27,9 +27,12 @@ import org.jspecify.annotations.Nullable;
  *       ({@link java.util.concurrent.CancellationException}) or the thread is interrupted (the retry stops, the
  *       interrupt status is kept, and a {@link java.util.concurrent.CancellationException} caused by an
  *       {@link InterruptedException} is thrown). An asynchronous delay holds no thread: the next attempt is
- *       scheduled on the {@link Scheduler}; cancelling the signal during it completes the returned future with a
- *       {@link java.util.concurrent.CancellationException}, and cancelling the returned future stops further
- *       attempts.</li>
+ *       scheduled on the {@link Scheduler} and starts on a thread of
+ *       {@link java.util.concurrent.ForkJoinPool#commonPool()} with {@link Scheduler#shared()} (never on its timer
+ *       thread), on the scheduler's thread with any other. Cancelling the signal during the delay completes the
+ *       returned future with a {@link java.util.concurrent.CancellationException}. Cancelling the returned future
+ *       stops further attempts and cancels the attempt in flight (its stage, where it is a future: an inner
+ *       bulkhead's waiter leaves the queue and never runs).</li>
  *   <li>In a {@link Pipeline}, each attempt runs the policies inside the retry again: {@code Pipeline.of(retry,
  *       bulkhead)} asks the bulkhead for a slot on every attempt.</li>
  * </ul>

@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * at that moment), and, if {@link Builder#interruptOnTimeout(boolean) configured}, the thread is interrupted. The
  * caller gets {@link TimeoutExceededException} no later than when the operation returns; a result (or failure)
  * that arrives after the deadline is discarded (a late failure is attached as suppressed). An interrupt this
- * policy caused is cleared before the exception is thrown. The operation's own exception, when it failed before
+ * policy caused is cleared before the exception is thrown; one that was already pending when the deadline passed
+ * is the caller's: the policy neither interrupts again nor clears it. The operation's own exception, when it failed before
  * the deadline, passes through untouched; a signal already cancelled when the call starts gives a
  * {@link java.util.concurrent.CancellationException}.
  *
@@ -124,8 +125,9 @@ public final class Timeout extends SingleStepPolicy<TimeoutStep> {
         /**
          * Calls {@code consumer} with the exception of every call that timed out: for a synchronous call, on the
          * caller's thread as the call returns when the scheduler is {@link Scheduler#shared()} (the default), on
-         * the scheduler's thread at the deadline with any other scheduler; for an asynchronous call, on the
-         * scheduler's thread at the deadline.
+         * the scheduler's thread at the deadline with any other scheduler; for an asynchronous call, just after
+         * the deadline on a thread of {@code ForkJoinPool.commonPool()} with {@link Scheduler#shared()}, on the
+         * scheduler's thread with any other.
          *
          * @param consumer the callback
          * @return this builder

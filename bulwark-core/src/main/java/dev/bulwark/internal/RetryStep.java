@@ -7,6 +7,7 @@ import dev.bulwark.Scheduler;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.Ticker;
 import dev.bulwark.internal.spi.VarHandles;
+import dev.bulwark.internal.timer.OffTimer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -265,6 +266,11 @@ public final class RetryStep implements ChainStep {
         private volatile int delaying;
         private volatile Scheduler.Cancellable pendingDelay;
         private volatile CancellationSignal.Registration cancelHook;
+        /**
+         * The stage of the attempt started last, so that a caller who cancels the returned future while it runs
+         * cancels it too (an inner bulkhead's waiter then leaves the queue instead of running for nobody).
+         */
+        private volatile CompletionStage<T> attemptStage;
 
         AsyncExecution(RetryStep policy, Chain chain, int next, Supplier<? extends CompletionStage<T>> operation,
                        CancellationSignal signal, CompletableFuture<T> result) {
@@ -282,16 +288,24 @@ public final class RetryStep implements ChainStep {
             if (signal.canBeCancelled()) {
                 cancelHook = signal.onCancel(this::cancelledBySignal);
             }
-            // The caller cancelling (or completing) the returned future ends the retrying.
-            result.whenComplete((value, failure) -> stopWaiting());
+            attemptStage = firstAttempt;
+            // The caller cancelling (or completing) the returned future ends the retrying, and the attempt in flight.
+            result.whenComplete((value, failure) -> callerDone());
             firstAttempt.whenComplete(this);
         }
 
-        /** Timer task: the delay passed. */
+        /**
+         * Timer task: the delay passed, and ends here (a cancel from now on finds no delay to end). The next attempt
+         * is the operation itself, so on the timer thread it is handed off.
+         */
         @Override
         public void run() {
             if (DELAYING.compareAndSet(this, 1, 0)) {
-                drive();
+                if (OffTimer.onTimerThread()) {
+                    OffTimer.handOff(this::drive);
+                } else {
+                    drive();
+                }
             }
         }
 
@@ -315,7 +329,12 @@ public final class RetryStep implements ChainStep {
             }
             // Counted when started, so that a call ending before the next attempt reports the attempts made.
             attempt++;
-            Stages.start(() -> chain.proceedAsync(next, operation, signal)).whenComplete(this);
+            CompletionStage<T> stage = Stages.start(() -> chain.proceedAsync(next, operation, signal));
+            attemptStage = stage;
+            if (result.isDone()) {
+                Stages.cancel(stage, false); // the caller gave up while it started: its callerDone may have missed it
+            }
+            stage.whenComplete(this);
         }
 
         /** An attempt's stage completed. */
@@ -341,6 +360,12 @@ public final class RetryStep implements ChainStep {
                 return;
             }
             delaying = 1;
+            // A Dekker pair with the signal's cancel: it marks the signal, then tries to end the delay; this marks the
+            // delay, then reads the signal. A cancel that ran its hook before the delay began is seen here.
+            if (signal.isCancelled()) {
+                cancelledBySignal();
+                return;
+            }
             try {
                 pendingDelay = policy.scheduler.schedule(this, delay, TimeUnit.NANOSECONDS);
             } catch (RuntimeException refused) {
@@ -387,6 +412,18 @@ public final class RetryStep implements ChainStep {
                 }
                 complete(null, Signals.cancelled("Retry '" + policy.name + "': the call was cancelled during a delay",
                         signal), false);
+            }
+        }
+
+        /**
+         * The returned future completed: by {@link #complete}, after the last attempt's stage completed, or by the
+         * caller giving up, whose cancel reaches the attempt in flight (cancelling a completed stage does nothing).
+         */
+        private void callerDone() {
+            stopWaiting();
+            CompletionStage<T> stage = attemptStage;
+            if (stage != null) {
+                Stages.cancel(stage, false);
             }
         }
 

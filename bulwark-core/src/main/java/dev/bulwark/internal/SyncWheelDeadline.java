@@ -45,6 +45,8 @@ final class SyncWheelDeadline extends RearmableTimer {
     private Thread caller;
     /** Written by the timer before its word becomes EXPIRED; read by the caller after disarm returned false. */
     private TimeoutExceededException exception;
+    /** Whether the timer interrupted the caller (it does not when an interrupt is pending); published as above. */
+    private boolean interruptedCaller;
 
     private SyncWheelDeadline(TimerWheel wheel) {
         super(wheel);
@@ -88,8 +90,8 @@ final class SyncWheelDeadline extends RearmableTimer {
             }
             return result;
         }
-        if (policy.interruptsOnTimeout()) {
-            Thread.interrupted();
+        if (deadline.interruptedCaller) {
+            Thread.interrupted(); // the interrupt the timer caused, and only that one
         }
         TimeoutExceededException timedOut = deadline.exception;
         deadline.forget();
@@ -122,6 +124,7 @@ final class SyncWheelDeadline extends RearmableTimer {
         inner = null;
         caller = null;
         exception = null;
+        interruptedCaller = false;
     }
 
     @Override
@@ -129,7 +132,9 @@ final class SyncWheelDeadline extends RearmableTimer {
         TimeoutExceededException timedOut = new TimeoutExceededException(policy.name(), policy.timeout());
         exception = timedOut;
         inner.cancel(timedOut);
-        if (policy.interruptsOnTimeout()) {
+        // An interrupt already pending is the caller's own: it is neither repeated nor cleared afterwards.
+        if (policy.interruptsOnTimeout() && !caller.isInterrupted()) {
+            interruptedCaller = true;
             caller.interrupt();
         }
     }

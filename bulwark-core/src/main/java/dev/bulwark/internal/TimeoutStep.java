@@ -8,6 +8,7 @@ import dev.bulwark.Ticker;
 import dev.bulwark.TimeoutExceededException;
 import dev.bulwark.TimeoutListener;
 import dev.bulwark.internal.spi.Arguments;
+import dev.bulwark.internal.timer.OffTimer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -194,6 +195,8 @@ public final class TimeoutStep implements ChainStep {
         private final CancellationSignal inner;
         private volatile int state;
         private TimeoutExceededException exception; // written before state becomes FIRED
+        /** Whether the timer interrupted the caller; written before state becomes FIRED. */
+        private boolean interruptedCaller;
 
         SyncDeadline(TimeoutStep policy, Thread caller, CancellationSignal inner) {
             this.policy = policy;
@@ -210,7 +213,9 @@ public final class TimeoutStep implements ChainStep {
             exception = timedOut;
             try {
                 inner.cancel(timedOut);
-                if (policy.interruptOnTimeout) {
+                // An interrupt already pending is the caller's own: it is neither repeated nor cleared afterwards.
+                if (policy.interruptOnTimeout && !caller.isInterrupted()) {
+                    interruptedCaller = true;
                     caller.interrupt();
                 }
             } finally {
@@ -240,7 +245,7 @@ public final class TimeoutStep implements ChainStep {
                     Thread.yield();
                 }
             }
-            if (policy.interruptOnTimeout) {
+            if (interruptedCaller) {
                 Thread.interrupted();
             }
             return false;
@@ -314,12 +319,23 @@ public final class TimeoutStep implements ChainStep {
             this.startedAt = startedAt;
         }
 
-        /** The timer fired. */
+        /**
+         * The timer fired: the timeout wins here, at the deadline. What follows (cancelling the inner call, failing
+         * the caller's future, the listeners) reaches user code, so on the timer thread it is handed off.
+         */
         @Override
         public void run() {
             if (!STATE.compareAndSet(this, RUNNING, FIRED)) {
                 return;
             }
+            if (OffTimer.onTimerThread()) {
+                OffTimer.handOff(this::timedOut);
+            } else {
+                timedOut();
+            }
+        }
+
+        private void timedOut() {
             TimeoutExceededException timedOut = new TimeoutExceededException(policy.name, policy.timeout);
             inner.cancel(timedOut);
             CompletionStage<T> stage = innerStage;
