@@ -48,9 +48,10 @@ public final class DeferredClientCall<ReqT, RespT> extends ClientCall<ReqT, Resp
     private final Executor callbackExecutor;
     private final Scheduler scheduler;
     private final Function<BulkheadRejectedException, Status> refusalStatus;
+    /** The application's Context when it created the call: the real call is created, and bound, in it. */
     private final Context context = Context.current();
     private final CancellationSignal signal = CancellationSignal.create();
-    private final OrderedDrain drain = new OrderedDrain(this::failed);
+    private final OrderedDrain drain = new OrderedDrain(this::failed, context);
 
     private volatile ClientCall<ReqT, RespT> real;
     private volatile Listener<RespT> listener;

@@ -1,6 +1,7 @@
 package dev.bulwark.grpc.internal;
 
 import dev.bulwark.CancellationSignal;
+import io.grpc.Context;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
@@ -27,7 +28,12 @@ public final class DeferredServerListener<ReqT> extends ServerCall.Listener<ReqT
     private final ServerCall<ReqT, ?> call;
     private final CancellationSignal signal = CancellationSignal.create();
     private final CompletableFuture<Void> finished = new CompletableFuture<>();
-    private final OrderedDrain drain = new OrderedDrain(this::failed);
+    /**
+     * The call's own Context, current when the interceptor made this listener: the application's listener is
+     * created and called in it, as gRPC does for a call admitted at once (not in the Context of the call whose end
+     * freed the slot, whose deadline and cancellation it would otherwise take).
+     */
+    private final OrderedDrain drain = new OrderedDrain(this::failed, Context.current());
     private volatile ServerCall.Listener<ReqT> delegate;
     private volatile boolean cancelled;
 

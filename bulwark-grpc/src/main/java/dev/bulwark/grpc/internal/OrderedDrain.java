@@ -1,5 +1,6 @@
 package dev.bulwark.grpc.internal;
 
+import io.grpc.Context;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,6 +21,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * time (the drainer), so actions run in the order their {@code add} linearized.
  *
  * <p>An action that throws does not stop the drain: its failure goes to the {@code failures} handler.
+ *
+ * <p><b>Context.</b> Every action runs with the gRPC {@link Context} of the call the drain belongs to attached,
+ * whichever thread drains: the first action usually runs on the thread that freed the slot, inside another call's
+ * callback with that call's Context attached, and an application listener or a real call created there would take
+ * the other call's deadline and cancellation for its own (gRPC binds a call to {@link Context#current()}).
  */
 public final class OrderedDrain {
 
@@ -27,18 +33,21 @@ public final class OrderedDrain {
     /** Work in progress: submissions not yet accounted for by a drainer; see invariant (1). */
     private final AtomicInteger pending = new AtomicInteger();
     private final java.util.function.Consumer<Throwable> failures;
+    private final Context context;
     private volatile boolean open;
     private volatile boolean discarded;
     /** Written before {@link #open}, read and cleared only by the drainer; see invariant (3). */
     private volatile Runnable first;
 
     /**
-     * Creates a closed gate.
+     * Creates a closed gate whose actions run in {@code context}.
      *
      * @param failures told about an action that threw; must not throw itself
+     * @param context the Context of the call the actions belong to (captured when the call started)
      */
-    public OrderedDrain(java.util.function.Consumer<Throwable> failures) {
+    public OrderedDrain(java.util.function.Consumer<Throwable> failures, Context context) {
         this.failures = failures;
+        this.context = context;
     }
 
     /**
@@ -84,18 +93,23 @@ public final class OrderedDrain {
             return;
         }
         int missed = 1;
-        do {
-            Runnable head = first;
-            if (head != null) {
-                first = null;
-                run(head);
-            }
-            Runnable action;
-            while ((action = actions.poll()) != null) {
-                run(action);
-            }
-            missed = pending.addAndGet(-missed);
-        } while (missed != 0);
+        Context previous = context.attach();
+        try {
+            do {
+                Runnable head = first;
+                if (head != null) {
+                    first = null;
+                    run(head);
+                }
+                Runnable action;
+                while ((action = actions.poll()) != null) {
+                    run(action);
+                }
+                missed = pending.addAndGet(-missed);
+            } while (missed != 0);
+        } finally {
+            context.detach(previous);
+        }
     }
 
     private void run(Runnable action) {

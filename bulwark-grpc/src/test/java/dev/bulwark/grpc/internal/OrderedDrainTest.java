@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class OrderedDrainTest {
 
     private final List<Throwable> failures = new CopyOnWriteArrayList<>();
-    private final OrderedDrain drain = new OrderedDrain(failures::add);
+    private final OrderedDrain drain = new OrderedDrain(failures::add, io.grpc.Context.ROOT);
     private final List<String> ran = new CopyOnWriteArrayList<>();
 
     @Test
