@@ -44,7 +44,12 @@ import javax.net.ssl.SSLParameters;
  * completed, is the caller giving up: a request still queued in the bulkhead leaves the queue at once and is never
  * sent, and an exchange in flight is cancelled ({@code cancel(true)} on the delegate's future, which aborts the
  * exchange); its slot is released when the delegate's future completes. For {@link #send}, interrupting the waiting
- * thread does the same while queued and throws {@link InterruptedException}.
+ * thread does the same while queued and throws {@link InterruptedException}. An exchange the policy itself abandons
+ * is aborted the same way: one still running when the policy has decided the call (a {@link dev.bulwark.Timeout} in
+ * the pipeline failed it; a bulkhead inside keeps the slot until the exchange ends, so without the abort a hung
+ * server would hold every slot), or when the policy starts the next attempt (a retry after a per-attempt timeout). That attempt needs a slot first:
+ * with {@code Pipeline.of(retry, timeout, bulkhead)} and no slot to spare it waits for the abandoned exchange to end,
+ * so bound each exchange with {@link HttpRequest.Builder#timeout(Duration)} (the JDK client then ends it itself).
  *
  * <p><b>Refusal.</b> {@link #sendAsync} completes exceptionally with the policy's own exception (such as
  * {@link dev.bulwark.BulkheadRejectedException}); {@link #send} throws it. Nothing reaches the network.
@@ -176,7 +181,9 @@ public final class BulwarkHttpClient extends HttpClient {
         CompletableFuture<HttpResponse<T>> returned = new CompletableFuture<>();
         CompletableFuture<HttpResponse<T>> underPolicy = policy.callAsync(() -> {
             CompletableFuture<HttpResponse<T>> attempt = exchange.get();
-            inFlight.set(attempt);
+            // The policy moved on from the previous attempt (a retry after a per-attempt timeout): nobody will read
+            // that exchange any more, so abort it rather than let it hold its slot and connection until it ends.
+            abortIfRunning(inFlight.getAndSet(attempt));
             // The caller may have given up between the grant and this line: it read no attempt to cancel.
             if (returned.isDone()) {
                 attempt.cancel(true);
@@ -184,6 +191,9 @@ public final class BulwarkHttpClient extends HttpClient {
             return attempt;
         }, signal);
         underPolicy.whenComplete((response, failure) -> {
+            // The policy is done; an exchange still running was abandoned by it (a timeout in the pipeline fails
+            // the call while the bulkhead inside keeps the slot until the exchange itself ends): abort it.
+            abortIfRunning(inFlight.get());
             if (failure == null) {
                 returned.complete(response);
             } else {
@@ -202,6 +212,12 @@ public final class BulwarkHttpClient extends HttpClient {
             }
         });
         return returned;
+    }
+
+    private static void abortIfRunning(CompletableFuture<?> exchange) {
+        if (exchange != null && !exchange.isDone()) {
+            exchange.cancel(true); // the JDK client aborts the exchange and closes its connection
+        }
     }
 
     private static Throwable unwrap(Throwable failure) {

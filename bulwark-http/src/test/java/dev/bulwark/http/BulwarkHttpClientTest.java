@@ -10,6 +10,9 @@ import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Pipeline;
 import dev.bulwark.Rejection;
 import dev.bulwark.Retry;
+import dev.bulwark.Timeout;
+import dev.bulwark.TimeoutExceededException;
+import dev.bulwark.testing.CapturingScheduler;
 import dev.bulwark.testing.CountingListener;
 import java.io.IOException;
 import java.net.http.HttpClient;
@@ -105,6 +108,27 @@ class BulwarkHttpClientTest {
         await().until(() -> bulkhead.executingCount() == 0);
         assertThat(server.received).containsExactly("/hold?n=holder");
         assertThat(events.admitted).hasValue(1);
+    }
+
+    @Test
+    void anExchangeATimeoutInThePipelineAbandonedIsAbortedAndItsSlotFreed() throws Exception {
+        Bulkhead bulkhead = bulkhead(1, 0);
+        CapturingScheduler deadlines = new CapturingScheduler();
+        Timeout timeout = Timeout.builder().name("http-deadline").timeout(Duration.ofSeconds(1)).scheduler(deadlines)
+                .build();
+        HttpClient client = BulwarkHttpClient.of(jdkClient, Pipeline.of(timeout, bulkhead));
+        CompletableFuture<HttpResponse<Void>> streaming = client.sendAsync(get("/stream"),
+                HttpResponse.BodyHandlers.discarding());
+        assertThat(server.streamStarted.await(10, TimeUnit.SECONDS)).isTrue();
+
+        deadlines.task(0).run(); // the deadline passes while the body streams
+
+        assertThatThrownBy(() -> streaming.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(TimeoutExceededException.class);
+        assertThat(server.streamAborted.get(20, TimeUnit.SECONDS)).as("the server saw the exchange aborted")
+                .isInstanceOf(IOException.class);
+        await().until(() -> bulkhead.executingCount() == 0);
+        assertThat(client.sendAsync(get("/ok?n=after"), HttpResponse.BodyHandlers.ofString())
+                .get(10, TimeUnit.SECONDS).body()).as("the slot is free again").isEqualTo("ok n=after");
     }
 
     @Test
