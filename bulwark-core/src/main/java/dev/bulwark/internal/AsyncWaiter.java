@@ -75,9 +75,9 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
     /** Called by {@link GrantDispatch} on the granting thread, outside any lock. */
     final void startGranted() {
         long waited = bulkhead.ticker().read() - enqueuedAt;
-        // Claimed before disarming, so that a signal cancelled until the claim still reaches giveBackUndelivered;
-        // the caller is checked right after the claim, before the disarm (which may wait for the signal's lock), so
-        // that a cancel leaving the release to this delivery has only those two reads to fall between.
+        // Claimed before disarming, so that a signal cancelled until the claim still reaches giveBackUndelivered.
+        // The caller is checked after the disarm (which runs a scheduler's cancel, foreign code that may itself
+        // cancel), and a cancel of the future from then on meets the DELIVERING -> STARTED CAS (see handOver).
         if (!HAND_OVER.compareAndSet(this, 0, DELIVERING)) {
             disarm();
             return; // the caller gave up after the grant and has given the slots back
