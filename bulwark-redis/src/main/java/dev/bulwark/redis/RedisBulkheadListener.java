@@ -7,7 +7,9 @@ package dev.bulwark.redis;
  * {@link RedisBulkhead.Builder#listener(dev.bulwark.BulkheadListener)}.
  *
  * <p>Methods have empty defaults and are called on the thread that learns the fact: a Redis I/O thread, the
- * scheduler's thread, a caller's thread, or the bulkhead's executor ({@code ranWithoutPermit} of an asynchronous
+ * scheduler's thread (with the default {@link dev.bulwark.Scheduler#shared()}, a thread of
+ * {@link java.util.concurrent.ForkJoinPool#commonPool()} instead: never its timer thread), a caller's thread, or the
+ * bulkhead's executor ({@code ranWithoutPermit} of an asynchronous
  * call). Implementations must be thread-safe, quick and must not block (in
  * particular they must not make synchronous Redis calls). A listener that throws is logged and changes nothing.
  */

@@ -182,6 +182,7 @@ class RedisBulkheadFailFastTest {
     void aHolderHearsItsLeaseIsLostBeforeItEndsAndItsCloseFreesTheSlot() {
         List<LostPermit> lost = new CopyOnWriteArrayList<>();
         AtomicLong noticedAtMillis = new AtomicLong();
+        List<String> noticedOn = new CopyOnWriteArrayList<>();
         RedisBulkhead holder = redis.track(RedisBulkhead.builder(redis.newClient(), "lease")
                 .leaseDuration(Duration.ofSeconds(3)).heartbeatInterval(Duration.ofMillis(500))
                 .pollInterval(Duration.ofMillis(500)).commandTimeout(Duration.ofMillis(500))
@@ -189,6 +190,7 @@ class RedisBulkheadFailFastTest {
                     @Override
                     public void permitLost(LostPermit lostPermit) {
                         noticedAtMillis.compareAndSet(0, System.currentTimeMillis());
+                        noticedOn.add(Thread.currentThread().getName());
                         lost.add(lostPermit);
                     }
                 }).build());
@@ -207,6 +209,7 @@ class RedisBulkheadFailFastTest {
 
         assertThat(lost.get(0).cause()).isEqualTo(LostPermit.Cause.LEASE_NOT_RENEWED);
         assertThat((double) noticedAtMillis.get()).as("told before the lease ends").isLessThan(expiresAtMillis);
+        assertThat(noticedOn).as("no user code on the timer thread").doesNotContain("bulwark-timer");
         assertThat(holder.localExecutingCount()).isZero();
         // Heartbeats sent while Redis was frozen ran when it woke and renewed the lease: the holder's close still
         // frees the slot at once rather than a lease later.

@@ -6,6 +6,7 @@ import dev.bulwark.Rejection;
 import dev.bulwark.redis.LostPermit;
 import dev.bulwark.redis.RedisBulkheadListener;
 import dev.bulwark.Subscription;
+import dev.bulwark.internal.timer.OffTimer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -94,6 +95,11 @@ final class ClusterEvents {
     }
 
     private void each(String event, Consumer<BulkheadListener> call) {
+        if (OffTimer.onTimerThread()) {
+            // The lease keeper's tick runs on the scheduler, the shared timer thread by default: no user code there.
+            OffTimer.handOff(() -> each(event, call));
+            return;
+        }
         for (Entry entry : listeners.get()) {
             try {
                 call.accept((BulkheadListener) entry.listener);
@@ -104,6 +110,10 @@ final class ClusterEvents {
     }
 
     private void eachRedis(String event, Consumer<RedisBulkheadListener> call) {
+        if (OffTimer.onTimerThread()) {
+            OffTimer.handOff(() -> eachRedis(event, call));
+            return;
+        }
         for (Entry entry : redisListeners) {
             try {
                 call.accept((RedisBulkheadListener) entry.listener);
