@@ -4,6 +4,7 @@ import dev.bulwark.cli.internal.compare.CompareScenario;
 import dev.bulwark.cli.internal.compare.Comparison;
 import dev.bulwark.cli.internal.compare.Contender;
 import dev.bulwark.cli.internal.report.CompareReport;
+import dev.bulwark.cli.internal.sim.Durations;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -59,6 +60,9 @@ final class CompareCommand implements Callable<Integer> {
                     + "seeds 1 to 5: --first-seed 6). Default: ${DEFAULT-VALUE}.")
     int firstSeed;
 
+    /** The shortest run compare accepts: long enough for every scenario's calls to complete in numbers. */
+    private static final Duration MIN_DURATION = Duration.ofSeconds(1);
+
     @Option(names = "--duration", order = 30, paramLabel = "DURATION", defaultValue = "60s",
             converter = Converters.PositiveDuration.class,
             description = "Virtual length of each run; capacity steps happen at a third and two thirds of it. "
@@ -98,6 +102,11 @@ final class CompareCommand implements Callable<Integer> {
         if (format == ReportFormat.CSV) {
             throw new ParameterException(spec.commandLine(), "--format: compare writes text or json, not csv");
         }
+        if (duration.compareTo(MIN_DURATION) < 0) {
+            // Shorter, a run may end before any call completes: a share of the oracle's goodput would be 0 / 0.
+            throw new ParameterException(spec.commandLine(), "--duration: compare needs at least 1s of virtual time "
+                    + "per run, got '" + Durations.humanMillis(duration.toNanos() / 1e6) + "'");
+        }
         if (report != null) {
             Path parent = report.toAbsolutePath().getParent();
             if (parent == null || !Files.isDirectory(parent) || Files.isDirectory(report)) {
@@ -129,7 +138,11 @@ final class CompareCommand implements Callable<Integer> {
         }
         out.flush();
         if (report != null) {
-            CompareReport.writeHtml(results, seedList, duration, report);
+            try {
+                CompareReport.writeHtml(results, seedList, duration, report);
+            } catch (java.io.IOException failed) {
+                throw ReportPath.writeFailed(report, failed);
+            }
             err.println("Report written to " + report.toAbsolutePath().normalize());
             err.flush();
         }

@@ -25,6 +25,25 @@ final class Converters {
         }
     }
 
+    /**
+     * Retries per call, {@code --retry}: 1 to {@value #MAX_RETRIES}. Retries at once of a refused call happen at one
+     * instant of virtual time, all refused again while the queue stays full: a huge N would spin the event loop for
+     * minutes without changing any figure.
+     */
+    static final class Retries implements ITypeConverter<Integer> {
+        static final int MAX_RETRIES = 100;
+
+        @Override
+        public Integer convert(String value) {
+            int retries = wholeNumber(value, 1);
+            if (retries > MAX_RETRIES) {
+                throw new TypeConversionException("expected a whole number from 1 to " + MAX_RETRIES + ", got '"
+                        + value + "'");
+            }
+            return retries;
+        }
+    }
+
     /** A whole number of at least 0: {@code --queue}. */
     static final class NonNegativeInteger implements ITypeConverter<Integer> {
         @Override
@@ -97,15 +116,18 @@ final class Converters {
             if (value.trim().equalsIgnoreCase("none")) {
                 return null;
             }
+            String expected = "expected " + Durations.FORM + " (more than zero), or none, got '" + value + "'";
             Duration duration;
             try {
                 duration = Durations.parse(value);
             } catch (IllegalArgumentException e) {
-                duration = Duration.ZERO;
+                // Keep the parser's reason (such as "too long"), not a guess that the value was zero.
+                String message = e.getMessage();
+                int reason = message == null || !message.endsWith(")") ? -1 : message.lastIndexOf("' (");
+                throw new TypeConversionException(reason < 0 ? expected : expected + message.substring(reason + 1));
             }
             if (duration.isZero()) {
-                throw new TypeConversionException("expected " + Durations.FORM + " (more than zero), or none, got '"
-                        + value + "'");
+                throw new TypeConversionException(expected);
             }
             return duration;
         }
@@ -148,6 +170,22 @@ final class Converters {
             } catch (IllegalArgumentException e) {
                 throw new TypeConversionException(e.getMessage());
             }
+        }
+    }
+
+    /**
+     * The work per call, {@code --service-time}: a distribution whose mean is more than zero (a downstream that takes
+     * no time has no unloaded time to compare with, and every slowdown would be infinite).
+     */
+    static final class ServiceTimeConverter implements ITypeConverter<Distribution> {
+        @Override
+        public Distribution convert(String value) {
+            Distribution work = new DistributionConverter().convert(value);
+            if (!(work.meanNanos() >= 1.0)) {
+                throw new TypeConversionException("expected a service time of more than zero, such as exp:20ms, "
+                        + "got '" + value + "' (its mean is zero)");
+            }
+            return work;
         }
     }
 

@@ -51,7 +51,7 @@ final class ScenarioOptions {
     Long seed;
 
     @Option(names = "--service-time", order = 40, paramLabel = "DIST", defaultValue = "exp:20ms",
-            converter = Converters.DistributionConverter.class,
+            converter = Converters.ServiceTimeConverter.class,
             description = {"Work per call: its service time when the downstream is not overloaded. "
                     + "Default: ${DEFAULT-VALUE}.",
                     "Forms: fixed:20ms, exp:20ms (exponential with that mean), "
@@ -72,9 +72,9 @@ final class ScenarioOptions {
                     + "n. 0: pure sharing, no collapse. Default: ${DEFAULT-VALUE}.")
     double degradation;
 
-    @Option(names = "--retry", order = 60, paramLabel = "N", converter = Converters.PositiveInteger.class,
-            description = "Retry a call that was refused or timed out up to N times (dev.bulwark.Retry around the "
-                    + "timeout and the bulkhead: each attempt asks for a slot again). Default: no retry.")
+    @Option(names = "--retry", order = 60, paramLabel = "N", converter = Converters.Retries.class,
+            description = "Retry a call that was refused or timed out up to N times, 1 to 100 (dev.bulwark.Retry "
+                    + "around the timeout and the bulkhead: each attempt asks for a slot again). Default: no retry.")
     Integer retry;
 
     @Option(names = "--retry-delay", order = 61, paramLabel = "DURATION", converter = Converters.PositiveDuration.class,

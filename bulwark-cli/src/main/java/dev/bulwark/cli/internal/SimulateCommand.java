@@ -186,7 +186,11 @@ final class SimulateCommand implements Callable<Integer> {
         }
         out.flush();
         if (report != null) {
-            HtmlReport.write(result, report);
+            try {
+                HtmlReport.write(result, report);
+            } catch (java.io.IOException failed) {
+                throw ReportPath.writeFailed(report, failed);
+            }
             err.println("Report written to " + report.toAbsolutePath().normalize());
             err.flush();
         }

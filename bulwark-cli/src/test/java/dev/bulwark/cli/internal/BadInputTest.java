@@ -70,6 +70,11 @@ class BadInputTest {
         "simulate --adaptive aimd --min-limit 9 --max-limit 3 --limit 5 | --max-limit (3) must be at least --min-limit (9)",
         "simulate --no-bulkhead --adaptive aimd | --no-bulkhead cannot be combined with --adaptive",
         "simulate extra                  | unexpected argument 'extra'",
+        "simulate --service-time 0ms     | --service-time: expected a service time of more than zero, such as exp:20ms, got '0ms' (its mean is zero)",
+        "simulate --service-time fixed:0ms | --service-time: expected a service time of more than zero",
+        "simulate --max-wait 2562048h    | --max-wait: expected a duration such as 20ms, 1.5s, 250us or 2m (more than zero), or none, got '2562048h' (too long)",
+        "simulate --retry 101            | --retry: expected a whole number from 1 to 100, got '101'",
+        "compare --duration 999ms        | --duration: compare needs at least 1s of virtual time per run",
         "sweep --limit 4,0               | --limit: expected a whole number of at least 1, got '0'",
         "sweep --queue 0,x               | --queue: expected a whole number of at least 0, got 'x'",
         "sweep --max-reject 200%         | --max-reject: expected a percentage from 0% to 100% such as 1% or 0.5%, got '200%'",
@@ -104,6 +109,18 @@ class BadInputTest {
         assertThat(outcome.exitCode).isEqualTo(2);
         assertThat(outcome.err).contains("--report: directory '" + report.getParent() + "' does not exist");
         assertThat(outcome.out).isEmpty();
+    }
+
+    @Test
+    void aReportThatCannotBeWrittenNamesTheFlagThePathAndTheReason() {
+        // /proc exists, so the directory check before the run passes; nothing can be created in it.
+        Outcome failed = run("simulate", "--virtual-time", "--duration", "100ms", "--seed", "1", "--progress", "off",
+                "--report", "/proc/bulwark-no-such-file.html");
+
+        assertThat(failed.exitCode).isEqualTo(1);
+        assertThat(failed.err.lines()).hasSize(1);
+        assertThat(failed.err).contains("bulwark simulate: --report: could not write "
+                + "'/proc/bulwark-no-such-file.html' (").doesNotContain("\tat ");
     }
 
     @Test

@@ -37,6 +37,32 @@ class VirtualTimeCommandTest {
     }
 
     @Test
+    void theVerdictCountsOnlyRefusalsAsRefusedAndNamesTheTimeoutsApart() {
+        Outcome outcome = run("simulate", "--virtual-time", "--duration", "1s", "--seed", "1", "--timeout", "40ms",
+                "--queue", "0", "--format", "json", "--progress", "off");
+
+        assertThat(outcome.exitCode).isZero();
+        com.fasterxml.jackson.databind.JsonNode report;
+        try {
+            report = new com.fasterxml.jackson.databind.ObjectMapper().readTree(outcome.out);
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+        com.fasterxml.jackson.databind.JsonNode counts = report.at("/outcomes");
+        double arrivals = counts.get("arrivals").asDouble();
+        long refused = counts.get("rejectedQueueFull").asLong() + counts.get("rejectedWaitTimeout").asLong()
+                + counts.get("rejectedEvicted").asLong();
+        long timedOut = counts.get("timedOut").asLong();
+        assertThat(refused).as(counts.toString()).isPositive();
+        assertThat(timedOut).as(counts.toString()).isPositive();
+        String verdict = report.at("/verdict").asText();
+
+        assertThat(verdict).startsWith("healthy.")
+                .contains(String.format(java.util.Locale.ROOT, "%.1f %% were refused", 100 * refused / arrivals))
+                .contains(String.format(java.util.Locale.ROOT, "%.1f %% timed out", 100 * timedOut / arrivals));
+    }
+
+    @Test
     // Five minutes of 1,600 calls/s, twice, in well under a minute even on a shared two-core machine.
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void theSameSeedGivesTheSameReportByteForByteAndFiveMinutesTakeSeconds() {

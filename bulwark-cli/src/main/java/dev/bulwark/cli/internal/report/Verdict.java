@@ -144,11 +144,12 @@ public final class Verdict {
         String text = String.format(Locale.ROOT, "The bulkhead kept the downstream within what it serves at full "
                 + "speed (peak %s in flight, capacity %d): %s of calls were served with p99 %s",
                 Numbers.count(result.peakInFlight()), capacity, served, p99);
+        String rest = notRefused(counts);
         if (counts.rejected() == 0) {
-            return text + ", and none was refused.";
+            return text + ", and none was refused" + rest + ".";
         }
         text += String.format(Locale.ROOT, ", and %s were refused at once or after a short wait instead of "
-                + "overloading it.", Numbers.percent(counts.unservedShare()));
+                + "overloading it%s.", Numbers.percent((double) counts.rejected() / counts.arrivals()), rest);
         Optional<Double> offered = settings.offeredConcurrency();
         if (offered.isPresent() && offered.get() > capacity) {
             text += String.format(Locale.ROOT, " The offered load (%s calls' worth) exceeds the capacity (%d), so "
@@ -156,6 +157,26 @@ public final class Verdict {
                     capacity, Numbers.percent(1 - capacity / offered.get()));
         }
         return text;
+    }
+
+    /**
+     * The unserved calls that were not refused (timed out, still unfinished at the end, failed), largest share first,
+     * as {@code "; 10.1 % timed out"}; empty when every unserved call was refused. A timeout is not a refusal: the
+     * call was admitted and ran past its deadline.
+     */
+    private static String notRefused(OutcomeCounts counts) {
+        StringBuilder text = new StringBuilder();
+        List<CallOutcome> outcomes = new ArrayList<>(List.of(CallOutcome.TIMED_OUT, CallOutcome.CANCELLED,
+                CallOutcome.FAILED));
+        outcomes.sort(Comparator.comparingLong(counts::count).reversed());
+        for (CallOutcome outcome : outcomes) {
+            if (counts.count(outcome) != 0) {
+                text.append(text.length() == 0 ? "; " : ", ").append(Numbers.percent(counts.share(outcome)))
+                        .append(' ').append(outcome == CallOutcome.CANCELLED ? "were still unfinished when the run "
+                                + "ended" : outcome == CallOutcome.TIMED_OUT ? "timed out" : outcome.label());
+            }
+        }
+        return text.toString();
     }
 
     /** Where the unserved calls went, largest share first: {@code : 97.9 % were still unfinished at the end}. */
