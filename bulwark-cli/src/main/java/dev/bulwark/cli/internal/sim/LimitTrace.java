@@ -41,10 +41,12 @@ public record LimitTrace(int start, int end, int finalMin, int finalMax, double 
         int min = last.stream().mapToInt(Sample::limit).min().orElseThrow();
         int max = last.stream().mapToInt(Sample::limit).max().orElseThrow();
         double mean = last.stream().mapToInt(Sample::limit).average().orElseThrow();
+        // From the first sample after the last one outside the band: the limit is in the band from then on.
         double settled = 0.0;
-        for (Sample sample : arriving) {
+        for (int i = 0; i < arriving.size(); i++) {
+            Sample sample = arriving.get(i);
             if (sample.limit() < min || sample.limit() > max) {
-                settled = sample.elapsedSeconds();
+                settled = arriving.get(Math.min(i + 1, arriving.size() - 1)).elapsedSeconds();
             }
         }
         return Optional.of(new LimitTrace(arriving.get(0).limit(), arriving.get(arriving.size() - 1).limit(), min,
