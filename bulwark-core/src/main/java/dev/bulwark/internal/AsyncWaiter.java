@@ -27,9 +27,12 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
     private static final int DELIVERING = 1;
     /** {@link #handOver}: the caller gave up after the grant, before its delivery, and gave the slots back. */
     private static final int GIVEN_BACK = 2;
-    /** {@link #handOver}: the delivery started the operation (or handed the permit over); a cancel now is a running call's. */
+    /**
+     * {@link #handOver}: the delivery started the operation (or handed the permit over); a cancel now is a running
+     * call's.
+     */
     private static final int STARTED = 3;
-    /** {@link #handOver}: the caller cancelled the future while the delivery was under way, before it started anything. */
+    /** {@link #handOver}: the caller cancelled the future during the delivery, before it started anything. */
     private static final int STOPPED = 4;
 
     /** The caller's future; subclasses complete it with their own result type. */
@@ -158,11 +161,7 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
             bulkhead.removeAbandoned(this);
             disarm();
             long waited = bulkhead.ticker().read() - enqueuedAt;
-            if (OffTimer.onTimerThread()) {
-                OffTimer.handOff(() -> callerFuture.completeExceptionally(bulkhead.waiterTimedOut(this, waited)));
-            } else {
-                callerFuture.completeExceptionally(bulkhead.waiterTimedOut(this, waited));
-            }
+            OffTimer.run(() -> callerFuture.completeExceptionally(bulkhead.waiterTimedOut(this, waited)));
         }
     }
 
@@ -173,17 +172,11 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
     private void cancelledBySignal() {
         if (leave()) {
             long waited = bulkhead.ticker().read() - enqueuedAt;
-            if (OffTimer.onTimerThread()) {
-                OffTimer.handOff(() -> tellCancelled(waited));
-            } else {
-                tellCancelled(waited);
-            }
+            OffTimer.run(() -> {
+                bulkhead.waiterCancelled(this, waited);
+                callerFuture.completeExceptionally(Outcomes.cancelledWhileQueued(bulkhead.name, signal));
+            });
         }
-    }
-
-    private void tellCancelled(long waited) {
-        bulkhead.waiterCancelled(this, waited);
-        callerFuture.completeExceptionally(Outcomes.cancelledWhileQueued(bulkhead.name, signal));
     }
 
     /**
@@ -227,12 +220,8 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
             return false;
         }
         long waited = bulkhead.ticker().read() - enqueuedAt;
-        if (OffTimer.onTimerThread()) {
-            // A per-key wait timing out cancels the global waiter it no longer needs, on the timer thread.
-            OffTimer.handOff(() -> bulkhead.waiterCancelled(this, waited));
-        } else {
-            bulkhead.waiterCancelled(this, waited);
-        }
+        // On the timer thread when a per-key wait timing out cancels the global waiter it no longer needs.
+        OffTimer.run(() -> bulkhead.waiterCancelled(this, waited));
         return true;
     }
 

@@ -301,11 +301,7 @@ public final class RetryStep implements ChainStep {
         @Override
         public void run() {
             if (DELAYING.compareAndSet(this, 1, 0)) {
-                if (OffTimer.onTimerThread()) {
-                    OffTimer.handOff(this::drive);
-                } else {
-                    drive();
-                }
+                OffTimer.run(this::drive);
             }
         }
 

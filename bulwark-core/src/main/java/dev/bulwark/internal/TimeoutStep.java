@@ -328,11 +328,7 @@ public final class TimeoutStep implements ChainStep {
             if (!STATE.compareAndSet(this, RUNNING, FIRED)) {
                 return;
             }
-            if (OffTimer.onTimerThread()) {
-                OffTimer.handOff(this::timedOut);
-            } else {
-                timedOut();
-            }
+            OffTimer.run(this::timedOut);
         }
 
         private void timedOut() {

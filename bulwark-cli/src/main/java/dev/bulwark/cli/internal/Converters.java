@@ -116,18 +116,16 @@ final class Converters {
             if (value.trim().equalsIgnoreCase("none")) {
                 return null;
             }
-            String expected = "expected " + Durations.FORM + " (more than zero), or none, got '" + value + "'";
+            String accepted = Durations.FORM + " (more than zero), or none";
             Duration duration;
             try {
                 duration = Durations.parse(value);
             } catch (IllegalArgumentException e) {
-                // Keep the parser's reason (such as "too long"), not a guess that the value was zero.
-                String message = e.getMessage();
-                int reason = message == null || !message.endsWith(")") ? -1 : message.lastIndexOf("' (");
-                throw new TypeConversionException(reason < 0 ? expected : expected + message.substring(reason + 1));
+                // The parser's message, with this flag's accepted forms, keeping its reason (such as "too long").
+                throw new TypeConversionException(e.getMessage().replace(Durations.FORM, accepted));
             }
             if (duration.isZero()) {
-                throw new TypeConversionException(expected);
+                throw new TypeConversionException("expected " + accepted + ", got '" + value + "'");
             }
             return duration;
         }

@@ -164,11 +164,7 @@ final class FairWaiter implements WaiterFuture.Owner {
     /** The signal's listener, on the cancelling thread (handed off when that is the timer's, as {@link #timeOut}). */
     private void cancelledBySignal() {
         if (shares.remove(this)) {
-            if (OffTimer.onTimerThread()) {
-                OffTimer.handOff(() -> fail(Outcomes.cancelledWhileQueued(shares.globalName(), signal)));
-            } else {
-                fail(Outcomes.cancelledWhileQueued(shares.globalName(), signal));
-            }
+            OffTimer.run(() -> fail(Outcomes.cancelledWhileQueued(shares.globalName(), signal)));
         }
     }
 

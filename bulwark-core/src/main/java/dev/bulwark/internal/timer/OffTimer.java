@@ -7,13 +7,14 @@ import java.util.concurrent.RejectedExecutionException;
  * Keeps user code off the timer thread. A wheel's worker ({@code bulwark-timer} for {@code Scheduler.shared()})
  * serves every timed wait, timeout and retry delay of the process: an overflow handler, a listener or a caller's
  * continuation that blocked or ran long there would delay every other deadline. So what a timer decides is decided
- * on the worker, at the deadline (a waiter's fate, a timeout's win over the call's end, the end of a retry delay), and
- * what follows from the decision that may reach user code (completing a caller's future, reporting to listeners,
- * calling an overflow handler, starting a granted or retried operation) is handed to {@link ForkJoinPool#commonPool()}.
+ * on the worker, at the deadline (a waiter's fate, a timeout's win over the call's end, the end of a retry delay),
+ * and what follows from the decision that may reach user code (completing a caller's future, reporting to
+ * listeners, calling an overflow handler, starting a granted or retried operation) is handed to
+ * {@link ForkJoinPool#commonPool()}.
  *
- * <p>Anywhere else (a caller's thread, a releasing thread, a test driving a wheel by {@code advanceTo}, the thread of a
- * scheduler the user gave) the work runs at once, on the calling thread, as before: the hand-off costs nothing on the
- * paths that never meet the timer thread, one class test of the current thread.
+ * <p>Anywhere else (a caller's thread, a releasing thread, a test driving a wheel by {@code advanceTo}, the thread
+ * of a scheduler the user gave) the work runs at once, on the calling thread, as before: asking costs one class test
+ * of the current thread.
  */
 public final class OffTimer {
 
@@ -26,7 +27,7 @@ public final class OffTimer {
      * @param work what may reach user code
      */
     public static void run(Runnable work) {
-        if (TimerWheel.onWorkerThread()) {
+        if (onTimerThread()) {
             handOff(work);
         } else {
             work.run();
@@ -34,7 +35,8 @@ public final class OffTimer {
     }
 
     /**
-     * Whether the calling thread is a wheel's worker, where {@link #handOff(Runnable)} is needed.
+     * Whether the calling thread is a wheel's worker, where {@link #handOff(Runnable)} is needed. For hot paths that
+     * would otherwise allocate the work for {@link #run} on every call (a grant's dispatch, a listener event).
      *
      * @return {@code true} on the timer thread
      */

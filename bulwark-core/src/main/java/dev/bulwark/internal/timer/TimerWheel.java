@@ -152,11 +152,11 @@ public final class TimerWheel implements Scheduler {
 
     /**
      * Whether the calling thread is the worker of a started wheel: where {@link TimerNode#expire()} runs, and where
-     * no user code may run ({@link OffTimer}). A class test, so that asking costs no field read.
+     * no user code may run (ask {@link OffTimer#onTimerThread()}). A class test, so that asking costs no field read.
      *
      * @return {@code true} on a wheel's worker thread
      */
-    public static boolean onWorkerThread() {
+    static boolean onWorkerThread() {
         return Thread.currentThread() instanceof WorkerThread;
     }
 

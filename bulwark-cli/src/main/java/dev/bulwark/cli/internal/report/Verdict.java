@@ -165,33 +165,25 @@ public final class Verdict {
      * call was admitted and ran past its deadline.
      */
     private static String notRefused(OutcomeCounts counts) {
-        StringBuilder text = new StringBuilder();
-        List<CallOutcome> outcomes = new ArrayList<>(List.of(CallOutcome.TIMED_OUT, CallOutcome.CANCELLED,
-                CallOutcome.FAILED));
-        outcomes.sort(Comparator.comparingLong(counts::count).reversed());
-        for (CallOutcome outcome : outcomes) {
-            if (counts.count(outcome) != 0) {
-                text.append(text.length() == 0 ? "; " : ", ").append(Numbers.percent(counts.share(outcome)))
-                        .append(' ').append(outcome == CallOutcome.CANCELLED ? "were still unfinished when the run "
-                                + "ended" : outcome == CallOutcome.TIMED_OUT ? "timed out" : outcome.label());
-            }
-        }
-        return text.toString();
+        return shares(counts, "; ", CallOutcome.TIMED_OUT, CallOutcome.CANCELLED, CallOutcome.FAILED);
     }
 
     /** Where the unserved calls went, largest share first: {@code : 97.9 % were still unfinished at the end}. */
     private static String unserved(OutcomeCounts counts) {
+        return shares(counts, ": ", CallOutcome.CANCELLED, CallOutcome.TIMED_OUT, CallOutcome.REJECTED_QUEUE_FULL,
+                CallOutcome.REJECTED_WAIT_TIMEOUT, CallOutcome.REJECTED_EVICTED, CallOutcome.FAILED);
+    }
+
+    /** The shares of {@code outcomes} that occurred, largest first (ties in the given order), after {@code lead}. */
+    private static String shares(OutcomeCounts counts, String lead, CallOutcome... outcomes) {
+        List<CallOutcome> sorted = new ArrayList<>(List.of(outcomes));
+        sorted.sort(Comparator.comparingLong(counts::count).reversed());
         StringBuilder text = new StringBuilder();
-        List<CallOutcome> outcomes = new ArrayList<>(List.of(CallOutcome.CANCELLED,
-                CallOutcome.TIMED_OUT, CallOutcome.REJECTED_QUEUE_FULL, CallOutcome.REJECTED_WAIT_TIMEOUT,
-                CallOutcome.REJECTED_EVICTED,
-                CallOutcome.FAILED));
-        outcomes.sort(Comparator.comparingLong(counts::count).reversed());
-        for (CallOutcome outcome : outcomes) {
+        for (CallOutcome outcome : sorted) {
             if (counts.count(outcome) == 0) {
                 continue;
             }
-            text.append(text.length() == 0 ? ": " : ", ").append(Numbers.percent(counts.share(outcome))).append(' ')
+            text.append(text.length() == 0 ? lead : ", ").append(Numbers.percent(counts.share(outcome))).append(' ')
                     .append(outcome == CallOutcome.CANCELLED ? "were still unfinished when the run ended"
                             : outcome == CallOutcome.TIMED_OUT ? "timed out" : outcome.label());
         }
