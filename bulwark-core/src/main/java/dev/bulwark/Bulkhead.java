@@ -24,11 +24,10 @@ import org.jspecify.annotations.Nullable;
  *       that waiter or passed to the next one: never lost, never used twice.</li>
  *   <li><b>Refusal.</b> A refused operation never runs. The overflow handler (if any) is called with the
  *       {@link Rejection} on the refused caller's thread (for an asynchronous waiter: the thread that decided the
- *       refusal, that is a thread of {@code ForkJoinPool.commonPool()} for a
- *       timeout with the default scheduler (the scheduler's thread with one you gave), the evicting newcomer's thread for an eviction, the
- *       closing or draining thread for {@code CLOSED}, the thread changing the limit for
- *       {@code WEIGHT_EXCEEDS_LIMIT}), then {@link BulkheadRejectedException} is thrown, or completes the future
- *       of an asynchronous call.</li>
+ *       refusal, that is a thread of {@code ForkJoinPool.commonPool()} for a timeout with the default scheduler (the
+ *       scheduler's thread with one you gave), the evicting newcomer's thread for an eviction, the closing or
+ *       draining thread for {@code CLOSED}, the thread changing the limit for {@code WEIGHT_EXCEEDS_LIMIT}), then
+ *       {@link BulkheadRejectedException} is thrown, or completes the future of an asynchronous call.</li>
  *   <li><b>Cancellation.</b> A call whose {@link CancellationSignal} is already cancelled takes no slot and is
  *       not queued. A queued call whose signal is cancelled (or whose thread is interrupted, or whose returned
  *       future is cancelled) leaves the queue at once and never runs. Either way a

@@ -4,13 +4,13 @@ package dev.bulwark;
  * Observes one bulkhead: every call it admits, refuses, loses to cancellation and releases. Register
  * listeners with {@link Bulkhead.Builder#listener(BulkheadListener)}; metrics and tracing plug in here.
  *
- * <p>Every method has an empty default, so a listener overrides only what it needs. Methods are called on
- * the thread where the event happens (the caller's, the releasing thread for a granted waiter, a thread of
- * {@code ForkJoinPool.commonPool()} for an async wait timeout with the default scheduler (the scheduler's thread
- * with one you gave; never the shared timer thread), the deciding thread for an async waiter evicted, closed out or too heavy for a
- * lowered limit), never while the bulkhead holds a lock, and concurrently from many
- * threads: implementations must be thread-safe and quick. A listener that throws never changes the call's
- * outcome nor the bulkhead's state; its first failure is logged through {@link System.Logger}.
+ * <p>Every method has an empty default, so a listener overrides only what it needs. Methods are called on the thread
+ * where the event happens (the caller's, the releasing thread for a granted waiter, a thread of
+ * {@code ForkJoinPool.commonPool()} for an async wait timeout with the default scheduler (the scheduler's thread with
+ * one you gave; never the shared timer thread), the deciding thread for an async waiter evicted, closed out or too
+ * heavy for a lowered limit), never while the bulkhead holds a lock, and concurrently from many threads:
+ * implementations must be thread-safe and quick. A listener that throws never changes the call's outcome nor the
+ * bulkhead's state; its first failure is logged through {@link System.Logger}.
  *
  * <p>For every call exactly one of {@link #admitted}, {@link #rejected} or {@link #cancelled} is reported
  * (a call cancelled before it reached the bulkhead reports nothing), and every admitted call later reports

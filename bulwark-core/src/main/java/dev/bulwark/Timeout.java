@@ -12,13 +12,13 @@ import org.jspecify.annotations.Nullable;
  * A policy that gives a call a deadline.
  *
  * <p><b>Synchronous calls</b> run on the caller's thread. At the deadline the signal handed to the inner steps is
- * cancelled with the {@link TimeoutExceededException} as its reason (so an inner bulkhead waiter leaves its queue
- * at that moment), and, if {@link Builder#interruptOnTimeout(boolean) configured}, the thread is interrupted. The
- * caller gets {@link TimeoutExceededException} no later than when the operation returns; a result (or failure)
- * that arrives after the deadline is discarded (a late failure is attached as suppressed). An interrupt this
- * policy caused is cleared before the exception is thrown; one that was already pending when the deadline passed
- * is the caller's: the policy neither interrupts again nor clears it. The operation's own exception, when it failed before
- * the deadline, passes through untouched; a signal already cancelled when the call starts gives a
+ * cancelled with the {@link TimeoutExceededException} as its reason (so an inner bulkhead waiter leaves its queue at
+ * that moment), and, if {@link Builder#interruptOnTimeout(boolean) configured}, the thread is interrupted. The caller
+ * gets {@link TimeoutExceededException} no later than when the operation returns; a result (or failure) that arrives
+ * after the deadline is discarded (a late failure is attached as suppressed). An interrupt this policy caused is
+ * cleared before the exception is thrown; one that was already pending when the deadline passed is the caller's: the
+ * policy neither interrupts again nor clears it. The operation's own exception, when it failed before the deadline,
+ * passes through untouched; a signal already cancelled when the call starts gives a
  * {@link java.util.concurrent.CancellationException}.
  *
  * <p><b>Asynchronous calls</b>: the returned future completes exceptionally with {@link TimeoutExceededException}

@@ -1,13 +1,14 @@
 package dev.bulwark;
 
 /**
- * Observes one timeout policy. Every method has an empty default. Called on the thread where the event is
- * decided, concurrently for concurrent calls: {@link #finishedInTime} on the caller's thread (or the thread that
- * completed the asynchronous stage); {@link #timedOut} for a synchronous call on the caller's thread as the call
- * returns when the scheduler is {@link Scheduler#shared()} (the default), otherwise on the scheduler's thread at the deadline; for an
+ * Observes one timeout policy. Every method has an empty default. Called on the thread where the event is decided,
+ * concurrently for concurrent calls: {@link #finishedInTime} on the caller's thread (or the thread that completed the
+ * asynchronous stage); {@link #timedOut} for a synchronous call on the caller's thread as the call returns when the
+ * scheduler is {@link Scheduler#shared()} (the default), otherwise on the scheduler's thread at the deadline; for an
  * asynchronous call, just after the deadline on a thread of {@code ForkJoinPool.commonPool()} with
- * {@link Scheduler#shared()} (never on its timer thread), or on the scheduler's thread with any other. Implementations must be thread-safe and quick. A listener that throws never changes the call's outcome; its first failure is logged through
- * {@link System.Logger}.
+ * {@link Scheduler#shared()} (never on its timer thread), or on the scheduler's thread with any other.
+ * Implementations must be thread-safe and quick. A listener that throws never changes the call's outcome; its first
+ * failure is logged through {@link System.Logger}.
  *
  * <p>Each call through the policy that starts reports exactly one of {@link #timedOut} or {@link #finishedInTime}.
  * A call that never starts (its signal already cancelled, or the scheduler refused its deadline) reports nothing,

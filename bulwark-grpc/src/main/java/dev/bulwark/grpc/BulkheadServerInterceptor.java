@@ -55,8 +55,9 @@ import java.util.function.Function;
  * {@link BulkheadRejectedException#getMessage() message} of the refusal (it names the bulkhead, the
  * {@link Rejection.Reason} and the counts), and the trailers {@value #RETRY_PUSHBACK_HEADER} (from
  * {@link Builder#retryPushback(Function)}) and {@value #REJECTION_REASON_HEADER} (the reason in lower case, such as
- * {@code queue_full}). A refusal after waiting ({@code wait_timeout}) is sent from a {@code ForkJoinPool.commonPool()} thread
- * (for an in-process bulkhead, whose timer thread hands it off; other bulkheads document their own threads, e.g. {@code RedisBulkhead} its executor).
+ * {@code queue_full}). A refusal after waiting ({@code wait_timeout}) is sent from a
+ * {@code ForkJoinPool.commonPool()} thread (for an in-process bulkhead, whose timer thread hands it off; other
+ * bulkheads document their own threads, e.g. {@code RedisBulkhead} its executor).
  *
  * <p>Immutable and thread-safe; add one instance to a server.
  */
@@ -261,9 +262,8 @@ public final class BulkheadServerInterceptor implements ServerInterceptor {
         /**
          * Sets the retry pushback sent with a refusal as {@value #RETRY_PUSHBACK_HEADER} (whole milliseconds); an
          * empty answer sends none, and the client falls back to its own backoff. Called on the refusing thread (a
-         * common-pool thread for an in-process bulkhead's wait timeout; a {@code RedisBulkhead}'s executor), so it must be
-         * quick. Default:
-         * {@link BulkheadServerInterceptor#defaultRetryPushback(Rejection)}.
+         * common-pool thread for an in-process bulkhead's wait timeout; a {@code RedisBulkhead}'s executor), so it
+         * must be quick. Default: {@link BulkheadServerInterceptor#defaultRetryPushback(Rejection)}.
          *
          * @param pushback the pushback for a refusal; must not return {@code null}
          * @return this builder

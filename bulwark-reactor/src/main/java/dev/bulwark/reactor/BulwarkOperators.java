@@ -22,8 +22,9 @@ import org.reactivestreams.Publisher;
  * <ul>
  *   <li><b>Never blocks.</b> Waiting for a bulkhead slot or a retry delay holds no thread: a subscriber that has to
  *       wait is a queue entry, and the source is subscribed on the thread that frees the slot (or a thread of
- *       {@code ForkJoinPool.commonPool()} after a delay, never the timer thread; with a bulkhead that documents threads of its own, such as {@code RedisBulkhead}'s executor,
- *       on those). Safe on Reactor's non-blocking schedulers.</li>
+ *       {@code ForkJoinPool.commonPool()} after a delay, never the timer thread; with a bulkhead that documents
+ *       threads of its own, such as {@code RedisBulkhead}'s executor, on those). Safe on Reactor's non-blocking
+ *       schedulers.</li>
  *   <li><b>Cancellation.</b> Cancelling the subscription while it waits in a bulkhead's queue removes the waiter at
  *       once (its place goes to the next); cancelling it while the source runs cancels the source.</li>
  *   <li><b>Exactly once.</b> A bulkhead slot is taken before the source is subscribed and released exactly once,

@@ -27,11 +27,11 @@ import reactor.core.scheduler.Scheduler;
  * answers a refusal with the route's status, {@code Retry-After} and a problem body.
  *
  * <h2>Design notes</h2>
- * Admission is {@code callAsync} on the route's bulkhead, so a waiting request is a queue entry and no thread is
- * ever blocked, least of all a Netty event loop. A request decided at once (a free slot, a full queue) goes on
- * synchronously on its own thread. A request decided later (granted on the thread that freed a slot, refused at the maximum
- * wait on a common-pool thread) goes on on {@link #scheduler}, so neither the application nor the refusal's write ever
- * runs nested in another request's release or on the timer thread.
+ * Admission is {@code callAsync} on the route's bulkhead, so a waiting request is a queue entry and no thread is ever
+ * blocked, least of all a Netty event loop. A request decided at once (a free slot, a full queue) goes on
+ * synchronously on its own thread. A request decided later (granted on the thread that freed a slot, refused at the
+ * maximum wait on a common-pool thread) goes on on {@link #scheduler}, so neither the application nor the refusal's
+ * write ever runs nested in another request's release or on the timer thread.
  *
  * <p>Invariant: the slot is released exactly once, by {@link Admission#finish()} in a {@code doFinally} around the
  * whole admission, whichever way it ends: the response completing (the chain's {@code Mono} completes only when

@@ -11,8 +11,8 @@ import org.HdrHistogram.Recorder;
 
 /**
  * The per-call bookkeeping of one run: arrivals, outcomes, end-to-end latencies and queue waits. Thread-safe and
- * wait-free on the recording side (atomics and HdrHistogram {@link Recorder}s), because calls end on the
- * downstream's scheduler thread, the common pool (a bulkhead's wait timeouts) and, in thread mode, on a thread per call.
+ * wait-free on the recording side (atomics and HdrHistogram {@link Recorder}s), because calls end on the downstream's
+ * scheduler thread, the common pool (a bulkhead's wait timeouts) and, in thread mode, on a thread per call.
  */
 public final class RunMeasurements {
 
