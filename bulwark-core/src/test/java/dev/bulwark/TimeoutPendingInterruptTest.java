@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.bulwark.testing.CapturingScheduler;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -54,24 +57,39 @@ class TimeoutPendingInterruptTest {
 
     @Test
     void aPendingInterruptSurvivesATimeoutOnTheSharedWheel() {
-        Timeout timeout = Timeout.builder().name("shared").timeout(Duration.ofMillis(5)).interruptOnTimeout(true).build();
-        // The operation outlasts its deadline by far; should the timer thread be starved that long, the call ends in
-        // time and the round is tried again.
-        for (int round = 0; round < 5; round++) {
-            Throwable thrown = catchThrowable(() -> timeout.call(() -> {
-                Thread.currentThread().interrupt();
-                long start = System.nanoTime();
-                while (System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(300)) {
-                    Thread.onSpinWait();
-                }
-                return "late";
-            }));
-            if (thrown instanceof TimeoutExceededException) {
-                assertThat(Thread.currentThread().isInterrupted()).isTrue();
-                return;
+        Timeout timeout = Timeout.builder().name("shared").timeout(Duration.ofMillis(5)).interruptOnTimeout(true)
+                .build();
+        SignalInside inside = new SignalInside();
+
+        Throwable thrown = catchThrowable(() -> Pipeline.of(timeout, inside).call(() -> {
+            Thread.currentThread().interrupt(); // the caller's own, pending when the deadline passes
+            CancellationSignal inner = inside.signal;
+            long giveUpAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!inner.isCancelled() && System.nanoTime() < giveUpAt) {
+                Thread.onSpinWait(); // until the wheel fires the deadline (which cancels the inner signal)
             }
-            Thread.interrupted();
+            return "late";
+        }));
+
+        assertThat(thrown).isInstanceOf(TimeoutExceededException.class);
+        assertThat(Thread.currentThread().isInterrupted()).isTrue();
+    }
+
+    /** A policy of one's own inside the timeout: it hands the operation on and keeps the signal it was given. */
+    private static final class SignalInside implements Policy {
+        volatile CancellationSignal signal;
+
+        @Override
+        public <T, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
+                throws X {
+            this.signal = signal;
+            return operation.get();
         }
-        throw new AssertionError("the shared wheel never fired within 300 ms in 5 rounds");
+
+        @Override
+        public <T> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
+                                                  CancellationSignal signal) {
+            throw new UnsupportedOperationException("sync only");
+        }
     }
 }
