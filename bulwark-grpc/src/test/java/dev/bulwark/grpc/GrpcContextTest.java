@@ -17,6 +17,7 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.ServerInterceptors;
 import io.grpc.Status;
 import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,7 +44,8 @@ class GrpcContextTest {
     /** Hold: records the handler's Context under the request, then answers once the test counts the latch down. */
     private ServerServiceDefinition recordingService() {
         return ServerServiceDefinition.builder(HoldService.SERVICE)
-                .addMethod(HoldService.HOLD, ServerCalls.asyncUnaryCall((String request, io.grpc.stub.StreamObserver<String> responses) -> {
+                .addMethod(HoldService.HOLD, ServerCalls.asyncUnaryCall((String request,
+                                                                         StreamObserver<String> responses) -> {
                     CountDownLatch reply = replies.computeIfAbsent(request, ignored -> new CountDownLatch(1));
                     handlerContexts.put(request, Context.current());
                     new Thread(() -> {

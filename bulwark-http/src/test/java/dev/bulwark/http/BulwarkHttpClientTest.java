@@ -123,7 +123,8 @@ class BulwarkHttpClientTest {
 
         deadlines.task(0).run(); // the deadline passes while the body streams
 
-        assertThatThrownBy(() -> streaming.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(TimeoutExceededException.class);
+        assertThatThrownBy(() -> streaming.get(10, TimeUnit.SECONDS)).cause()
+                .isInstanceOf(TimeoutExceededException.class);
         assertThat(server.streamAborted.get(20, TimeUnit.SECONDS)).as("the server saw the exchange aborted")
                 .isInstanceOf(IOException.class);
         await().until(() -> bulkhead.executingCount() == 0);
