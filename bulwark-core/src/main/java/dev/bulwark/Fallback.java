@@ -21,9 +21,11 @@ import org.jspecify.annotations.Nullable;
  * pipeline's result-agnostic steps — typically around a pipeline:
  * {@code Fallback.of("busy").call(() -> pipeline.call(op))}. A fallback value of the wrong type does not compile.
  *
- * <p>Without {@link #handle} or {@link #handleIf} every {@link Exception} except a
- * {@link CancellationException} is handled (so {@link BulkheadRejectedException} and
- * {@link TimeoutExceededException} are). Unhandled failures, {@link Error}s among them, pass through untouched.
+ * <p>Without {@link #handle} or {@link #handleIf} every {@link Exception} is handled (so
+ * {@link BulkheadRejectedException} and {@link TimeoutExceededException} are) except a
+ * {@link CancellationException} and an {@link InterruptedException} (the thread was asked to stop; it passes
+ * through, so the caller still learns of the interrupt). Unhandled failures, {@link Error}s among them, pass
+ * through untouched.
  * A call whose signal was cancelled is never turned into a value.
  *
  * <p>Immutable and thread-safe: {@link #handle}, {@link #handleIf} and {@link #onFallback} return new instances.
@@ -227,7 +229,9 @@ public final class Fallback<T extends @Nullable Object> {
             return false;
         }
         if (handledTypes.isEmpty() && handledIf.isEmpty()) {
-            return failure instanceof Exception && !(failure instanceof CancellationException);
+            // An InterruptedException asks the thread to stop: a value in its place would swallow the request.
+            return failure instanceof Exception && !(failure instanceof CancellationException)
+                    && !(failure instanceof InterruptedException);
         }
         return HandledFailures.matches(failure, handledTypes, handledIf, System.getLogger("dev.bulwark.Fallback"), "");
     }

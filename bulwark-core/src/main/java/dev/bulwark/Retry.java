@@ -17,8 +17,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Rules:
  * <ul>
  *   <li>Without {@link Builder#handle} or {@link Builder#handleIf} every {@link Exception} is handled (never an
- *       {@link Error}). With them, a failure is handled when it is an instance of a listed type or matches a
- *       predicate.</li>
+ *       {@link Error}) except an {@link InterruptedException}: the thread was asked to stop, so it is rethrown at
+ *       once, untouched, and no attempt follows. With them, a failure is handled when it is an instance of a
+ *       listed type or matches a predicate (listing {@code InterruptedException} retries it).</li>
  *   <li>A {@link java.util.concurrent.CancellationException}, and any failure after the call's
  *       {@link CancellationSignal} was cancelled, is never retried.</li>
  *   <li>When no retry is left, the last failure is rethrown untouched (same instance, checked type kept); a

@@ -69,6 +69,18 @@ class FallbackTest {
     }
 
     @Test
+    void anInterruptedExceptionPassesThroughByDefaultButIsHandledWhenListed() throws Exception {
+        InterruptedException interrupt = new InterruptedException("shutdownNow");
+
+        assertThat(catchThrowable(() -> Fallback.of("busy").call(() -> {
+            throw interrupt;
+        }))).isSameAs(interrupt);
+        assertThat(Fallback.of("busy").handle(InterruptedException.class).call(() -> {
+            throw interrupt;
+        })).isEqualTo("busy");
+    }
+
+    @Test
     void checkedExceptionsKeepTheirType() {
         IOException failure = new IOException("io");
         IOException caught = null;

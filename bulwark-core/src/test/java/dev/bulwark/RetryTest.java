@@ -63,6 +63,29 @@ class RetryTest {
     }
 
     @Test
+    void anInterruptedExceptionIsNotRetriedByDefaultButIsWhenListed() {
+        AtomicInteger attempts = new AtomicInteger();
+        InterruptedException interrupt = new InterruptedException("shutdownNow");
+        Retry retry = Retry.builder().delay(Duration.ofSeconds(30)).build();
+
+        Throwable thrown = catchThrowable(() -> retry.run(() -> {
+            attempts.incrementAndGet();
+            throw interrupt;
+        }));
+
+        assertThat(thrown).as("rethrown at once, untouched, with no 30 s delay").isSameAs(interrupt);
+        assertThat(attempts).hasValue(1);
+
+        AtomicInteger listed = new AtomicInteger();
+        Throwable again = catchThrowable(() -> Retry.builder().handle(InterruptedException.class).build().run(() -> {
+            listed.incrementAndGet();
+            throw interrupt;
+        }));
+        assertThat(again).isSameAs(interrupt);
+        assertThat(listed).as("listed, it is retried like any handled failure").hasValue(4);
+    }
+
+    @Test
     void aFailureItDoesNotHandleIsRethrownAtOnce() {
         Retry retry = Retry.builder().handle(BulkheadRejectedException.class).build();
         AtomicInteger attempts = new AtomicInteger();

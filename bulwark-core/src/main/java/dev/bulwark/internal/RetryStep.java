@@ -42,7 +42,8 @@ public final class RetryStep implements ChainStep {
      * Creates the step from checked configuration (the public builder validates every value).
      *
      * @param name the name
-     * @param handledTypes failure types to retry; with {@code handledIf} empty too, every Exception is retried
+     * @param handledTypes failure types to retry; with {@code handledIf} empty too, every Exception but an
+     *     InterruptedException is retried
      * @param handledIf predicates selecting failures to retry
      * @param maxRetries retries after the first attempt
      * @param delay fixed delay or {@code null}
@@ -119,7 +120,9 @@ public final class RetryStep implements ChainStep {
             return false;
         }
         if (handledTypes.isEmpty() && handledIf.isEmpty()) {
-            return failure instanceof Exception;
+            // An InterruptedException says the thread was asked to stop (its status is already cleared by whoever
+            // threw it): retrying would swallow the request, so by default it passes through.
+            return failure instanceof Exception && !(failure instanceof InterruptedException);
         }
         return HandledFailures.matches(failure, handledTypes, handledIf, LOGGER, " of retry '" + name + "'");
     }

@@ -90,12 +90,15 @@ final class FallbackMethod {
                 : expected.isAssignableFrom(candidate.getReturnType());
     }
 
-    /** Whether this fallback replaces {@code failure}: never an error or a cancellation. */
+    /**
+     * Whether this fallback replaces {@code failure}: never an error or a cancellation, and an interrupt only when
+     * the failure parameter's type selects it (as a programmatic {@code Fallback} without {@code handle}).
+     */
     boolean handles(Throwable failure) {
         if (!(failure instanceof Exception) || failure instanceof CancellationException) {
             return false;
         }
-        return failureType == null || failureType.isInstance(failure);
+        return failureType == null ? !(failure instanceof InterruptedException) : failureType.isInstance(failure);
     }
 
     /**
