@@ -57,4 +57,59 @@ class RetryAsyncCancellationTest {
         assertThat(ran).as("the operation never ran").hasValue(0);
         assertThat(bulkhead.executingCount()).isZero();
     }
+
+    @Test
+    void aCancelLandingWhileTheOutcomeIsReportedFailsSoTheListenerAndTheCallerAgree() {
+        java.util.concurrent.atomic.AtomicReference<CompletableFuture<String>> returned =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean cancelAccepted = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicInteger succeeded = new AtomicInteger();
+        Retry retry = Retry.builder().name("racing").maxRetries(2).build();
+        retry.addListener(new RetryListener() {
+            @Override
+            public void succeeded(int attempts) {
+                succeeded.incrementAndGet();
+                // The caller gives up at the narrowest moment: the outcome is being reported, not yet delivered.
+                cancelAccepted.set(returned.get().cancel(false));
+            }
+        });
+        CompletableFuture<String> secondAttempt = new CompletableFuture<>();
+        AtomicInteger attempts = new AtomicInteger();
+
+        CompletableFuture<String> call = retry.callAsync(() -> attempts.incrementAndGet() == 1
+                ? CompletableFuture.failedFuture(new IOException("down")) : secondAttempt);
+        returned.set(call);
+        secondAttempt.complete("ok");
+
+        assertThat(succeeded).hasValue(1);
+        assertThat(cancelAccepted).as("the reported outcome stands").isFalse();
+        assertThat(call).isCompletedWithValue("ok");
+    }
+
+    @Test
+    void aCancelBeforeTheOutcomeStillWinsAndNothingMoreIsReported() {
+        AtomicInteger reported = new AtomicInteger();
+        Retry retry = Retry.builder().name("cancelled-first").maxRetries(2).build();
+        retry.addListener(new RetryListener() {
+            @Override
+            public void succeeded(int attempts) {
+                reported.incrementAndGet();
+            }
+
+            @Override
+            public void failed(int attempts, Throwable failure, boolean retriesExhausted) {
+                reported.incrementAndGet();
+            }
+        });
+        CompletableFuture<String> secondAttempt = new CompletableFuture<>();
+        AtomicInteger attempts = new AtomicInteger();
+        CompletableFuture<String> call = retry.callAsync(() -> attempts.incrementAndGet() == 1
+                ? CompletableFuture.failedFuture(new IOException("down")) : secondAttempt);
+
+        assertThat(call.cancel(false)).isTrue();
+        secondAttempt.complete("late");
+
+        assertThat(call).isCancelled();
+        assertThat(reported).hasValue(0);
+    }
 }

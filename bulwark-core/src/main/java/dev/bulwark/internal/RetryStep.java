@@ -237,8 +237,37 @@ public final class RetryStep implements ChainStep {
                 return result;
             }
         }
-        new AsyncExecution<>(this, chain, next, operation, signal, result).start(first);
-        return result;
+        EndingFuture<T> ending = new EndingFuture<>();
+        new AsyncExecution<>(this, chain, next, operation, signal, ending).start(first);
+        return ending;
+    }
+
+    /**
+     * The future a retrying call returns: the retry claims its end before reporting it, and a caller's
+     * {@link #cancel} after the claim fails (the outcome, already reported, completes the future next), so the
+     * listener and the caller never see different outcomes.
+     *
+     * <p>Invariant: {@link #ending} goes from 0 exactly once, by CAS: to 1 by the retry (which then reports and
+     * completes), or to 2 by a cancel (which cancels; the retry then reports nothing). Dependent stages are plain
+     * {@code CompletableFuture}s ({@code newIncompleteFuture} is not overridden).
+     */
+    static final class EndingFuture<T> extends CompletableFuture<T> {
+        private static final VarHandle ENDING = VarHandles.field(MethodHandles.lookup(), "ending", int.class);
+
+        private volatile int ending;
+
+        /** Claims the end for the retry; {@code false} when a cancel came first or the future is done. */
+        boolean claim() {
+            return !isDone() && ENDING.compareAndSet(this, 0, 1);
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            if (!ENDING.compareAndSet(this, 0, 2)) {
+                return isCancelled(); // the retry's outcome was claimed first: it stands
+            }
+            return super.cancel(mayInterruptIfRunning);
+        }
     }
 
     /**
@@ -259,7 +288,7 @@ public final class RetryStep implements ChainStep {
         private final int next;
         private final Supplier<? extends CompletionStage<T>> operation;
         private final CancellationSignal signal;
-        private final CompletableFuture<T> result;
+        private final EndingFuture<T> result;
         private volatile int attempt;
         private volatile int wip;
         /**
@@ -276,7 +305,7 @@ public final class RetryStep implements ChainStep {
         private volatile CompletionStage<T> attemptStage;
 
         AsyncExecution(RetryStep policy, Chain chain, int next, Supplier<? extends CompletionStage<T>> operation,
-                       CancellationSignal signal, CompletableFuture<T> result) {
+                       CancellationSignal signal, EndingFuture<T> result) {
             this.policy = policy;
             this.chain = chain;
             this.next = next;
@@ -382,8 +411,9 @@ public final class RetryStep implements ChainStep {
 
         private void complete(T value, Throwable failure, boolean exhausted) {
             // Reported before the caller's future completes, so that metrics never lag what the caller sees. A
-            // caller who gave up (cancelled the future) already ended the call: nothing more to report.
-            if (!result.isDone()) {
+            // caller who gave up (cancelled the future) already ended the call: nothing more to report. The claim
+            // makes a cancel landing during the report fail, so the report and the future agree.
+            if (result.claim()) {
                 int attempts = attempt;
                 if (failure == null) {
                     if (policy.listeners.any()) {
