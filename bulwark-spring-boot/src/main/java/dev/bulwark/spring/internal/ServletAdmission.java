@@ -27,6 +27,7 @@ import java.util.concurrent.locks.LockSupport;
  *      │  └──refusal──▶ REFUSED ──filter or dispatch──▶ ABANDONED (refusal written)
  *      └──filter suspends──▶ SUSPENDED ──grant / refusal (+ dispatch)──▶ GRANTED / REFUSED
  *   SUSPENDED, GRANTED, REFUSED ──async timeout / error / complete──▶ ABANDONED
+ *   WAITING ──interrupt of the parked request thread (no async support)──▶ ABANDONED (refusal written)
  * </pre>
  * <ul>
  *   <li><b>Invariant 1 (one outcome).</b> Exactly one party moves the state out of GRANTED or REFUSED, so the
@@ -150,22 +151,26 @@ final class ServletAdmission implements AsyncListener {
     /**
      * Parks the request thread until the state leaves WAITING (servlet containers without async support).
      *
-     * @return {@code false} when the thread was interrupted and the request abandoned
+     * @return {@code null} once the state left WAITING (act on it), or, when an interrupt of the thread came
+     *     first, the refusal to answer the abandoned request with: it has left the queue, and the thread's
+     *     interrupt is <em>cleared</em>, for the caller to restore once the answer is written (a container's
+     *     blocking write may fail on a pending interrupt)
      */
-    boolean awaitDecision() {
+    Rejection awaitDecision() {
         waiter = Thread.currentThread();
         while (state.get() == WAITING) {
             LockSupport.park(this);
             if (Thread.interrupted()) {
                 if (state.compareAndSet(WAITING, ABANDONED)) {
-                    signal.cancel();
-                    Thread.currentThread().interrupt();
-                    return false;
+                    signal.cancel(); // leaves the queue at once; a grant racing this finds ABANDONED
+                    done.complete(null);
+                    return route.limiter().timedOut(key, priority, Duration.ofNanos(System.nanoTime() - startNanos));
                 }
+                // Decided meanwhile: the request goes on, and the interrupt stays the application's.
                 Thread.currentThread().interrupt();
             }
         }
-        return true;
+        return null;
     }
 
     private void wakeWaiter() {

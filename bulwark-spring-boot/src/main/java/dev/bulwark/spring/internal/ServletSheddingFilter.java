@@ -1,5 +1,6 @@
 package dev.bulwark.spring.internal;
 
+import dev.bulwark.Rejection;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -113,8 +114,15 @@ public final class ServletSheddingFilter extends OncePerRequestFilter implements
                 admission.suspend(context);
                 return;
             }
-            if (!admission.awaitDecision()) {
-                return; // interrupted while waiting: the request is abandoned, its thread's interrupt kept
+            Rejection abandoned = admission.awaitDecision();
+            if (abandoned != null) {
+                // Interrupted while waiting: answered as a wait the container ended, then the interrupt is restored.
+                try {
+                    writeRefusal(response, Refusal.of(route, admission.key, abandoned, admission.instance));
+                } finally {
+                    Thread.currentThread().interrupt();
+                }
+                return;
             }
         }
         act(admission, request, response, chain, queued);
