@@ -145,11 +145,28 @@ class VirtualTimeCommandTest {
     void htmlLegendSaysWhichAdmittedCallsTheQueueWaitCurveDraws(@TempDir Path dir) throws Exception {
         Path page = dir.resolve("run.html");
         Outcome outcome = run("simulate", "--virtual-time", "--duration", "3s", "--seed", "2", "--progress", "off",
-                "--rate", "2000/s", "--report", page.toString());
+                "--rate", "2000/s", "--format", "json", "--report", page.toString());
 
         assertThat(outcome.exitCode).isZero();
         String html = Files.readString(page);
         assertThat(html).doesNotContain("(calls that waited)").containsPattern(
                 "queue wait \\(the [0-9,]+ of [0-9,]+ admitted calls that waited\\)");
+        // N counts every call that waited, also those the curve leaves out (waits under 10 µs, a sparse start).
+        JsonNode events = new ObjectMapper().readTree(outcome.out).at("/bulkheadEvents");
+        assertThat(html).contains(String.format(java.util.Locale.ROOT, "queue wait (the %,d of ",
+                events.get("admittedAfterWaiting").asLong()));
+    }
+
+    @Test
+    void aRunCutOffByTheDrainIsUnfinishedNotSlow() throws Exception {
+        // 100 ms of arrivals and no drain: a quarter of the calls are cut off, the completed ones are fast.
+        Outcome outcome = run("simulate", "--virtual-time", "--duration", "100ms", "--seed", "1", "--drain", "0ms",
+                "--progress", "off", "--format", "json");
+
+        assertThat(outcome.exitCode).isZero();
+        JsonNode report = new ObjectMapper().readTree(outcome.out);
+        assertThat(report.at("/downstream/healthy").asBoolean()).isFalse();
+        assertThat(report.get("verdict").asText()).startsWith("unfinished. ").contains("when the drain ended")
+                .contains("(--drain 0ms)");
     }
 }

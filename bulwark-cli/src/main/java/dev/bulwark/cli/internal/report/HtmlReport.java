@@ -1,5 +1,6 @@
 package dev.bulwark.cli.internal.report;
 
+import dev.bulwark.cli.internal.sim.BulkheadEventCounts;
 import dev.bulwark.cli.internal.sim.BulkheadSettings;
 import dev.bulwark.cli.internal.sim.CallOutcome;
 import dev.bulwark.cli.internal.sim.Durations;
@@ -317,9 +318,12 @@ public final class HtmlReport {
         List<LatencyBucket> waited = withoutSparseStart(result.queueWaitDistribution().stream()
                 .filter(b -> b.fromMillis() >= 0.01).collect(Collectors.toList()));
         if (!waited.isEmpty()) {
-            long drawn = waited.stream().mapToLong(LatencyBucket::count).sum();
+            // The bulkhead's own count when it has one: the curve leaves out waits under 10 µs and a sparse start,
+            // calls that waited all the same (the JSON's admittedAfterWaiting).
+            long waitedCount = result.bulkheadEvents().map(BulkheadEventCounts::admittedAfterWaiting)
+                    .orElseGet(() -> waited.stream().mapToLong(LatencyBucket::count).sum());
             addBuckets(chart, String.format(Locale.ROOT, "queue wait (the %,d of %,d admitted calls that waited)",
-                    drawn, result.queueWait().count()), QUEUE_WAIT, waited);
+                    waitedCount, result.queueWait().count()), QUEUE_WAIT, waited);
         }
         LatencySummary summary = result.endToEnd();
         if (summary.count() > 0) {

@@ -33,21 +33,29 @@ public final class Verdict {
      * @return {@code true} when healthy
      */
     public static boolean healthy(SimulationResult result) {
+        return !slowed(result) && result.littlesLaw().holds();
+    }
+
+    private static boolean slowed(SimulationResult result) {
         double slowdown = result.slowdown();
-        boolean slowed = !Double.isNaN(slowdown) && slowdown > HEALTHY_SLOWDOWN;
-        return !slowed && result.littlesLaw().holds();
+        return !Double.isNaN(slowdown) && slowdown > HEALTHY_SLOWDOWN;
     }
 
     /**
      * Returns the verdict in a word.
      *
      * @param result the run
-     * @return {@code healthy}, {@code collapsed} (no bulkhead), {@code overloaded} (a limit above the downstream's
-     *     capacity) or {@code slow}
+     * @return {@code healthy}, {@code unfinished} (completed calls were not slow, but calls were still queued or in
+     *     flight when the drain ended, so the run is too short to judge), {@code collapsed} (no bulkhead),
+     *     {@code overloaded} (a limit above the downstream's capacity) or {@code slow}
      */
     public static String headline(SimulationResult result) {
         if (healthy(result)) {
             return "healthy";
+        }
+        if (!slowed(result) && result.counts().count(CallOutcome.CANCELLED) > 0) {
+            // Only the cut-off breaks Little's law here: L counts the calls the drain cut off, X W does not.
+            return "unfinished";
         }
         Optional<BulkheadSettings> bulkhead = result.settings().bulkhead();
         if (bulkhead.isEmpty()) {
@@ -120,6 +128,14 @@ public final class Verdict {
                             Numbers.count(result.peakInFlight()), capacity, served, p99);
                 }
                 return healthyWithBulkhead(result, settings, counts, capacity, served, p99);
+            case "unfinished":
+                return String.format(Locale.ROOT, "%s of calls were still queued or in flight when the drain ended "
+                        + "(--drain %s), so the run stopped before it could settle: Little's law does not hold (L = "
+                        + "%s in flight, X W = %s), although completed calls took %sx their unloaded time (p99 %s). "
+                        + "Run it longer, or with a longer --drain, to judge it.",
+                        Numbers.percent(counts.share(CallOutcome.CANCELLED)),
+                        Durations.format(settings.drain()), Numbers.significant(result.littlesLaw().meanInFlight()),
+                        Numbers.significant(result.littlesLaw().product()), slowdown, p99);
             case "collapsed":
                 return String.format(Locale.ROOT, "Without a bulkhead, up to %s calls were in flight (%sx the "
                         + "downstream's capacity of %d), completed calls took %sx their unloaded time (p99 %s), "
