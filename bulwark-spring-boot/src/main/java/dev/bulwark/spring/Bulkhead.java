@@ -35,10 +35,10 @@ public @interface Bulkhead {
      * The name of a method of the same bean to call instead when the call fails with a handled failure: every
      * {@link Exception} except a {@link java.util.concurrent.CancellationException} and an
      * {@link InterruptedException} (which passes through, so the caller still learns of the interrupt), or, when the
-     * fallback method takes the failure as an extra last parameter, failures of that parameter's type. It takes the annotated method's
-     * parameters (optionally followed by the failure) and returns what the annotated method returns (for a
-     * {@code CompletionStage}, {@code Mono} or {@code Flux}, a value of that type). A method's annotations may
-     * name at most one fallback method (several of them may name the same one). Checked when the bean is created.
+     * fallback method takes the failure as an extra last parameter, failures of that parameter's type. It takes the
+     * annotated method's parameters (optionally followed by the failure) and returns what the annotated method
+     * returns (for a {@code CompletionStage}, {@code Mono} or {@code Flux}, a value of that type). A method's
+     * annotations may name at most one fallback method (several of them may name the same one). Checked when the bean is created.
      *
      * @return the fallback method's name, or empty for none
      */

@@ -37,31 +37,45 @@ class ServletSheddingBlockingFallbackTest {
         return request;
     }
 
-    @Test
-    void anInterruptedWaitIsAnsweredWithTheRefusalAndLeavesTheQueue() throws Exception {
-        Permit holder = bulkhead.acquire();
-        MockHttpServletResponse response = new MockHttpServletResponse();
-        AtomicBoolean applicationRan = new AtomicBoolean();
-        CompletableFuture<Boolean> interruptKept = new CompletableFuture<>();
+    /**
+     * Sends a request through the filter on its own thread and waits until it is parked in the queue.
+     *
+     * @param application what the application does when the request is admitted
+     * @return the request's thread, and what completes once the filter returns: whether its interrupt is set
+     */
+    private Parked parkedRequest(MockHttpServletResponse response, Runnable application) {
+        CompletableFuture<Boolean> returned = new CompletableFuture<>();
         Thread requestThread = new Thread(() -> {
             try {
                 filter.doFilter(blockingRequest(), response, new MockFilterChain() {
                     @Override
                     public void doFilter(jakarta.servlet.ServletRequest req, jakarta.servlet.ServletResponse res) {
-                        applicationRan.set(true);
+                        application.run();
                     }
                 });
-                interruptKept.complete(Thread.currentThread().isInterrupted());
+                returned.complete(Thread.currentThread().isInterrupted());
             } catch (Throwable failure) {
-                interruptKept.completeExceptionally(failure);
+                returned.completeExceptionally(failure);
             }
         }, "request");
         requestThread.start();
         await().atMost(Duration.ofSeconds(10)).until(() -> bulkhead.queuedCount() == 1);
+        return new Parked(requestThread, returned);
+    }
 
-        requestThread.interrupt();
+    private record Parked(Thread thread, CompletableFuture<Boolean> returned) {
+    }
 
-        assertThat(interruptKept.get(10, TimeUnit.SECONDS)).as("the thread's interrupt is restored").isTrue();
+    @Test
+    void anInterruptedWaitIsAnsweredWithTheRefusalAndLeavesTheQueue() throws Exception {
+        Permit holder = bulkhead.acquire();
+        MockHttpServletResponse response = new MockHttpServletResponse();
+        AtomicBoolean applicationRan = new AtomicBoolean();
+        Parked request = parkedRequest(response, () -> applicationRan.set(true));
+
+        request.thread().interrupt();
+
+        assertThat(request.returned().get(10, TimeUnit.SECONDS)).as("the thread's interrupt is restored").isTrue();
         assertThat(response.getStatus()).as("answered, not an empty 200").isEqualTo(503);
         assertThat(response.getHeader("Retry-After")).isNotNull();
         assertThat(response.getContentAsString()).contains("\"reason\":\"WAIT_TIMEOUT\"")
@@ -77,26 +91,11 @@ class ServletSheddingBlockingFallbackTest {
         Permit holder = bulkhead.acquire();
         MockHttpServletResponse response = new MockHttpServletResponse();
         CompletableFuture<Integer> executingWhileRunning = new CompletableFuture<>();
-        CompletableFuture<Void> returned = new CompletableFuture<>();
-        Thread requestThread = new Thread(() -> {
-            try {
-                filter.doFilter(blockingRequest(), response, new MockFilterChain() {
-                    @Override
-                    public void doFilter(jakarta.servlet.ServletRequest req, jakarta.servlet.ServletResponse res) {
-                        executingWhileRunning.complete(bulkhead.executingCount());
-                    }
-                });
-                returned.complete(null);
-            } catch (Throwable failure) {
-                returned.completeExceptionally(failure);
-            }
-        }, "request");
-        requestThread.start();
-        await().atMost(Duration.ofSeconds(10)).until(() -> bulkhead.queuedCount() == 1);
+        Parked request = parkedRequest(response, () -> executingWhileRunning.complete(bulkhead.executingCount()));
 
         holder.close();
 
-        returned.get(10, TimeUnit.SECONDS);
+        request.returned().get(10, TimeUnit.SECONDS);
         assertThat(executingWhileRunning.get()).isEqualTo(1);
         assertThat(response.getStatus()).isEqualTo(200);
         assertThat(bulkhead.executingCount()).as("released when the chain returned").isZero();
