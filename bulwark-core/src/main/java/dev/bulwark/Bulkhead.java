@@ -428,16 +428,25 @@ public interface Bulkhead extends Policy, AutoCloseable {
          * @return a new configuration
          * @throws IllegalArgumentException when an adaptive limit is set and {@code maxConcurrency} lies outside
          *     its range, or when the reserves ({@link #reserve(Priority, int)}) add up to {@code maxConcurrency} or
-         *     more (the message names {@code reserve})
+         *     more, or, with an adaptive limit, to its {@link AdaptiveLimit#minLimit() minLimit} or more (the
+         *     message names {@code reserve})
          */
         public BulkheadConfig config() {
-            int totalReserve = 0;
+            long totalReserve = 0; // a long: reserves near Integer.MAX_VALUE must not wrap round to a legal sum
             for (int slots : reserved) {
                 totalReserve += slots;
             }
             if (totalReserve >= maxConcurrency) {
                 throw new IllegalArgumentException("reserve: the reserved slots (" + totalReserve + ") must stay "
                         + "below maxConcurrency (" + maxConcurrency + ") so that every priority can run");
+            }
+            // An adaptive limit may run the bulkhead at any limit down to its minLimit (selfTuning() starts at
+            // min(maxConcurrency, 4)), and reserves that fill such a limit would let no lower priority in, idle
+            // or not; with no traffic of the reserved priorities there would be no samples to raise it again.
+            if (adaptiveLimit != null && totalReserve > 0 && totalReserve >= adaptiveLimit.minLimit()) {
+                throw new IllegalArgumentException("reserve: the reserved slots (" + totalReserve + ") must stay "
+                        + "below the adaptive limit's minLimit (" + adaptiveLimit.minLimit() + "), the lowest limit "
+                        + "it may run at, so that every priority can run: raise minLimit above the reserves");
             }
             if (adaptiveLimit != null && (maxConcurrency < adaptiveLimit.minLimit()
                     || maxConcurrency > adaptiveLimit.maxLimit())) {

@@ -47,7 +47,8 @@ import java.util.concurrent.CompletableFuture;
  * </ol>
  *
  * <p><b>Limit changes</b> happen under the lock and add the difference to {@code available}; raising it grants
- * waiters at once, lowering it below a waiter's weight refuses that waiter ({@code WEIGHT_EXCEEDS_LIMIT}).
+ * waiters at once, lowering it below a waiter's weight plus its priority's headroom refuses that waiter
+ * ({@code WEIGHT_EXCEEDS_LIMIT}): it could never be granted, and strict order would strand everyone behind it.
  * {@link #limitChanges} is a sequence lock that lets {@link #executingCount()} read the limit and the word as a
  * consistent pair without the lock. An adaptive limit changes it through {@link InProcessBulkhead#adaptLimit}.
  *
@@ -83,7 +84,7 @@ abstract class SlotQueue {
     /** Serve the newest waiter first and let a newcomer evict the oldest when the queue is full. */
     private final boolean lifo;
     /** Per priority ordinal: the slots that must stay free after a call of that priority takes its own. */
-    private final int[] headroom;
+    final int[] headroom;
     /** {@code headroom[NORMAL]}, for the single-slot fast path. */
     private final int normalHeadroom;
 
@@ -286,7 +287,7 @@ abstract class SlotQueue {
             for (;;) {
                 int waiting = waiting(current);
                 int available = available(current);
-                if (weight > maxConcurrency) { // before closed, as on arrival: too heavy is the caller's error
+                if (weight > maxConcurrency - headroom[level]) { // before closed, as on arrival: too heavy is the caller's error
                     rejection = refusal(Rejection.Reason.WEIGHT_EXCEEDS_LIMIT, current, 0L, level);
                     break;
                 } else if (current < 0) {
@@ -384,7 +385,7 @@ abstract class SlotQueue {
             } while (current >= 0 && !STATE.compareAndSet(this, current, current | CLOSED));
             if (current >= 0) {
                 drained = new CompletableFuture<>();
-                refused = WaiterQueue.concat(head, queue.refuseAll(Rejection.Reason.CLOSED, Integer.MAX_VALUE));
+                refused = WaiterQueue.concat(head, queue.refuseAll(Rejection.Reason.CLOSED));
                 if (queue.swept != 0) {
                     addToState(-queue.swept, 0);
                 }
@@ -474,7 +475,7 @@ abstract class SlotQueue {
             addToState(0, delta);
             limitChanges++;
             if (delta < 0 && weightedQueued) {
-                refused = queue.refuseAll(Rejection.Reason.WEIGHT_EXCEEDS_LIMIT, newMaxConcurrency);
+                refused = queue.refuseTooHeavy(newMaxConcurrency, headroom);
                 if (queue.swept != 0) {
                     addToState(-queue.swept, 0);
                 }

@@ -87,19 +87,35 @@ final class WaiterQueue {
     }
 
     /**
-     * Unlinks every waiter heavier than {@code maxWeight} (all of them for {@link Integer#MAX_VALUE}) and refuses
-     * those still open with {@code reason}, writing {@link Waiter#refusal} before the deciding CAS. Sets
-     * {@link #swept} to the number unlinked.
+     * Unlinks every waiter and refuses those still open with {@code reason}, writing {@link Waiter#refusal} before
+     * the deciding CAS. Sets {@link #swept} to the number unlinked.
      *
      * @return the chain of refused waiters, to be told after unlocking
      */
-    Waiter refuseAll(Rejection.Reason reason, int maxWeight) {
+    Waiter refuseAll(Rejection.Reason reason) {
+        return sweep(reason, 0, null);
+    }
+
+    /**
+     * Unlinks every waiter that could never be granted at {@code limit}: heavier than the limit less its priority's
+     * {@code headroom}, the slots that must stay free after it takes its own. Refuses those still open with
+     * {@code WEIGHT_EXCEEDS_LIMIT}, as {@link #refuseAll} does. Left queued, such a head would hold every later
+     * waiter behind it for good, with the slots free.
+     *
+     * @return the chain of refused waiters, to be told after unlocking
+     */
+    Waiter refuseTooHeavy(int limit, int[] headroom) {
+        return sweep(Rejection.Reason.WEIGHT_EXCEEDS_LIMIT, limit, headroom);
+    }
+
+    /** Unlinks and refuses all waiters ({@code headroom == null}) or those too heavy for {@code limit}. */
+    private Waiter sweep(Rejection.Reason reason, int limit, int[] headroom) {
         Waiter refused = null;
         int removed = 0;
         Waiter waiter = first();
         while (waiter != null) {
             Waiter following = following(waiter);
-            if (maxWeight == Integer.MAX_VALUE || waiter.weight > maxWeight) {
+            if (headroom == null || waiter.weight > limit - headroom[waiter.priority]) {
                 unlink(waiter);
                 removed++;
                 waiter.refusal = reason;

@@ -186,7 +186,7 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
     /** The weight, checked against the current limit: a heavier call could never run. */
     private int weightWithinLimit(CallOptions options) {
         int weight = options.weight();
-        checkWeight(weight);
+        checkWeight(weight, options.priority().ordinal());
         return weight;
     }
 
@@ -199,13 +199,13 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
      * only while a change, a few instructions under the lock, is half done. An admission needs no such care: the
      * word's free slots never exceed the limit they were counted under, so whatever the CAS takes is legal there.
      */
-    private int checkWeight(int weight) {
+    private int checkWeight(int weight, int level) {
         for (;;) {
             int version = limitChanges;
             int limit = maxConcurrency;
             if ((version & 1) == 0 && version == limitChanges) {
-                if (weight > limit) {
-                    throw tooHeavy(weight, limit);
+                if (weight > limit - headroom[level]) { // the reserves above it must stay free: it could never run
+                    throw tooHeavy(weight, limit, level);
                 }
                 return version;
             }
@@ -213,9 +213,16 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
         }
     }
 
-    private IllegalArgumentException tooHeavy(int weight, int limit) {
-        return new IllegalArgumentException("weight (" + weight + ") exceeds the maxConcurrency (" + limit
-                + ") of bulkhead '" + name + "': such a call could never get its slots");
+    private IllegalArgumentException tooHeavy(int weight, int limit, int level) {
+        int reserved = headroom[level];
+        if (reserved == 0) {
+            return new IllegalArgumentException("weight (" + weight + ") exceeds the maxConcurrency (" + limit
+                    + ") of bulkhead '" + name + "': such a call could never get its slots");
+        }
+        return new IllegalArgumentException("weight (" + weight + ") exceeds the " + Math.max(0, limit - reserved)
+                + " slots a " + WaiterQueue.priority(level) + " call may take in bulkhead '" + name
+                + "' (maxConcurrency " + limit + " less " + reserved + " reserved for higher priorities): such a "
+                + "call could never get its slots");
     }
 
     /**
@@ -225,7 +232,7 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
      */
     RuntimeException refusedOnArrival(Rejection rejection, int weight) {
         return rejection.reason() == Rejection.Reason.WEIGHT_EXCEEDS_LIMIT
-                ? tooHeavy(weight, rejection.maxConcurrency()) : reject(rejection);
+                ? tooHeavy(weight, rejection.maxConcurrency(), rejection.priority().ordinal()) : reject(rejection);
     }
 
     @Override
@@ -287,7 +294,7 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
         int weight = options.weight();
         int level = options.priority().ordinal();
         for (;;) {
-            int version = checkWeight(weight);
+            int version = checkWeight(weight, level);
             if (options.signal().isCancelled()) {
                 return Optional.empty();
             }

@@ -280,16 +280,19 @@ final class SimulateCommand implements Callable<Integer> {
                     + ": priorities, weights and reserves are the bulkhead's");
         }
         CallMix mix = new CallMix(priorityMix, weights, reserve == null ? Map.of() : reserve.slots());
+        // With an adaptive limit the bulkhead may run at any limit down to --min-limit, so that is the bound.
         int ceiling = adaptive == null ? limit : minLimit;
-        if (mix.maxWeight() > ceiling) {
-            throw new ParameterException(spec.commandLine(), "--weights: weight " + mix.maxWeight() + " is above "
-                    + (adaptive == null ? "--limit " : "--min-limit ") + ceiling
-                    + "; such a call could never run");
-        }
+        String ceilingName = (adaptive == null ? "--limit " : "--min-limit ") + ceiling;
         int reserved = mix.reserves().values().stream().mapToInt(Integer::intValue).sum();
-        if (reserved >= limit) {
+        if (reserved >= ceiling) {
             throw new ParameterException(spec.commandLine(), "--reserve: the reserves add up to " + reserved
-                    + " slots; they must stay below --limit " + limit);
+                    + " slots; they must stay below " + ceilingName);
+        }
+        int headroom = mix.lowestHeadroom();
+        if (mix.maxWeight() > ceiling - headroom) {
+            throw new ParameterException(spec.commandLine(), "--weights: weight " + mix.maxWeight() + " is above "
+                    + ceilingName + (headroom == 0 ? "" : " less the " + headroom + " slots reserved above the "
+                    + "lowest priority") + "; such a call could never run");
         }
         return mix;
     }

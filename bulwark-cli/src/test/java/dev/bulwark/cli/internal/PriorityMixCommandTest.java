@@ -65,6 +65,8 @@ class PriorityMixCommandTest {
         "--reserve critical:0                           | --reserve: slots of critical must be a whole number of at least 1, got '0'",
         "--reserve vip:1                                | --reserve: unknown priority 'vip'",
         "--reserve critical:20,high:12                  | --reserve: the reserves add up to 32 slots; they must stay below --limit 32",
+        "--reserve critical:2 --adaptive aimd --min-limit 2 --limit 8 | --reserve: the reserves add up to 2 slots; they must stay below --min-limit 2",
+        "--reserve critical:2 --weights 1:50%,31:50%    | --weights: weight 31 is above --limit 32 less the 2 slots reserved above the lowest priority; such a call could never run",
         "--no-bulkhead --priority-mix normal:100%       | --no-bulkhead cannot be combined with --priority-mix",
         "--no-bulkhead --weights 2:100%                 | --no-bulkhead cannot be combined with --weights",
     })
@@ -75,6 +77,15 @@ class PriorityMixCommandTest {
         assertThat(outcome.err.lines()).hasSize(1);
         assertThat(outcome.err).contains(expected).doesNotContain("Exception");
         assertThat(outcome.out).isEmpty();
+    }
+
+    @Test
+    void aWeightTheReservesWouldHoldBackIsFineWhenOnlyTheReservedPriorityIsDrawn() {
+        Outcome outcome = run(args("--duration", "1s", "--reserve", "critical:2", "--weights", "31:100%",
+                "--priority-mix", "critical:100%"));
+
+        assertThat(outcome.err).isEmpty();
+        assertThat(outcome.exitCode).isZero();
     }
 
     @Test

@@ -70,6 +70,27 @@ public record CallMix(Mix<Priority> priorities, Mix<Integer> weights, Map<Priori
     }
 
     /**
+     * Returns the headroom of the lowest priority a call may draw: the reserves of every priority above it, the
+     * slots such a call must leave free ({@code BulkheadConfig.headroom}). A weight above the limit less this could
+     * never run.
+     *
+     * @return at least 0
+     */
+    public int lowestHeadroom() {
+        Priority lowest = priorities == null ? Priority.NORMAL : Priority.CRITICAL;
+        if (priorities != null) {
+            for (Mix.Entry<Priority> entry : priorities.entries()) {
+                lowest = entry.value().ordinal() > lowest.ordinal() ? entry.value() : lowest;
+            }
+        }
+        int headroom = 0;
+        for (Map.Entry<Priority, Integer> reserve : reserves.entrySet()) {
+            headroom += reserve.getKey().ordinal() < lowest.ordinal() ? reserve.getValue() : 0;
+        }
+        return headroom;
+    }
+
+    /**
      * Describes the mix for a report's header.
      *
      * @return for example {@code priorities critical:20%,normal:80%; weights 1:90%,4:10%; reserve critical:2}
