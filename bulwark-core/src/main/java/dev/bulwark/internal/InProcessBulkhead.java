@@ -16,6 +16,7 @@ import dev.bulwark.Ticker;
 import dev.bulwark.internal.spi.AdaptiveTarget;
 import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.internal.spi.AsyncOperation;
+import dev.bulwark.internal.spi.OutcomeClassifier;
 import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.internal.spi.VarHandles;
 import dev.bulwark.internal.spi.WaiterFuture;
@@ -49,7 +50,7 @@ import java.util.function.Supplier;
  * ({@link #releaseAfterRun}), and the release is reported before the slot is handed on, so that event order
  * stays causal.
  */
-public final class InProcessBulkhead extends WeightedEntries implements ChainStep, AdaptiveTarget {
+public final class InProcessBulkhead extends WeightedEntries implements ChainStep, AdaptiveTarget, OutcomeClassifier {
 
     private static final VarHandle EVENTS =
             VarHandles.field(MethodHandles.lookup(), "events", BulkheadEvents.class);
@@ -147,7 +148,8 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
     }
 
     /** How a failed call counts for the adaptive limit. */
-    Permit.Outcome outcomeOf(Throwable failure) {
+    @Override
+    public Permit.Outcome outcomeOf(Throwable failure) {
         AdaptiveLimiter adaptive = limiter;
         return adaptive == null ? Permit.Outcome.IGNORED : adaptive.classify(failure);
     }

@@ -4,6 +4,7 @@ import dev.bulwark.Bulkhead;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
 import dev.bulwark.internal.Stages;
+import dev.bulwark.internal.spi.OutcomeClassifier;
 import dev.bulwark.internal.spi.WaiterFuture;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -21,6 +22,10 @@ import java.util.concurrent.CompletableFuture;
  * each starting when the previous wait completes, on whichever thread completed it; giving up on the returned
  * future cancels the step waiting then. Invariant: at every moment a call holds at most the slots it is about to
  * return as a {@link Pair}, and on any failure or cancellation it holds none.
+ *
+ * <p>A slot given back because the other was not free ran nothing, so it is closed {@link Permit.Outcome#IGNORED}:
+ * closed as a success it would feed an adaptive limit a call of about 0 ms. After the operation ran, each slot is
+ * closed with its own bulkhead's classification of the outcome ({@link #closeAfterRun}).
  */
 public final class DualPermits {
 
@@ -44,13 +49,13 @@ public final class DualPermits {
             if (globalPermit.isPresent()) {
                 return new Pair(localPermit, globalPermit.get());
             }
-            localPermit.close();
+            localPermit.close(Permit.Outcome.IGNORED);
             Permit waitedGlobal = global.acquire(signal);
             Optional<Permit> retriedLocal = local.tryAcquire();
             if (retriedLocal.isPresent()) {
                 return new Pair(retriedLocal.get(), waitedGlobal);
             }
-            waitedGlobal.close();
+            waitedGlobal.close(Permit.Outcome.IGNORED);
         }
     }
 
@@ -105,7 +110,7 @@ public final class DualPermits {
                 if (globalPermit.isPresent()) {
                     complete(new Pair(localPermit, globalPermit.get()));
                 } else {
-                    localPermit.close();
+                    localPermit.close(Permit.Outcome.IGNORED);
                     waitForGlobal();
                 }
             });
@@ -126,7 +131,7 @@ public final class DualPermits {
                 if (localPermit.isPresent()) {
                     complete(new Pair(localPermit.get(), globalPermit));
                 } else {
-                    globalPermit.close();
+                    globalPermit.close(Permit.Outcome.IGNORED);
                     waitForLocal();
                 }
             });
@@ -134,7 +139,7 @@ public final class DualPermits {
 
         private void complete(Permit pair) {
             if (!both.complete(pair)) {
-                pair.close(); // the caller gave up at that very moment
+                pair.close(Permit.Outcome.IGNORED); // the caller gave up at that very moment
             }
         }
     }
@@ -148,6 +153,27 @@ public final class DualPermits {
      */
     static Permit pair(Permit local, Permit global) {
         return new Pair(local, global);
+    }
+
+    /**
+     * Closes the slot(s) of an operation that ran and ended with {@code failure} ({@code null} when it returned),
+     * each with the outcome its own bulkhead's adaptive limit would have classified it as.
+     *
+     * @param permit a key's slot, or a pair from this class
+     * @param local the key's bulkhead
+     * @param global the global bulkhead, or {@code null} when there is none
+     * @param failure what the operation failed with, or {@code null}
+     */
+    static void closeAfterRun(Permit permit, Bulkhead local, Bulkhead global, Throwable failure) {
+        if (permit instanceof Pair pair) {
+            try {
+                pair.local.close(OutcomeClassifier.outcomeAfter(local, failure));
+            } finally {
+                pair.global.close(OutcomeClassifier.outcomeAfter(global, failure));
+            }
+        } else {
+            permit.close(OutcomeClassifier.outcomeAfter(local, failure));
+        }
     }
 
     /** Two permits released together, idempotently (each permit is idempotent). */

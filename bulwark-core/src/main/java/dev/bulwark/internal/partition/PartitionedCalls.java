@@ -39,6 +39,11 @@ import org.jspecify.annotations.Nullable;
  * is the last step before the operation (for a plain partition a {@link ChainStep} inside the partition's own
  * call, which allocates nothing), so after a close no operation starts.
  *
+ * <p><b>Outcomes.</b> Slots around an operation that ran are closed with the outcome each bulkhead's adaptive
+ * limit would classify it as ({@link DualPermits#closeAfterRun}): a return a success, a timeout a drop. Slots given
+ * back without running anything (closed meanwhile, the caller gave up, the other slot not free) are closed
+ * {@code IGNORED}, so neither limit learns from a call that never happened.
+ *
  * @param <K> the key type
  */
 public final class PartitionedCalls<K> {
@@ -81,11 +86,19 @@ public final class PartitionedCalls<K> {
             if (global == null) {
                 return ((InProcessBulkhead) partition.bulkhead()).call(openCheck, 0, operation, signal);
             }
-            try (Permit permit = acquireBoth(partition, global, signal)) {
-                if (table.isClosed()) {
-                    throw table.rejectClosed(0L);
-                }
+            Permit permit = acquireBoth(partition, global, signal);
+            if (table.isClosed()) {
+                permit.close(Permit.Outcome.IGNORED); // nothing ran: no sample for an adaptive limit
+                throw table.rejectClosed(0L);
+            }
+            Throwable failure = null;
+            try {
                 return operation.get();
+            } catch (Throwable thrown) {
+                failure = thrown;
+                throw thrown;
+            } finally {
+                DualPermits.closeAfterRun(permit, partition.bulkhead(), global, failure);
             }
         } finally {
             table.exit(partition);
@@ -101,7 +114,7 @@ public final class PartitionedCalls<K> {
         try {
             globalSlot = fair.acquire(partition, signal);
         } catch (RuntimeException | Error refused) {
-            local.close();
+            local.close(Permit.Outcome.IGNORED);
             throw refused;
         }
         return DualPermits.pair(local, globalSlot);
@@ -124,7 +137,7 @@ public final class PartitionedCalls<K> {
         CompletableFuture<Permit> slots;
         try {
             partition = table.enter(key);
-        } catch (RuntimeException refusedOrFailed) {
+        } catch (RuntimeException | Error refusedOrFailed) { // configFor's own failure, whatever its type
             result.completeExceptionally(refusedOrFailed);
             return result;
         }
@@ -148,20 +161,25 @@ public final class PartitionedCalls<K> {
                 return;
             }
             if (result.isDone()) {
-                release(permit, partition);
+                release(permit, partition, Permit.Outcome.IGNORED);
                 return;
             }
             if (table.isClosed()) {
-                release(permit, partition);
+                release(permit, partition, Permit.Outcome.IGNORED);
                 result.completeExceptionally(table.rejectClosed(0L));
                 return;
             }
             Stages.start(operation).whenComplete((value, stageFailure) -> {
-                release(permit, partition);
-                if (stageFailure == null) {
+                Throwable ended = stageFailure == null ? null : Stages.unwrap(stageFailure);
+                try {
+                    DualPermits.closeAfterRun(permit, partition.bulkhead(), global, ended);
+                } finally {
+                    table.exit(partition);
+                }
+                if (ended == null) {
                     result.complete(value);
                 } else {
-                    result.completeExceptionally(Stages.unwrap(stageFailure));
+                    result.completeExceptionally(ended);
                 }
             });
         });
@@ -188,23 +206,26 @@ public final class PartitionedCalls<K> {
             }
             globalStep.whenComplete((globalSlot, globalFailure) -> {
                 if (globalFailure != null) {
-                    local.close();
+                    local.close(Permit.Outcome.IGNORED);
                     both.completeExceptionally(Stages.unwrap(globalFailure));
                     return;
                 }
                 Permit pair = DualPermits.pair(local, globalSlot);
                 if (!both.complete(pair)) {
-                    pair.close(); // the caller gave up at that very moment
+                    pair.close(Permit.Outcome.IGNORED); // the caller gave up at that very moment
                 }
             });
         });
         return both;
     }
 
-    /** Releases first, then leaves the partition: a partition is evicted only once nothing holds a slot. */
-    private void release(Permit permit, Partition partition) {
+    /**
+     * Releases the slot(s) of a call that did not run, then leaves the partition: a partition is evicted only once
+     * nothing holds a slot.
+     */
+    private void release(Permit permit, Partition partition, Permit.Outcome outcome) {
         try {
-            permit.close();
+            permit.close(outcome);
         } finally {
             table.exit(partition);
         }

@@ -480,7 +480,7 @@ abstract class ClusterProtocol {
     }
 
     /** How a failed call counts for the adaptive limit: {@code IGNORED} without one. */
-    final Permit.Outcome outcomeOf(Throwable failure) {
+    public final Permit.Outcome outcomeOf(Throwable failure) {
         ClusterAdaptiveLimit limit = adaptive;
         return limit == null ? Permit.Outcome.IGNORED : limit.classify(failure);
     }
