@@ -55,6 +55,11 @@ package dev.bulwark;
  *       more; otherwise three quarters first, then half if that is slower too): only if the probe at half is
  *       clearly slower than what was learnt does the reference follow the resource. Either way the limit then
  *       resumes at the cut the second slower window called for.</li>
+ *   <li><b>A limit changed by hand</b> ({@code changeMaxConcurrency}) during the first measurement or a
+ *       re-measurement ends it, so the limit stays where it was put. If the first measurement had not finished,
+ *       nothing is learnt yet: the limit holds at the new value (a drop still cuts it) until, 2 s later, it
+ *       measures at three quarters of it, and it then resumes at the new value and grows by the running steps
+ *       (no slow start). A change at any other time: the algorithm simply continues from the new value.</li>
  * </ol>
  *
  * <h2>When not to use it</h2>

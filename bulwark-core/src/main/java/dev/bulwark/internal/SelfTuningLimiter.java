@@ -111,6 +111,8 @@ final class SelfTuningLimiter extends WindowedLimiter {
     private boolean verifying;
     /** The current check probes at three quarters, and goes on to half if that is slower too. */
     private boolean verifyingHigh;
+    /** A hand change ended the first measurement before it learnt anything (see {@link #changedByHand}). */
+    private boolean unreferenced;
 
     SelfTuningLimiter(SelfTuningLimit config, int initialLimit) {
         super(config, initialLimit, true);
@@ -178,14 +180,41 @@ final class SelfTuningLimiter extends WindowedLimiter {
         if (seen < Math.max(windowSamples, w.limit)) {
             return false;
         }
-        if (w.drops > 0 || Double.isNaN(w.meanLatencyNanos)) {
-            return true;
+        if (w.drops > 0 || Double.isNaN(w.meanLatencyNanos) || unreferenced) {
+            return true; // nothing learnt: no verdict to wait for (see changedByHand)
         }
         int verdict = verdicts.verdict(w, false);
         // Slow start looks once, at a fixed size: its windows feed the reference, and closing early on "slower" (which
         // is not pooled) at every look pooled mostly the chance-fast windows (15 ms of a 20 ms resource), a
         // reference biased low that later held the limit well below the capacity.
         return slowStart ? seen >= 2L * Math.max(windowSamples, w.limit) : verdict != UNDECIDED;
+    }
+
+    /**
+     * A hand change (see {@link WindowedLimiter#changedByHand}) during the first measurement or a re-measurement
+     * ends it: the limit is where the caller put it, and pinning it back (as the measurement would) would undo
+     * the change. The in-process bulkhead's own start at the pinned limit is no hand change. If nothing has been
+     * learnt yet (the first measurement had not finished), the limit holds at the new value, drops still cutting
+     * it, and the re-measurement at three quarters of it that gives the algorithm its reference comes
+     * {@link #EARLY_PROBE_NANOS} later; otherwise the periodic schedule goes on. A change while running needs
+     * nothing: the algorithm continues from the new value, as every algorithm does.
+     */
+    @Override
+    void changedByHand(Window w) {
+        if (phase == Phase.RUNNING || phase == Phase.MEASURING && w.limit == pinned(resumeLimit)) {
+            return;
+        }
+        if (phase == Phase.MEASURING) {
+            slowStart = false; // the caller chose a level: growth from it takes the running steps
+        }
+        phase = Phase.RUNNING;
+        verifying = false;
+        verifyingHigh = false;
+        resumeLimit = w.limit;
+        probeStartedAt = w.closedAt;
+        unreferenced = Double.isNaN(reference(w.limit + 1)[0]);
+        nextProbeAt = w.closedAt + (unreferenced ? EARLY_PROBE_NANOS
+                : (long) (PROBE_INTERVAL_NANOS * (0.8 + 0.4 * jitter.nextDouble())));
     }
 
     @Override
@@ -232,6 +261,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
                     pools.clear(); // the resource changed: what was learnt at other limits no longer holds
                 }
                 pool(w);
+                unreferenced = false;
                 lastProbeMean = w.meanLatencyNanos;
                 lastProbeError = LatencyPools.windowError(w);
             }
@@ -261,6 +291,9 @@ final class SelfTuningLimiter extends WindowedLimiter {
             phase = Phase.PROBING;
             resumeLimit = limit;
             return Math.max(minLimit, Math.floor(limit * 0.75));
+        }
+        if (w.drops == 0 && unreferenced) {
+            return limit; // a hand change ended the first measurement: hold until the re-measurement
         }
         int verdict = w.drops > 0 || Double.isNaN(w.meanLatencyNanos) ? 1 : verdicts.verdict(w, true);
         if (verdict > 0) {

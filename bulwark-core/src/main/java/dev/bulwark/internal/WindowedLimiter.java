@@ -158,6 +158,7 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
             openedAt = endedAt;
             if (Math.abs(current - estimatedLimit) >= 1.0) {
                 estimatedLimit = current; // someone changed the limit by hand: continue from there
+                changedByHand(w);
             }
             double decided = decide(w);
             if (!Double.isNaN(decided)) { // a NaN (nothing to compare with) holds the limit, never sets it to 0
@@ -170,6 +171,16 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
         if (next != current) {
             bulkhead.adaptLimit(current, next);
         }
+    }
+
+    /**
+     * Told, before {@link #decide}, that the limit is not the one this limiter last set: someone changed it by
+     * hand (or, for a cluster-wide bulkhead, another instance did). The window {@code w} ends at that limit. An
+     * algorithm with phases of its own ends what the change overrode; the default continues as if it had set it.
+     *
+     * @param w the window now closing, at the changed limit
+     */
+    void changedByHand(Window w) {
     }
 
     /** Samples gathered and not yet taken by a closed window (for the race test's accounting). */
