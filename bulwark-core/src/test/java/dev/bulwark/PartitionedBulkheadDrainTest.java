@@ -97,6 +97,36 @@ class PartitionedBulkheadDrainTest {
     }
 
     @Test
+    void waitedIsOnlyTheWaitForRunningCallsSoADrainThatDoesNotWaitReportsZero() {
+        // The closing itself takes time: refusing the queued call runs its partition's overflow handler, which
+        // lets at least a millisecond of real time pass. That is closing, not waiting for running calls.
+        BulkheadConfig slowToRefuse = Bulkhead.builder().maxConcurrency(1).maxQueue(10)
+                .onRejected(rejection -> spinFor(Duration.ofMillis(1))).config();
+        PartitionedBulkhead<String> partitioned = PartitionedBulkhead.<String>builder().defaultConfig(slowToRefuse)
+                .build();
+        CompletableFuture<String> running = new CompletableFuture<>();
+        partitioned.callAsync("a", () -> running);
+        CompletableFuture<String> queued = partitioned.callAsync("a", () -> CompletableFuture.completedFuture("q"));
+
+        DrainResult closing = partitioned.drain(Duration.ZERO);
+
+        assertThat(closing.refusedWaiters()).isEqualTo(1);
+        assertThat(closing.stillExecuting()).isEqualTo(1);
+        assertThat(closing.waited()).as("Duration.ZERO does not wait").isEqualTo(Duration.ZERO);
+        assertThat(reasonOf(catchThrowable(queued::join))).isEqualTo(Rejection.Reason.CLOSED);
+        running.complete("done");
+        assertThat(partitioned.drain(Duration.ofMinutes(5)).waited()).as("nothing left to wait for")
+                .isEqualTo(Duration.ZERO);
+    }
+
+    private static void spinFor(Duration duration) {
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < duration.toNanos()) {
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
     void drainWaitsUpToItsDeadlineAndReturnsWhenTheLastCallReleases() throws Exception {
         PartitionedBulkhead<String> partitioned = partitioned(new ArrayList<>());
         CompletableFuture<String> running = new CompletableFuture<>();

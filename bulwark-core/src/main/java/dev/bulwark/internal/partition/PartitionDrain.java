@@ -17,7 +17,9 @@ import org.jspecify.annotations.Nullable;
  * of them ever runs. Later drains refuse nothing more. Every drain then waits
  * for the partitions' executing counts to reach 0, re-reading them at most every millisecond (parking, so a virtual
  * thread is not pinned), and never past its deadline, measured on {@link System#nanoTime()}: a drain's deadline is
- * real time even when the bulkhead's ticker is a test's. The global bulkhead is the user's and is left alone.
+ * real time even when the bulkhead's ticker is a test's, and starting once the closing is done: {@code waited} is the
+ * time spent waiting for running calls only, zero when the drain did not wait (a zero deadline, or nothing running
+ * after the close), as for a plain bulkhead. The global bulkhead is the user's and is left alone.
  */
 public final class PartitionDrain {
 
@@ -38,7 +40,6 @@ public final class PartitionDrain {
      */
     public static DrainResult drain(String name, PartitionTable<?> table, @Nullable FairShares fair,
                                     Duration deadline) {
-        long start = System.nanoTime();
         long budget = saturatedNanos(deadline);
         int refused = 0;
         if (table.close()) {
@@ -48,15 +49,20 @@ public final class PartitionDrain {
             }
         }
         int executing = table.executingCount();
-        while (executing > 0) {
-            long remaining = budget - (System.nanoTime() - start);
-            if (remaining <= 0 || Thread.currentThread().isInterrupted()) {
-                break;
+        long waited = 0L;
+        if (executing > 0 && budget > 0) {
+            long start = System.nanoTime(); // after the closing: waited() is the wait for running calls only
+            while (executing > 0) {
+                long remaining = budget - (System.nanoTime() - start);
+                if (remaining <= 0 || Thread.currentThread().isInterrupted()) {
+                    break;
+                }
+                LockSupport.parkNanos(PartitionDrain.class, Math.min(remaining, POLL_NANOS));
+                executing = table.executingCount();
             }
-            LockSupport.parkNanos(PartitionDrain.class, Math.min(remaining, POLL_NANOS));
-            executing = table.executingCount();
+            waited = System.nanoTime() - start;
         }
-        return new DrainResult(name, refused, executing, Duration.ofNanos(System.nanoTime() - start));
+        return new DrainResult(name, refused, executing, Duration.ofNanos(waited));
     }
 
     private static long saturatedNanos(Duration deadline) {
