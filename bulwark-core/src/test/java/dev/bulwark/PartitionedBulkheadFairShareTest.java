@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -241,6 +242,23 @@ class PartitionedBulkheadFairShareTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("shareWeight");
         assertThat(partitioned.partitionCount()).as("no place used").isZero();
         assertThat(partitioned.call("ab", () -> "ab")).isEqualTo("ab");
+    }
+
+    @Test
+    void aShareWeightThatThrowsAnErrorFailsTheAsyncCallsFutureInsteadOfThrowing() {
+        StackOverflowError broken = new StackOverflowError("shareWeight blew up");
+        PartitionedBulkhead<String> partitioned = fair(global(2)).fairShares(key -> {
+            throw broken;
+        }).build();
+        AtomicInteger ran = new AtomicInteger();
+        CompletableFuture<String> call = partitioned.callAsync("k", () -> {
+            ran.incrementAndGet();
+            return CompletableFuture.completedFuture("ran");
+        });
+        assertThat(call).failsWithin(Duration.ZERO).withThrowableOfType(ExecutionException.class)
+                .havingCause().isSameAs(broken);
+        assertThat(ran).hasValue(0);
+        assertThat(partitioned.partitionCount()).as("no place used").isZero();
     }
 
     @Test
