@@ -1,15 +1,21 @@
 package dev.bulwark;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 import dev.bulwark.testing.GatedTicker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -75,5 +81,62 @@ class PartitionedBulkheadFairShareRaceTest {
             }
             assertThat(partitioned.call("after", () -> "after")).isEqualTo("after");
         }
+    }
+    /**
+     * The grant's delivery first disarms the waiter's timer: the scheduler's {@code cancel} runs on the granting
+     * thread after the pump took the waiter out of its queue and before it completes the waiter's future. It
+     * interrupts the blocked caller right there, so the interrupt meets a grant already decided (whether the caller
+     * wakes before or after the delivery).
+     */
+    @Test
+    void anInterruptRacingAGrantCancelsTheBlockingCallAndPassesItsSlotsOn() throws Exception {
+        AtomicReference<Thread> interruptOnDisarm = new AtomicReference<>();
+        Scheduler interrupting = (task, delay, unit) -> {
+            Scheduler.Cancellable timer = Scheduler.shared().schedule(task, delay, unit);
+            return () -> {
+                Thread waiter = interruptOnDisarm.getAndSet(null);
+                if (waiter != null) {
+                    waiter.interrupt();
+                }
+                timer.cancel();
+            };
+        };
+        Bulkhead global = Bulkhead.builder().name("global").maxConcurrency(1).maxQueue(10)
+                .maxWait(Duration.ofHours(1)).build();
+        PartitionedBulkhead<String> partitioned = PartitionedBulkhead.<String>builder().globalLimit(global)
+                .fairShares().scheduler(interrupting)
+                .defaultConfig(Bulkhead.builder().maxConcurrency(2).maxQueue(10).config()).build();
+        Permit held = global.acquire();
+        AtomicInteger ran = new AtomicInteger();
+        AtomicBoolean flagKept = new AtomicBoolean();
+        FutureTask<String> blocked = new FutureTask<>(() -> {
+            try {
+                return partitioned.call("a", () -> {
+                    ran.incrementAndGet();
+                    return "ran";
+                });
+            } catch (CancellationException e) {
+                flagKept.set(Thread.currentThread().isInterrupted());
+                throw e;
+            }
+        });
+        Thread thread = new Thread(blocked, "fair-waiter");
+        thread.setDaemon(true);
+        thread.start();
+        await().until(() -> partitioned.fairQueuedCount() == 1);
+        interruptOnDisarm.set(thread);
+
+        held.close(); // the pump gets the slot and grants it to the waiter, which is interrupted in between
+
+        assertThat(catchThrowable(() -> blocked.get(30, TimeUnit.SECONDS))).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(CancellationException.class);
+        assertThat(ran).as("the operation of an interrupted call never runs").hasValue(0);
+        assertThat(flagKept).as("the interrupt flag is kept").isTrue();
+        await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).untilAsserted(() -> {
+            assertThat(global.executingCount()).isZero();
+            assertThat(global.queuedCount()).isZero();
+        });
+        assertThat(partitioned.partition("a").orElseThrow().executingCount()).isZero();
+        assertThat(partitioned.call("a", () -> "after")).isEqualTo("after");
     }
 }

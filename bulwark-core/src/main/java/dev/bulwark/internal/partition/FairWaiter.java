@@ -98,7 +98,7 @@ final class FairWaiter implements WaiterFuture.Owner {
     void grant(Permit permit) {
         disarm();
         if (!future.complete(permit)) {
-            permit.close(); // the caller gave up at that very moment: pass the slot on
+            permit.close(Permit.Outcome.IGNORED); // the caller gave up at that very moment: pass the slot on
         }
     }
 
@@ -114,7 +114,10 @@ final class FairWaiter implements WaiterFuture.Owner {
     }
 
     /**
-     * Blocks the calling thread until the wait ends.
+     * Blocks the calling thread until the wait ends. An interrupt while queued ends the wait, as in a plain
+     * bulkhead's blocking wait ({@code SyncWaiter}): also when it meets a grant decided at the same instant (the
+     * pump took the waiter out of its queue, or even delivered the slot before the thread woke), whose slot is
+     * then passed on rather than run for a caller that was interrupted.
      *
      * @return the global slot
      * @throws dev.bulwark.BulkheadRejectedException when refused (queue full, maximum wait, closed)
@@ -125,14 +128,25 @@ final class FairWaiter implements WaiterFuture.Owner {
         try {
             for (;;) {
                 try {
-                    return future.get();
+                    Permit permit = future.get();
+                    if (!Thread.currentThread().isInterrupted()) {
+                        return permit;
+                    }
+                    // Interrupted while the grant completed the future (get() then returns with the flag set).
+                    interrupted = true;
+                    permit.close(Permit.Outcome.IGNORED); // nothing ran: pass the slot on
+                    throw Outcomes.interruptedWhileQueued(shares.globalName());
                 } catch (InterruptedException e) {
                     interrupted = true;
                     if (shares.remove(this)) {
                         disarm();
                         throw Outcomes.interruptedWhileQueued(shares.globalName());
                     }
-                    // Decided at this instant by another thread: take its outcome (the loop returns or throws).
+                    if (grantDecided) {
+                        passOnGrant();
+                        throw Outcomes.interruptedWhileQueued(shares.globalName());
+                    }
+                    // A refusal decided at this instant by another thread: take it (the loop throws it).
                 } catch (ExecutionException e) {
                     Throwable cause = e.getCause();
                     if (cause instanceof RuntimeException) {
@@ -148,6 +162,17 @@ final class FairWaiter implements WaiterFuture.Owner {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * Gives back the slot of a grant decided for this waiter, delivered or not: cancelling the future before the
+     * delivery makes {@link #grant} close the slot; after it, the slot is in the future and is closed here.
+     */
+    private void passOnGrant() {
+        disarm();
+        if (!future.cancel(false) && !future.isCompletedExceptionally()) {
+            future.join().close(Permit.Outcome.IGNORED); // nothing ran
         }
     }
 
