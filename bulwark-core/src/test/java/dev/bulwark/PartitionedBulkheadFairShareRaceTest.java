@@ -4,12 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
+import dev.bulwark.internal.timer.OffTimer;
+import dev.bulwark.testing.ForwardingBulkhead;
 import dev.bulwark.testing.GatedTicker;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -138,5 +143,65 @@ class PartitionedBulkheadFairShareRaceTest {
         });
         assertThat(partitioned.partition("a").orElseThrow().executingCount()).isZero();
         assertThat(partitioned.call("a", () -> "after")).isEqualTo("after");
+    }
+    /**
+     * A waiter's maximum wait passes on the timer thread, which removes it and cancels the pump nobody needs any
+     * more. The pump's cancel (the foreign global bulkhead's future) is stopped until a second call has queued, so
+     * the cancelled pump must start again and, a global slot being free, grant that call at once. Neither the
+     * restart ({@code global.acquireAsync()}) nor the granted operation may run on the timer thread.
+     */
+    @Test
+    void aPumpRestartedAfterATimeoutNeverRunsTheGlobalBulkheadOrAnOperationOnTheTimerThread() throws Exception {
+        Bulkhead inner = Bulkhead.builder().name("global").maxConcurrency(1).maxQueue(10).build();
+        CountDownLatch cancelling = new CountDownLatch(1);
+        CountDownLatch secondQueued = new CountDownLatch(1);
+        List<Boolean> acquiresOnTimer = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger acquires = new AtomicInteger();
+        Bulkhead global = new ForwardingBulkhead(inner) {
+            @Override
+            public Optional<Duration> maxWait() {
+                return Optional.of(Duration.ofMillis(50)); // the fair waiters' maximum wait, on Scheduler.shared()
+            }
+
+            @Override
+            public CompletableFuture<Permit> acquireAsync(CancellationSignal signal) {
+                if (acquires.getAndIncrement() > 0) {
+                    acquiresOnTimer.add(OffTimer.onTimerThread());
+                    return delegate.acquireAsync(signal);
+                }
+                return new CompletableFuture<>() { // the first pump waits until cancelled
+                    @Override
+                    public boolean cancel(boolean mayInterruptIfRunning) {
+                        cancelling.countDown();
+                        try {
+                            secondQueued.await(30, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        return super.cancel(mayInterruptIfRunning);
+                    }
+                };
+            }
+        };
+        PartitionedBulkhead<String> partitioned = PartitionedBulkhead.<String>builder().globalLimit(global)
+                .fairShares().defaultConfig(Bulkhead.builder().maxConcurrency(2).maxQueue(10).config()).build();
+        Permit held = inner.acquire();
+        CompletableFuture<String> first = partitioned.callAsync("a", () -> CompletableFuture.completedFuture("a"));
+        assertThat(cancelling.await(30, TimeUnit.SECONDS)).as("the first waiter timed out").isTrue();
+
+        AtomicReference<Boolean> operationOnTimer = new AtomicReference<>();
+        CompletableFuture<String> second = partitioned.callAsync("b", () -> {
+            operationOnTimer.set(OffTimer.onTimerThread());
+            return CompletableFuture.completedFuture("b");
+        });
+        assertThat(partitioned.fairQueuedCount()).isEqualTo(1);
+        held.close(); // free now, so the restarted pump is granted at once
+        secondQueued.countDown();
+
+        assertThat(second.get(30, TimeUnit.SECONDS)).isEqualTo("b");
+        assertThat(operationOnTimer.get()).as("the granted operation ran on the timer thread").isFalse();
+        assertThat(acquiresOnTimer).as("global.acquireAsync() on the timer thread").containsOnly(false);
+        assertThat(catchThrowable(first::join)).cause().isInstanceOf(BulkheadRejectedException.class);
+        await().untilAsserted(() -> assertThat(inner.executingCount()).isZero());
     }
 }

@@ -10,6 +10,7 @@ import dev.bulwark.Ticker;
 import dev.bulwark.internal.SpinThenParkLock;
 import dev.bulwark.internal.Stages;
 import dev.bulwark.internal.spi.Outcomes;
+import dev.bulwark.internal.timer.OffTimer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -54,6 +55,10 @@ import org.jspecify.annotations.Nullable;
  * key at or above its share is never granted a slot while a key below its share waits (with {@code L/W} common to
  * all active keys, {@code held(b)/weight(b) < L/W <= held(a)/weight(a)}), and a noisy key that borrowed every
  * slot gives them back to the waiting keys as its calls finish: no running call is ever stopped.
+ *
+ * <p><b>Timer thread.</b> A waiter's maximum wait is decided on the timer's thread ({@link FairWaiter}); the cancel
+ * of a pump it leaves unneeded, and the outcome of a pump completed there (a grant, a restart), are handed off
+ * ({@link OffTimer}): neither the global bulkhead nor a granted operation ever runs on the timer thread.
  *
  * <p>A call can pass a waiter on the fast path only in the instant between that waiter's failed
  * {@code tryAcquire()} and its queuing, when a slot was freed: the pump, then queued behind it in the global
@@ -279,7 +284,8 @@ public final class FairShares {
             lock.unlock();
         }
         if (cancelled != null) {
-            cancelAll(cancelled);
+            List<CompletableFuture<Permit>> pumps = cancelled; // a foreign bulkhead's cancel, and what it completes
+            OffTimer.run(() -> cancelAll(pumps));
         }
         return true;
     }
@@ -323,11 +329,13 @@ public final class FairShares {
                     step.cancel(false);
                 }
                 CompletableFuture<Permit> pending = step;
-                pending.whenComplete((permit, failure) -> {
+                // Completed on the thread that ends the wait: on the timer's (a timeout, or a cancel by a timed-out
+                // waiter) the grant it may deliver and the restart (global.acquireAsync()) are handed off.
+                pending.whenComplete((permit, failure) -> OffTimer.run(() -> {
                     if (pumped(pending, permit, failure)) {
                         runPump();
                     }
-                });
+                }));
                 return;
             }
             Permit permit = null;
