@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
+import dev.bulwark.testing.CountingListener;
 import dev.bulwark.testing.FakeTicker;
 import dev.bulwark.testing.ManualScheduler;
 import dev.bulwark.testing.Threads;
@@ -242,6 +243,74 @@ class PartitionedBulkheadFairShareTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("shareWeight");
         assertThat(partitioned.partitionCount()).as("no place used").isZero();
         assertThat(partitioned.call("ab", () -> "ab")).isEqualTo("ab");
+    }
+
+    /**
+     * The pump is no caller: its timeouts in the global queue (then it starts again) and its cancellation (nobody
+     * waits any more) reach neither the global bulkhead's overflow handler nor its listeners; each waiting call's
+     * refusal goes to the partitioned bulkhead's handler, once.
+     */
+    @Test
+    void theGlobalBulkheadsHandlerAndListenersHearNothingOfThePump() {
+        FakeTicker globalTicker = new FakeTicker();
+        ManualScheduler globalTimer = new ManualScheduler(globalTicker);
+        List<Rejection> globalTold = Collections.synchronizedList(new ArrayList<>());
+        Bulkhead global = Bulkhead.builder().name("global").maxConcurrency(1).maxQueue(10)
+                .maxWait(Duration.ofMillis(50)).ticker(globalTicker).scheduler(globalTimer)
+                .onRejected(globalTold::add).build();
+        CountingListener globalEvents = new CountingListener();
+        global.addListener(globalEvents);
+        FakeTicker ticker = new FakeTicker();
+        ManualScheduler scheduler = new ManualScheduler(ticker);
+        List<Rejection> told = Collections.synchronizedList(new ArrayList<>());
+        PartitionedBulkhead<String> partitioned = fair(global).fairShares().ticker(ticker).scheduler(scheduler)
+                .onRejected(told::add).build();
+        Permit held = global.acquire(); // another user of the global bulkhead holds its only slot
+        List<CompletableFuture<String>> waiting = new ArrayList<>();
+        for (String key : List.of("k0", "k1", "k0")) {
+            waiting.add(partitioned.callAsync(key, () -> CompletableFuture.completedFuture(key)));
+        }
+        assertThat(global.queuedCount()).as("the pump").isEqualTo(1);
+
+        globalTimer.advance(Duration.ofMillis(50)); // the pump times out in the global queue and starts again
+        assertThat(global.queuedCount()).as("the restarted pump").isEqualTo(1);
+        scheduler.advance(Duration.ofMillis(50)); // every waiting call times out: the pump is cancelled
+
+        assertThat(waiting).allSatisfy(call -> assertThat(catchThrowable(call::join)).cause()
+                .isInstanceOf(BulkheadRejectedException.class));
+        assertThat(told).extracting(Rejection::reason).containsExactly(Rejection.Reason.WAIT_TIMEOUT,
+                Rejection.Reason.WAIT_TIMEOUT, Rejection.Reason.WAIT_TIMEOUT);
+        await().untilAsserted(() -> assertThat(global.queuedCount()).isZero());
+        assertThat(globalTold).as("the global handler").isEmpty();
+        assertThat(globalEvents.rejected).as("global listener: rejected").hasValue(0);
+        assertThat(globalEvents.cancelled).as("global listener: cancelled").hasValue(0);
+
+        CompletableFuture<String> late = partitioned.callAsync("k1", () -> CompletableFuture.completedFuture("late"));
+        held.close();
+        assertThat(late.join()).isEqualTo("late");
+        assertThat(global.executingCount()).isZero();
+        assertThat(globalTold).isEmpty();
+        assertThat(globalEvents.rejected).hasValue(0);
+    }
+
+    @Test
+    void aPumpRefusedByAFullGlobalQueueIsToldOnlyToThePartitionedHandlerOncePerWaitingCall() {
+        List<Rejection> globalTold = Collections.synchronizedList(new ArrayList<>());
+        Bulkhead global = Bulkhead.builder().name("global").maxConcurrency(1).maxQueue(1)
+                .onRejected(globalTold::add).build();
+        List<Rejection> told = Collections.synchronizedList(new ArrayList<>());
+        PartitionedBulkhead<String> partitioned = fair(global).fairShares().onRejected(told::add).build();
+        Permit held = global.acquire();
+        CompletableFuture<Permit> otherUser = global.acquireAsync(); // fills the global queue
+
+        CompletableFuture<String> call = partitioned.callAsync("k", () -> CompletableFuture.completedFuture("k"));
+
+        assertThat(catchThrowable(call::join)).cause().isInstanceOf(BulkheadRejectedException.class);
+        assertThat(told).extracting(Rejection::reason).containsExactly(Rejection.Reason.QUEUE_FULL);
+        assertThat(globalTold).as("the pump's refusal is no call's").isEmpty();
+        held.close();
+        otherUser.join().close();
+        assertThat(global.executingCount()).isZero();
     }
 
     @Test

@@ -334,7 +334,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
     void waitAsync(AsyncWaiter waiter, CompletableFuture<?> callerFuture) {
         Rejection rejection = enqueue(waiter);
         if (rejection != null) {
-            callerFuture.completeExceptionally(refusedOnArrival(rejection, waiter.weight));
+            callerFuture.completeExceptionally(refusedOnArrival(rejection, waiter));
         } else if (waiter.grantedOnArrival) {
             reportAdmitted(0, waiter.priorityLevel());
             waiter.begin();

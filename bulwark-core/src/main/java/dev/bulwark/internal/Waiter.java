@@ -69,6 +69,14 @@ abstract class Waiter extends WaiterFate {
         this.priority = level.ordinal();
     }
 
+    /**
+     * Whether the bulkhead's overflow handler and listeners hear of this waiter's refusal or cancellation: not for
+     * a request the bulkhead's own code makes for nobody in particular (the fair-share pump, {@link PumpAcquire}).
+     */
+    boolean reported() {
+        return true;
+    }
+
     /** The priority as the public enum. */
     final Priority priorityLevel() {
         return WaiterQueue.priority(priority);

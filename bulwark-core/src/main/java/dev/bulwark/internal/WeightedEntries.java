@@ -131,7 +131,9 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
     /** A queued waiter left without running because its caller gave up. */
     final void waiterCancelled(Waiter waiter, long waitedNanos) {
         FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.CANCELLED);
-        reportCancelled(waitedNanos, waiter.priorityLevel());
+        if (waiter.reported()) {
+            reportCancelled(waitedNanos, waiter.priorityLevel());
+        }
     }
 
     /**
@@ -141,13 +143,18 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
     final BulkheadRejectedException waiterEvicted(Waiter waiter, long waitedNanos) {
         Rejection.Reason reason = waiter.status() == Waiter.REFUSED ? waiter.refusal : Rejection.Reason.EVICTED;
         FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.pushedOut(reason));
-        return reject(waiterRefusal(reason, waitedNanos, waiter.priority));
+        return rejectFor(waiter, waiterRefusal(reason, waitedNanos, waiter.priority));
     }
 
     /** A queued waiter reached the maximum wait: reports, runs the handler, and makes the exception. */
     final BulkheadRejectedException waiterTimedOut(Waiter waiter, long waitedNanos) {
         FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.TIMED_OUT);
-        return reject(waiterRefusal(Rejection.Reason.WAIT_TIMEOUT, waitedNanos, waiter.priority));
+        return rejectFor(waiter, waiterRefusal(Rejection.Reason.WAIT_TIMEOUT, waitedNanos, waiter.priority));
+    }
+
+    /** The refusal of a waiter: reported with its handler, or only made for a waiter not {@link Waiter#reported}. */
+    final BulkheadRejectedException rejectFor(Waiter waiter, Rejection rejection) {
+        return waiter.reported() ? reject(rejection) : new BulkheadRejectedException(rejection);
     }
 
     // Provided by InProcessBulkhead, the only subclass.
@@ -230,6 +237,12 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
      * limit was lowered between the call's own check and its joining: it fails as too heavy, exactly as if the
      * limit had been lowered first (linearizable at the change), rather than as a waiter refused by the change.
      */
+    RuntimeException refusedOnArrival(Rejection rejection, Waiter waiter) {
+        return waiter.reported() || rejection.reason() == Rejection.Reason.WEIGHT_EXCEEDS_LIMIT
+                ? refusedOnArrival(rejection, waiter.weight) : new BulkheadRejectedException(rejection);
+    }
+
+    /** {@link #refusedOnArrival(Rejection, Waiter)} of a reported waiter of {@code weight} slots. */
     RuntimeException refusedOnArrival(Rejection rejection, int weight) {
         return rejection.reason() == Rejection.Reason.WEIGHT_EXCEEDS_LIMIT
                 ? tooHeavy(weight, rejection.maxConcurrency(), rejection.priority().ordinal()) : reject(rejection);

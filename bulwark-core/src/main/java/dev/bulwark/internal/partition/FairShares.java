@@ -7,6 +7,7 @@ import dev.bulwark.Permit;
 import dev.bulwark.Rejection;
 import dev.bulwark.Scheduler;
 import dev.bulwark.Ticker;
+import dev.bulwark.internal.PumpAcquire;
 import dev.bulwark.internal.SpinThenParkLock;
 import dev.bulwark.internal.Stages;
 import dev.bulwark.internal.spi.Outcomes;
@@ -41,10 +42,11 @@ import org.jspecify.annotations.Nullable;
  * with the global bulkhead's own {@code tryAcquire()}. Every slot is a permit of the global bulkhead, whose own
  * atomic step decides and counts it, so the global limit is never exceeded whatever races here: this object only
  * chooses <em>who</em> gets a slot. Otherwise the call waits here, at the back of its key's FIFO queue. While any
- * call waits, a <em>pump</em> (an {@code acquireAsync()} this object makes on the global bulkhead, owned by no call)
- * is outstanding; the slot it yields goes to the head waiter of the waiting key with the smallest
- * {@code held/weight} (the key furthest below its share; ties go to the head that came first), and the pump starts
- * again while calls wait. A slot that finds nobody waiting any more is given back at once.
+ * call waits, a <em>pump</em> (an {@code acquireAsync()} this object makes on the global bulkhead, owned by no call,
+ * whose refusals and cancellation an in-process global bulkhead reports to nobody: {@link PumpAcquire}) is
+ * outstanding; the slot it yields goes to the head waiter of the waiting key with the smallest {@code held/weight}
+ * (the key furthest below its share; ties go to the head that came first), and the pump starts again while calls
+ * wait. A slot that finds nobody waiting any more is given back at once (closed {@code IGNORED}).
  *
  * <p><b>Invariant</b> (every change under {@link #lock}, which guards only this object's own fields and never
  * runs user code or calls the global bulkhead): {@code waiting} = the sum of the keys' queue lengths, and
@@ -310,7 +312,7 @@ public final class FairShares {
         for (;;) {
             CompletableFuture<Permit> step;
             try {
-                step = global.acquireAsync();
+                step = PumpAcquire.acquire(global); // refusals and cancels of the pump are no caller's
             } catch (RuntimeException | Error failedToWait) {
                 step = CompletableFuture.failedFuture(failedToWait);
             }
@@ -388,7 +390,7 @@ public final class FairShares {
         }
         if (permit != null) {
             if (granted == null) {
-                permit.close(); // nobody waits any more: give the slot back
+                permit.close(Permit.Outcome.IGNORED); // nobody waits any more: give the slot back
             } else {
                 granted.grant(new FairPermit(granted.partition, permit));
             }
