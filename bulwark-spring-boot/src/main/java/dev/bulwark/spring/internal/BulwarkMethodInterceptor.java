@@ -107,7 +107,7 @@ public final class BulwarkMethodInterceptor implements MethodInterceptor {
         if (fallback == null) {
             return result;
         }
-        return result.exceptionallyCompose(stageFailure -> {
+        CompletableFuture<Object> handled = result.exceptionallyCompose(stageFailure -> {
             Throwable failure = stageFailure instanceof CompletionException && stageFailure.getCause() != null
                     ? stageFailure.getCause() : stageFailure;
             if (!fallback.handles(failure)) {
@@ -120,5 +120,10 @@ public final class BulwarkMethodInterceptor implements MethodInterceptor {
                 return CompletableFuture.failedFuture(fallbackFailure);
             }
         });
+        // A dependent future does not pass its cancellation back to its source: forward it, so that cancelling (or
+        // completing) the caller's future ends the policies' call as it does without a fallback method. Once
+        // result is done (the usual way for handled to complete), cancelling it does nothing.
+        handled.whenComplete((value, failure) -> result.cancel(true));
+        return handled;
     }
 }
