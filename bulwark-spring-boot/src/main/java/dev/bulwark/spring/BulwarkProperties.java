@@ -95,7 +95,9 @@ public record BulwarkProperties(Defaults defaults, Map<String, BulkheadSettings>
         }
 
         RetrySettings over(RetrySettings defaults) {
-            boolean ownWait = delay != null || backoffInitial != null;
+            // Any wait key of its own replaces the defaults' wait as a whole, so a lone backoff-max is refused by the
+            // "both or neither" check instead of being dropped.
+            boolean ownWait = delay != null || backoffInitial != null || backoffMax != null;
             return new RetrySettings(maxRetries != null ? maxRetries : defaults.maxRetries,
                     ownWait ? delay : defaults.delay, ownWait ? backoffInitial : defaults.backoffInitial,
                     ownWait ? backoffMax : defaults.backoffMax, jitter != null ? jitter : defaults.jitter,

@@ -59,6 +59,21 @@ class BulwarkAutoConfigurationTest {
     }
 
     @Test
+    void aNamedBackoffMaxWithoutBackoffInitialFailsTheStartupInsteadOfTakingTheDefaultsWait() {
+        runner.withPropertyValues("bulwark.retries.r.backoff-max=1s").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                    "bulwark.retries.r: backoff-initial and backoff-max must be set together but were null and PT1S");
+        });
+        runner.withPropertyValues("bulwark.defaults.retry.delay=100ms", "bulwark.retries.r.backoff-max=1s")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                            "bulwark.retries.r: backoff-initial and backoff-max must be set together");
+                });
+    }
+
+    @Test
     void aTimeoutWithoutADurationIsRefusedWithTheKeyToSet() {
         runner.run(context -> assertThatThrownBy(() -> context.getBean(BulwarkPolicies.class).timeout("pricing"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bulwark.timeouts.pricing")
