@@ -84,7 +84,8 @@ public record BulwarkProperties(Defaults defaults, Map<String, BulkheadSettings>
      * @param backoffInitial the first wait of an exponential backoff
      * @param backoffMax the longest wait of an exponential backoff
      * @param jitter the fraction (0 to 1) by which each wait is randomized (default 0)
-     * @param retryOn the failure types retried (default: every {@link Exception})
+     * @param retryOn the failure types retried (default: every {@link Exception}); a class that is not a
+     *                {@link Throwable} fails the startup
      */
     public record RetrySettings(Integer maxRetries, Duration delay, Duration backoffInitial, Duration backoffMax,
                                 Double jitter, List<Class<? extends Throwable>> retryOn) {

@@ -46,6 +46,11 @@ final class PolicyFactory {
             }
             if (settings.retryOn() != null && !settings.retryOn().isEmpty()) {
                 for (Class<? extends Throwable> type : settings.retryOn()) {
+                    // The bound is erased: Boot binds any class name, which would then never match a failure.
+                    if (!Throwable.class.isAssignableFrom(type)) {
+                        throw new IllegalArgumentException("retry-on must list exception classes but "
+                                + type.getName() + " is not a Throwable");
+                    }
                     builder.handle(type);
                 }
             }

@@ -74,6 +74,19 @@ class BulwarkAutoConfigurationTest {
     }
 
     @Test
+    void aRetryOnClassThatIsNotAThrowableFailsTheStartupNamingItAndTheKey() {
+        runner.withPropertyValues("bulwark.retries.r.retry-on=java.io.IOException,java.lang.String")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalArgumentException.class)
+                            .hasMessage("retry-on must list exception classes but java.lang.String is not a "
+                                    + "Throwable");
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                            "bulwark.retries.r: retry-on must list exception classes but java.lang.String");
+                });
+    }
+
+    @Test
     void aTimeoutWithoutADurationIsRefusedWithTheKeyToSet() {
         runner.run(context -> assertThatThrownBy(() -> context.getBean(BulwarkPolicies.class).timeout("pricing"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bulwark.timeouts.pricing")
