@@ -8,6 +8,7 @@ import dev.bulwark.Permit;
 import dev.bulwark.micrometer.BulwarkMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -159,6 +160,39 @@ class MetricsWiringTest {
                     assertThat(logged).filteredOn(record -> record.getLevel() == Level.WARNING).singleElement()
                             .satisfies(record -> assertThat(record.getThrown()).hasMessage("listener broken"));
                 });
+    }
+
+    @Test
+    void aFallbackListenerThrowingAnErrorChangesNothingEither() {
+        assertAThrowingListenerChangesNothing((name, method, failure) -> {
+            throw new AssertionError("listener assertion");
+        }, "listener assertion");
+    }
+
+    @Test
+    void aFallbackListenerThrowingACheckedExceptionChangesNothingEither() {
+        assertAThrowingListenerChangesNothing((name, method, failure) -> sneakyThrow(new IOException("sneaky")),
+                "sneaky");
+    }
+
+    /** A plain and an asynchronous method still get their fallback, and the listener's failure is logged. */
+    private void assertAThrowingListenerChangesNothing(FallbackMethodListener listener, String message) {
+        runner.withUserConfiguration(Guarded.class).withBean(FallbackMethodListener.class, () -> listener)
+                .withPropertyValues("bulwark.bulkheads.stock.max-concurrency=1").run(context -> {
+                    GuardedService service = context.getBean(GuardedService.class);
+                    dev.bulwark.Bulkhead stock = context.getBean(Bulkheads.class).find("stock").orElseThrow();
+                    try (Permit held = stock.acquire()) {
+                        assertThat(service.plain()).isEqualTo("cached");
+                        assertThat(service.async().get(10, TimeUnit.SECONDS)).isEqualTo("cached async");
+                    }
+                    assertThat(logged).filteredOn(record -> record.getLevel() == Level.WARNING).isNotEmpty()
+                            .allSatisfy(record -> assertThat(record.getThrown()).hasMessage(message));
+                });
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> void sneakyThrow(Throwable failure) throws T {
+        throw (T) failure;
     }
 
     @Configuration(proxyBeanMethods = false)

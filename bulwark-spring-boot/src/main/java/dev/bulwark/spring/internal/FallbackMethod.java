@@ -124,7 +124,9 @@ final class FallbackMethod {
         listeners.orderedStream().forEach(listener -> {
             try {
                 listener.fallbackTaken(policyName, annotated, failure);
-            } catch (RuntimeException | LinkageError listenerFailure) {
+            } catch (Throwable listenerFailure) {
+                // Any throwable, as the core's listeners: an Error (a failed assertion) or a checked exception thrown
+                // sneakily must not replace the fallback's result either.
                 if (loggedListeners.add(listener)) {
                     LOGGER.log(System.Logger.Level.WARNING, "FallbackMethodListener " + listener + " failed for "
                             + annotated + " (logged once; the fallback runs regardless)", listenerFailure);
