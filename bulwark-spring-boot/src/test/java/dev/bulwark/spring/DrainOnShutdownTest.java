@@ -1,6 +1,7 @@
 package dev.bulwark.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.Bulkheads;
@@ -41,6 +42,24 @@ class DrainOnShutdownTest {
 
             running.close();
             closing.get(10, TimeUnit.SECONDS);
+            assertThat(db.executingCount()).isZero();
+        });
+    }
+
+    /** Audit s30 finding 10: more nanoseconds than a long holds used to throw ArithmeticException at shutdown. */
+    @Test
+    void aDrainTimeoutTooLongForNanosecondsWaitsForTheRunningCallInsteadOfFailing() {
+        runner.withPropertyValues("bulwark.drain-timeout=1000000d").run(context -> {
+            DrainOnShutdown drain = context.getBean(DrainOnShutdown.class);
+            dev.bulwark.Bulkhead db = context.getBean(Bulkheads.class).find("db").orElseThrow();
+            Permit running = db.acquire();
+            CompletableFuture<Void> stopping = CompletableFuture.runAsync(drain::stop);
+
+            await().atMost(Duration.ofSeconds(10)).until(db::isClosed);
+            assertThat(stopping).as("the drain waits for the call that still runs").isNotDone();
+            running.close();
+
+            assertThat(stopping).succeedsWithin(Duration.ofSeconds(10));
             assertThat(db.executingCount()).isZero();
         });
     }

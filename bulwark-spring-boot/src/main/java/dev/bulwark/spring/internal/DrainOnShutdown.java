@@ -23,6 +23,9 @@ public final class DrainOnShutdown implements SmartLifecycle {
     /** Stops before the web server's graceful shutdown ({@code DEFAULT_PHASE - 1024}), which stops before it. */
     public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 512;
 
+    /** The longest wait a {@code long} of nanoseconds holds; longer drain timeouts are cut to it. */
+    private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE);
+
     private static final System.Logger LOGGER = System.getLogger(DrainOnShutdown.class.getName());
 
     private final Bulkheads bulkheads;
@@ -33,7 +36,8 @@ public final class DrainOnShutdown implements SmartLifecycle {
      * Creates the lifecycle.
      *
      * @param bulkheads the registry whose bulkheads are drained
-     * @param timeout how long the running calls of all bulkheads get together, zero or positive
+     * @param timeout how long the running calls of all bulkheads get together, zero or positive; one longer than
+     *                {@code Long.MAX_VALUE} nanoseconds (about 292 years) waits until the last call ends
      * @throws IllegalArgumentException when {@code timeout} is negative
      */
     public DrainOnShutdown(Bulkheads bulkheads, Duration timeout) {
@@ -67,7 +71,10 @@ public final class DrainOnShutdown implements SmartLifecycle {
                         failure);
             }
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
+        // Saturated: a timeout beyond Long.MAX_VALUE nanoseconds (about 292 years) means "as long as it takes". The
+        // sum may wrap, but deadline - System.nanoTime() below is still right (the elapsed time stays far below it).
+        long timeoutNanos = timeout.compareTo(LONGEST) >= 0 ? Long.MAX_VALUE : timeout.toNanos();
+        long deadline = System.nanoTime() + timeoutNanos;
         for (Bulkhead bulkhead : drainable) {
             DrainResult result;
             try {
