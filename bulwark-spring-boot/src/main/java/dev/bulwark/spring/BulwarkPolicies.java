@@ -35,11 +35,14 @@ public final class BulwarkPolicies {
      *
      * @param bulkheads the registry the bulkheads are created in
      * @param properties the declarations
-     * @throws IllegalArgumentException when a declared value is invalid (the message names the policy and value)
+     * @throws IllegalArgumentException when a declared value is invalid (the message names the key and value: a
+     *                                  value of the defaults is reported under {@code bulwark.defaults.<kind>},
+     *                                  the defaults being checked first, on their own)
      */
     public BulwarkPolicies(Bulkheads bulkheads, BulwarkProperties properties) {
         this.bulkheads = Objects.requireNonNull(bulkheads, "bulkheads");
         this.properties = Objects.requireNonNull(properties, "properties");
+        PolicyFactory.checkDefaults(properties.defaults());
         properties.bulkheads().keySet().forEach(this::bulkhead);
         properties.retries().keySet().forEach(this::retry);
         properties.timeouts().keySet().forEach(this::timeout);

@@ -9,8 +9,34 @@ final class PolicyFactory {
     private PolicyFactory() {
     }
 
+    /**
+     * Checks the defaults on their own, each under its own key ({@code bulwark.defaults.bulkhead}, ...), so that a bad
+     * value set there is reported there, not under the first named policy that inherits it. A timeout's defaults are
+     * checked only when they set a duration: a duration is required of each timeout, not of the defaults.
+     */
+    static void checkDefaults(BulwarkProperties.Defaults defaults) {
+        bulkheadConfig("bulwark.defaults.bulkhead", "defaults", defaults.bulkhead());
+        retry("bulwark.defaults.retry", "defaults", defaults.retry());
+        if (defaults.timeout().duration() != null) {
+            timeout("bulwark.defaults.timeout", "defaults", defaults.timeout());
+        }
+    }
+
     static BulkheadConfig bulkheadConfig(String name, BulwarkProperties.BulkheadSettings settings) {
-        return checked("bulwark.bulkheads." + name, () -> {
+        return bulkheadConfig("bulwark.bulkheads." + name, name, settings);
+    }
+
+    static dev.bulwark.Retry retry(String name, BulwarkProperties.RetrySettings settings) {
+        return retry("bulwark.retries." + name, name, settings);
+    }
+
+    static dev.bulwark.Timeout timeout(String name, BulwarkProperties.TimeoutSettings settings) {
+        return timeout("bulwark.timeouts." + name, name, settings);
+    }
+
+    private static BulkheadConfig bulkheadConfig(String key, String name,
+                                                 BulwarkProperties.BulkheadSettings settings) {
+        return checked(key, () -> {
             dev.bulwark.Bulkhead.Builder builder = dev.bulwark.Bulkhead.builder().name(name);
             if (settings.maxConcurrency() != null) {
                 builder.maxConcurrency(settings.maxConcurrency());
@@ -25,8 +51,8 @@ final class PolicyFactory {
         });
     }
 
-    static dev.bulwark.Retry retry(String name, BulwarkProperties.RetrySettings settings) {
-        return checked("bulwark.retries." + name, () -> {
+    private static dev.bulwark.Retry retry(String key, String name, BulwarkProperties.RetrySettings settings) {
+        return checked(key, () -> {
             dev.bulwark.Retry.Builder builder = dev.bulwark.Retry.builder().name(name);
             if (settings.maxRetries() != null) {
                 builder.maxRetries(settings.maxRetries());
@@ -58,8 +84,9 @@ final class PolicyFactory {
         });
     }
 
-    static dev.bulwark.Timeout timeout(String name, BulwarkProperties.TimeoutSettings settings) {
-        return checked("bulwark.timeouts." + name, () -> {
+    private static dev.bulwark.Timeout timeout(String key, String name,
+                                               BulwarkProperties.TimeoutSettings settings) {
+        return checked(key, () -> {
             if (settings.duration() == null) {
                 throw new IllegalArgumentException("duration must be set (here or in bulwark.defaults.timeout)");
             }

@@ -59,6 +59,39 @@ class BulwarkAutoConfigurationTest {
     }
 
     @Test
+    void aBadValueOfTheDefaultsFailsTheStartupNamingTheDefaultsKeyNotAPolicyThatInheritsIt() {
+        runner.withPropertyValues("bulwark.defaults.bulkhead.max-concurrency=0", "bulwark.bulkheads.b.max-queue=5")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                            "bulwark.defaults.bulkhead: maxConcurrency must be at least 1 but was 0");
+                    java.io.StringWriter trace = new java.io.StringWriter();
+                    context.getStartupFailure().printStackTrace(new java.io.PrintWriter(trace));
+                    assertThat(trace.toString()).doesNotContain("bulwark.bulkheads.b");
+                });
+        runner.withPropertyValues("bulwark.defaults.retry.max-retries=-1", "bulwark.retries.r.jitter=0.1")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining("bulwark.defaults.retry: ");
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining("-1");
+                });
+        runner.withPropertyValues("bulwark.defaults.timeout.duration=-1s",
+                "bulwark.timeouts.t.interrupt-on-timeout=true").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining("bulwark.defaults.timeout: ");
+                });
+    }
+
+    @Test
+    void aBadValueOfTheDefaultsFailsTheStartupEvenWhenNoPolicyIsDeclared() {
+        // Otherwise it would surface only at the first use of an undeclared name, under that name's key.
+        runner.withPropertyValues("bulwark.defaults.bulkhead.max-queue=-1").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("bulwark.defaults.bulkhead: ");
+        });
+    }
+
+    @Test
     void aNamedBackoffMaxWithoutBackoffInitialFailsTheStartupInsteadOfTakingTheDefaultsWait() {
         runner.withPropertyValues("bulwark.retries.r.backoff-max=1s").run(context -> {
             assertThat(context).hasFailed();
