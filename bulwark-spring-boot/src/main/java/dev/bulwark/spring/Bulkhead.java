@@ -11,8 +11,9 @@ import java.lang.annotation.Target;
  *
  * <p>Applies to public methods of Spring beans called through the bean (not to a call from the bean to itself),
  * returning a plain value, a {@link java.util.concurrent.CompletionStage}, or a Reactor {@code Mono} or {@code Flux}
- * (each subscription then goes through the policy without blocking a thread). On a class, it applies to every public
- * method; on a non-public method it fails the application's startup, naming the method.
+ * (each subscription then goes through the policy without blocking a thread; that needs bulwark-reactor on the class
+ * path, without which such a method fails the application's startup, naming the method). On a class, it applies to
+ * every public method; on a non-public method it fails the application's startup, naming the method.
  * When a method carries several of {@code @Retry}, {@code @Timeout} and {@code @Bulkhead}, they compose as
  * {@code Pipeline.of(retry, timeout, bulkhead)}: each attempt gets its own deadline and its own slot.
  *

@@ -5,12 +5,13 @@ import org.aopalliance.aop.Advice;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.beans.factory.BeanClassLoaderAware;
 
 /**
  * Spring AOP's advisor for {@code @Bulkhead}, {@code @Retry} and {@code @Timeout}: matches the methods that carry
  * them (or whose class does) and applies {@link BulwarkMethodInterceptor}. Needs spring-aop only, not AspectJ.
  */
-public final class BulwarkAdvisor extends AbstractPointcutAdvisor {
+public final class BulwarkAdvisor extends AbstractPointcutAdvisor implements BeanClassLoaderAware {
 
     private static final long serialVersionUID = 1L;
 
@@ -30,6 +31,12 @@ public final class BulwarkAdvisor extends AbstractPointcutAdvisor {
                 return interceptor.matches(method, targetClass);
             }
         };
+    }
+
+    /** Passes the application's bean class loader on: bulwark-reactor is looked for there too. */
+    @Override
+    public void setBeanClassLoader(ClassLoader classLoader) {
+        interceptor.beanClassLoader(classLoader);
     }
 
     @Override

@@ -15,6 +15,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.MethodClassKey;
+import org.springframework.util.ClassUtils;
 
 /**
  * Runs an annotated method under its policies and, when a handled failure ends the call, its fallback method. The
@@ -27,6 +28,8 @@ public final class BulwarkMethodInterceptor implements MethodInterceptor {
     private final Map<MethodClassKey, MethodPlan> plans = new ConcurrentHashMap<>();
     /** Bean classes whose non-public methods were found free of annotations. */
     private final Set<Class<?>> checkedClasses = ConcurrentHashMap.newKeySet();
+    /** Whether bulwark-reactor is on the class path: here, and for the application's bean classes. */
+    private volatile boolean reactorOperators = operatorsPresent(BulwarkMethodInterceptor.class.getClassLoader());
 
     /**
      * Creates the interceptor.
@@ -38,6 +41,19 @@ public final class BulwarkMethodInterceptor implements MethodInterceptor {
                                     ObjectProvider<FallbackMethodListener> fallbackListeners) {
         this.policies = policies;
         this.fallbackListeners = fallbackListeners;
+    }
+
+    /**
+     * Looks for bulwark-reactor with the application's bean class loader too (Spring passes it to the advisor before
+     * any bean is proxied): without it, a {@code Mono} or {@code Flux} method fails its bean's creation.
+     */
+    void beanClassLoader(ClassLoader loader) {
+        reactorOperators = operatorsPresent(BulwarkMethodInterceptor.class.getClassLoader())
+                && operatorsPresent(loader);
+    }
+
+    private static boolean operatorsPresent(ClassLoader loader) {
+        return ClassUtils.isPresent("dev.bulwark.reactor.BulwarkOperators", loader);
     }
 
     /** Whether the method carries an annotation; builds and checks its plan. */
@@ -54,7 +70,7 @@ public final class BulwarkMethodInterceptor implements MethodInterceptor {
         MethodClassKey key = new MethodClassKey(specific, targetClass);
         MethodPlan plan = plans.get(key);
         if (plan == null && !plans.containsKey(key)) {
-            plan = MethodPlan.of(specific, targetClass, fallbackListeners);
+            plan = MethodPlan.of(specific, targetClass, fallbackListeners, reactorOperators);
             if (plan != null) {
                 plans.putIfAbsent(key, plan);
             }

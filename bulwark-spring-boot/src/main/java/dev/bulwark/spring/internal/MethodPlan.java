@@ -29,9 +29,9 @@ final class MethodPlan {
     /** How the method delivers its result. */
     enum Kind { VALUE, COMPLETION_STAGE, MONO, FLUX }
 
-    private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
-            MethodPlan.class.getClassLoader()) && ClassUtils.isPresent("dev.bulwark.reactor.BulwarkOperators",
-            MethodPlan.class.getClassLoader());
+    /** Reactor's {@code Mono} and {@code Flux}, or {@code null} without Reactor (named, so as not to load it). */
+    private static final Class<?> MONO = reactorType("reactor.core.publisher.Mono");
+    private static final Class<?> FLUX = reactorType("reactor.core.publisher.Flux");
 
     private final String retry;
     private final String timeout;
@@ -52,11 +52,13 @@ final class MethodPlan {
      * Reads the annotations of {@code method} (or of its class) as seen in {@code targetClass}.
      *
      * @param fallbackListeners told of each use of the fallback method
+     * @param reactorOperators whether bulwark-reactor is on the class path, needed by a {@code Mono} or {@code Flux}
      * @return the plan, or {@code null} when the method carries none of the annotations
-     * @throws IllegalStateException when the annotations are inconsistent or the fallback method does not exist
+     * @throws IllegalStateException when the annotations are inconsistent, the fallback method does not exist, or the
+     *                               method returns a {@code Mono} or {@code Flux} without bulwark-reactor
      */
     static MethodPlan of(Method method, Class<?> targetClass,
-                         ObjectProvider<FallbackMethodListener> fallbackListeners) {
+                         ObjectProvider<FallbackMethodListener> fallbackListeners, boolean reactorOperators) {
         if (!Modifier.isPublic(method.getModifiers())) {
             requireNotAnnotated(method); // a class's annotations pass over its non-public methods
             return null;
@@ -82,6 +84,17 @@ final class MethodPlan {
             names.add(requireName(bulkhead.value(), "@Bulkhead", method));
             addFallback(fallbacks, bulkhead.fallbackMethod(), bulkhead.value());
         }
+        Kind kind = kindOf(method);
+        if ((kind == Kind.MONO || kind == Kind.FLUX) && !reactorOperators) {
+            // Run as a plain value, the policies would guard only the creation of the Mono or Flux, not what it
+            // emits: fail as for an annotation that would not apply.
+            String annotations = (retry != null ? "@Retry " : "") + (timeout != null ? "@Timeout " : "")
+                    + (bulkhead != null ? "@Bulkhead " : "");
+            throw new IllegalStateException(annotations + "on " + method + " returns a "
+                    + (kind == Kind.MONO ? "Mono" : "Flux") + " but bulwark-reactor is not on the class path: add the "
+                    + "dev.bulwark:bulwark-reactor dependency (without it the policies would guard only the creation "
+                    + "of the " + (kind == Kind.MONO ? "Mono" : "Flux") + ", not its subscriptions)");
+        }
         if (fallbacks.size() > 1) {
             throw new IllegalStateException(method + " names several fallback methods " + fallbacks.keySet()
                     + ": name one, on one of its annotations");
@@ -93,7 +106,7 @@ final class MethodPlan {
                     fallbackListeners);
         }
         return new MethodPlan(retry == null ? null : retry.value(), timeout == null ? null : timeout.value(),
-                bulkhead == null ? null : bulkhead.value(), kindOf(method), fallback);
+                bulkhead == null ? null : bulkhead.value(), kind, fallback);
     }
 
     /**
@@ -145,13 +158,18 @@ final class MethodPlan {
         if (CompletionStage.class.isAssignableFrom(type)) {
             return Kind.COMPLETION_STAGE;
         }
-        if (REACTOR_PRESENT && ReactiveCalls.isMono(type)) {
+        if (MONO != null && MONO.isAssignableFrom(type)) {
             return Kind.MONO;
         }
-        if (REACTOR_PRESENT && ReactiveCalls.isFlux(type)) {
+        if (FLUX != null && FLUX.isAssignableFrom(type)) {
             return Kind.FLUX;
         }
         return Kind.VALUE;
+    }
+
+    private static Class<?> reactorType(String name) {
+        ClassLoader loader = MethodPlan.class.getClassLoader();
+        return ClassUtils.isPresent(name, loader) ? ClassUtils.resolveClassName(name, loader) : null;
     }
 
     Kind kind() {

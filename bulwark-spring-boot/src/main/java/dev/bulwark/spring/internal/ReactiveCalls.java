@@ -16,14 +16,6 @@ final class ReactiveCalls {
     private ReactiveCalls() {
     }
 
-    static boolean isMono(Class<?> type) {
-        return Mono.class.isAssignableFrom(type);
-    }
-
-    static boolean isFlux(Class<?> type) {
-        return Flux.class.isAssignableFrom(type);
-    }
-
     @SuppressWarnings("unchecked")
     static Mono<Object> mono(MethodInvocation invocation, Policy policy, FallbackMethod fallback) {
         Mono<Object> guarded = Mono.defer(() -> {
