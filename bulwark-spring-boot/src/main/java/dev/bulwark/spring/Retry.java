@@ -33,13 +33,21 @@ public @interface Retry {
     String value();
 
     /**
-     * The name of a method of the same bean to call instead when the call fails with a handled failure: every
-     * {@link Exception} except a {@link java.util.concurrent.CancellationException} and an
-     * {@link InterruptedException} (which passes through, so the caller still learns of the interrupt), or, when the
-     * fallback method takes the failure as an extra last parameter, failures of that parameter's type. It takes the
-     * annotated method's parameters (optionally followed by the failure) and returns what the annotated method
-     * returns (for a {@code CompletionStage}, {@code Mono} or {@code Flux}, a value of that type). A method's
-     * annotations may name at most one fallback method (several of them may name the same one). Checked when the bean is created.
+     * The name of a method of the same bean to call instead when the call fails with a handled failure. It takes the
+     * annotated method's parameters, optionally followed by the failure as an extra last parameter, and returns what
+     * the annotated method returns (for a {@code CompletionStage}, {@code Mono} or {@code Flux}, a value of that
+     * type). Several overloads of that name may be declared; for each failure, the one called is:
+     * <ul>
+     *   <li>of the overloads taking a failure, the one whose failure parameter's type is the most specific of those
+     *   the failure is an instance of (an {@link InterruptedException} included, when such a type selects it);</li>
+     *   <li>when none of them takes it, the overload without a failure parameter, if there is one: it takes every
+     *   {@link Exception} except an {@link InterruptedException} (which passes through, so the caller still learns
+     *   of the interrupt);</li>
+     *   <li>otherwise none: the failure passes through.</li>
+     * </ul>
+     * An {@link Error} and a {@link java.util.concurrent.CancellationException} are never handled. A method's
+     * annotations may name at most one fallback method (several of them may name the same one). Checked when the
+     * bean is created: a name with no overload of a fitting signature fails the startup.
      *
      * @return the fallback method's name, or empty for none
      */

@@ -6,7 +6,10 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,17 +18,21 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * A bean's fallback method, named by an annotation and checked when the bean is proxied: it takes the annotated
- * method's parameters, optionally followed by the failure, and returns what the annotated method returns. Each time it
- * is taken, the {@link FallbackMethodListener} beans are told first (that is how {@code bulwark.fallback.used} counts
- * annotation fallbacks). Immutable, apart from remembering which listeners already had a failure logged.
+ * method's parameters, optionally followed by the failure, and returns what the annotated method returns. Overloads
+ * of that name share the work: a failure goes to the overload whose failure parameter has the most specific type the
+ * failure is an instance of, and one that none of them takes to the overload without a failure parameter, if any
+ * (see {@link #handles}). Each time one is taken, the {@link FallbackMethodListener} beans are told first (that is how
+ * {@code bulwark.fallback.used} counts annotation fallbacks). Immutable, apart from remembering which listeners
+ * already had a failure logged.
  */
 final class FallbackMethod {
 
     private static final System.Logger LOGGER = System.getLogger("dev.bulwark.spring");
 
-    private final Method method;
-    /** The failure parameter's type, or {@code null} when the method takes none. */
-    private final Class<?> failureType;
+    /** The overloads taking a failure, by their failure parameter's type, each type once. */
+    private final Map<Class<?>, Method> withFailure;
+    /** The overload without a failure parameter, or {@code null}. */
+    private final Method withoutFailure;
     /** The annotated method, the policy whose annotation names this fallback, and who is told of each use. */
     private final Method annotated;
     private final String policyName;
@@ -33,17 +40,19 @@ final class FallbackMethod {
     /** Listeners whose failure was logged already: each is logged once, not once per call. */
     private final Set<FallbackMethodListener> loggedListeners = ConcurrentHashMap.newKeySet();
 
-    private FallbackMethod(Method method, Class<?> failureType, Method annotated, String policyName,
-                           ObjectProvider<FallbackMethodListener> listeners) {
-        this.method = method;
-        this.failureType = failureType;
+    private FallbackMethod(Map<Class<?>, Method> withFailure, Method withoutFailure, Method annotated,
+                           String policyName, ObjectProvider<FallbackMethodListener> listeners) {
+        this.withFailure = withFailure;
+        this.withoutFailure = withoutFailure;
         this.annotated = annotated;
         this.policyName = policyName;
         this.listeners = listeners;
     }
 
     /**
-     * Finds the fallback method called {@code name} for {@code annotated} in {@code targetClass}.
+     * Finds the fallback methods called {@code name} for {@code annotated} in {@code targetClass}: every overload of
+     * a fitting signature. Where the class and a superclass both declare one with the same parameters, the class's
+     * is kept (a call dispatches to the override anyway).
      *
      * @param policyName the policy whose annotation names it, reported to the listeners
      * @param listeners told of each use, looked up at each use
@@ -52,8 +61,9 @@ final class FallbackMethod {
     static FallbackMethod resolve(Class<?> targetClass, Method annotated, String name, String policyName,
                                   ObjectProvider<FallbackMethodListener> listeners) {
         Class<?>[] parameters = annotated.getParameterTypes();
-        List<Method> withFailure = new ArrayList<>();
+        Map<Class<?>, Method> withFailure = new LinkedHashMap<>();
         List<Method> withoutFailure = new ArrayList<>();
+        // The class's own methods come before its superclasses'.
         ReflectionUtils.doWithMethods(targetClass, candidate -> {
             if (!candidate.getName().equals(name) || Modifier.isStatic(candidate.getModifiers())
                     || !returns(candidate, annotated)) {
@@ -65,12 +75,10 @@ final class FallbackMethod {
             } else if (types.length == parameters.length + 1
                     && Arrays.equals(Arrays.copyOf(types, parameters.length), parameters)
                     && Throwable.class.isAssignableFrom(types[parameters.length])) {
-                withFailure.add(candidate);
+                withFailure.putIfAbsent(types[parameters.length], candidate);
             }
         });
-        Method chosen = !withFailure.isEmpty() ? withFailure.get(0)
-                : !withoutFailure.isEmpty() ? withoutFailure.get(0) : null;
-        if (chosen == null) {
+        if (withFailure.isEmpty() && withoutFailure.isEmpty()) {
             String arguments = Arrays.stream(parameters).map(Class::getSimpleName).reduce((a, b) -> a + ", " + b)
                     .orElse("");
             throw new IllegalStateException("Fallback method '" + name + "' of " + annotated + " not found: "
@@ -78,10 +86,12 @@ final class FallbackMethod {
                     + name + "(" + arguments + ") or " + annotated.getReturnType().getSimpleName() + " " + name + "("
                     + arguments + (arguments.isEmpty() ? "" : ", ") + "SomeException failure)");
         }
-        ReflectionUtils.makeAccessible(chosen);
-        Class<?>[] types = chosen.getParameterTypes();
-        return new FallbackMethod(chosen, types.length > parameters.length ? types[parameters.length] : null,
-                annotated, policyName, listeners);
+        withFailure.values().forEach(ReflectionUtils::makeAccessible);
+        Method plain = withoutFailure.isEmpty() ? null : withoutFailure.get(0);
+        if (plain != null) {
+            ReflectionUtils.makeAccessible(plain);
+        }
+        return new FallbackMethod(Collections.unmodifiableMap(withFailure), plain, annotated, policyName, listeners);
     }
 
     private static boolean returns(Method candidate, Method annotated) {
@@ -91,28 +101,51 @@ final class FallbackMethod {
     }
 
     /**
-     * Whether this fallback replaces {@code failure}: never an error or a cancellation, and an interrupt only when
-     * the failure parameter's type selects it (as a programmatic {@code Fallback} without {@code handle}).
+     * Whether this fallback replaces {@code failure}: never an error or a cancellation. Otherwise, when an overload's
+     * failure parameter type is one {@code failure} is an instance of, yes (that overload takes it, an interrupt
+     * included, as a programmatic {@code Fallback} whose {@code handle} selects it); else, when there is an overload
+     * without a failure parameter, yes except for an interrupt (as a programmatic {@code Fallback} without
+     * {@code handle}); else no.
      */
     boolean handles(Throwable failure) {
         if (!(failure instanceof Exception) || failure instanceof CancellationException) {
             return false;
         }
-        return failureType == null ? !(failure instanceof InterruptedException) : failureType.isInstance(failure);
+        return overloadFor(failure) != null
+                || withoutFailure != null && !(failure instanceof InterruptedException);
     }
 
     /**
-     * Tells the listeners, then calls the fallback method on {@code target}.
+     * The overload taking {@code failure}: of those whose failure parameter type it is an instance of, the one whose
+     * type is the most specific (these types are all superclasses of the failure's class, so one is a subclass of
+     * every other); {@code null} when there is none.
+     */
+    private Method overloadFor(Throwable failure) {
+        Class<?> best = null;
+        for (Class<?> type : withFailure.keySet()) {
+            if (type.isInstance(failure) && (best == null || best.isAssignableFrom(type))) {
+                best = type;
+            }
+        }
+        return best == null ? null : withFailure.get(best);
+    }
+
+    /**
+     * Tells the listeners, then calls the overload that takes {@code failure} (see {@link #handles}, which must have
+     * said yes) on {@code target}.
      *
      * @throws Throwable what the fallback method throws, untouched
      */
     Object invoke(Object target, Object[] arguments, Throwable failure) throws Throwable {
-        tellListeners(failure);
+        Method method = overloadFor(failure);
         Object[] actual = arguments;
-        if (failureType != null) {
+        if (method != null) {
             actual = Arrays.copyOf(arguments, arguments.length + 1);
             actual[arguments.length] = failure;
+        } else {
+            method = withoutFailure;
         }
+        tellListeners(failure);
         try {
             return method.invoke(target, actual);
         } catch (InvocationTargetException thrown) {
@@ -137,6 +170,11 @@ final class FallbackMethod {
 
     @Override
     public String toString() {
-        return method.toGenericString();
+        List<String> overloads = new ArrayList<>();
+        if (withoutFailure != null) {
+            overloads.add(withoutFailure.toGenericString());
+        }
+        withFailure.values().forEach(method -> overloads.add(method.toGenericString()));
+        return overloads.size() == 1 ? overloads.get(0) : overloads.toString();
     }
 }
