@@ -172,7 +172,8 @@ abstract sealed class BulkheadSettings permits Bulkhead.Builder {
      * stay free afterwards (see {@link BulkheadConfig#headroom(Priority)}); if they would not, it queues (or is
      * refused when the queue is full), and the queue keeps its strict order. Example:
      * {@code reserve(Priority.CRITICAL, 2)} on a limit of 10 lets CRITICAL calls use all 10 slots and every other
-     * call at most 8 (so a NORMAL call of weight 9 fails at once there, as it could never run). Calling it again for the same priority replaces the value; 0 removes the reserve.
+     * call at most 8 (so a NORMAL call of weight 9 fails at once there, as it could never run). Calling it again
+     * for the same priority replaces the value; 0 removes the reserve.
      * Default: no reserve.
      *
      * @param priority the priority the slots are kept for; not {@link Priority#SHEDDABLE}, which every call may

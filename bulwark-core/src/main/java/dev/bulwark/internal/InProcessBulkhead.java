@@ -16,7 +16,6 @@ import dev.bulwark.Ticker;
 import dev.bulwark.internal.spi.AdaptiveTarget;
 import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.internal.spi.AsyncOperation;
-import dev.bulwark.internal.spi.OutcomeClassifier;
 import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.internal.spi.VarHandles;
 import dev.bulwark.internal.spi.WaiterFuture;
@@ -50,7 +49,7 @@ import java.util.function.Supplier;
  * ({@link #releaseAfterRun}), and the release is reported before the slot is handed on, so that event order
  * stays causal.
  */
-public final class InProcessBulkhead extends WeightedEntries implements ChainStep, AdaptiveTarget, OutcomeClassifier {
+public final class InProcessBulkhead extends WeightedEntries implements ChainStep, AdaptiveTarget {
 
     private static final VarHandle EVENTS =
             VarHandles.field(MethodHandles.lookup(), "events", BulkheadEvents.class);
@@ -148,8 +147,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
     }
 
     /** How a failed call counts for the adaptive limit. */
-    @Override
-    public Permit.Outcome outcomeOf(Throwable failure) {
+    Permit.Outcome outcomeOf(Throwable failure) {
         AdaptiveLimiter adaptive = limiter;
         return adaptive == null ? Permit.Outcome.IGNORED : adaptive.classify(failure);
     }
@@ -318,17 +316,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         if (signal.isCancelled()) {
             return CompletableFuture.failedFuture(Outcomes.cancelledBeforeStart(name, signal));
         }
-        long outcome = admitOrObserveFull();
-        if (outcome == ADMITTED) {
-            reportAdmitted(0);
-            return CompletableFuture.completedFuture(newPermit());
-        }
-        if (outcome != MUST_WAIT) {
-            return CompletableFuture.failedFuture(rejectQueueFull(outcome));
-        }
-        CompletableFuture<Permit> future = new WaiterFuture<>();
-        waitAsync(new AsyncPermitWaiter(this, signal, ticker.read(), future), future);
-        return future;
+        return AsyncPermitWaiter.acquire(this, signal, true);
     }
 
     void waitAsync(AsyncWaiter waiter, CompletableFuture<?> callerFuture) {

@@ -1,6 +1,7 @@
 package dev.bulwark.internal;
 
 import dev.bulwark.Permit;
+import dev.bulwark.internal.spi.OutcomeClassifier;
 import dev.bulwark.internal.spi.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -12,7 +13,7 @@ import java.lang.invoke.VarHandle;
  * change releases the slots, all {@link #weight} of them together, so closing twice (or from two threads at once)
  * frees exactly the weight, once.
  */
-final class LocalPermit implements Permit {
+final class LocalPermit implements Permit, OutcomeClassifier {
 
     private static final VarHandle RELEASED = VarHandles.field(MethodHandles.lookup(), "released", int.class);
 
@@ -38,6 +39,11 @@ final class LocalPermit implements Permit {
         if (RELEASED.compareAndSet(this, 0, 1)) {
             bulkhead.releaseAfterRun(acquiredAt, outcome, weight);
         }
+    }
+
+    @Override
+    public Outcome outcomeOf(Throwable failure) {
+        return bulkhead.outcomeOf(failure);
     }
 
     @Override

@@ -3,7 +3,6 @@ package dev.bulwark.internal;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
-import dev.bulwark.internal.spi.WaiterFuture;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -30,41 +29,7 @@ public final class PumpAcquire {
      * @return the slot's future, as {@link Bulkhead#acquireAsync()}'s
      */
     public static CompletableFuture<Permit> acquire(Bulkhead global) {
-        if (!(global instanceof InProcessBulkhead)) {
-            return global.acquireAsync();
-        }
-        InProcessBulkhead bulkhead = (InProcessBulkhead) global;
-        long outcome = bulkhead.admitOrObserveFull();
-        if (outcome == SlotQueue.ADMITTED) {
-            bulkhead.reportAdmitted(0);
-            return CompletableFuture.completedFuture(bulkhead.newPermit());
-        }
-        if (outcome != SlotQueue.MUST_WAIT) {
-            return CompletableFuture.failedFuture(bulkhead.quietQueueFull(outcome));
-        }
-        CompletableFuture<Permit> future = new WaiterFuture<>();
-        bulkhead.waitAsync(new PumpWaiter(bulkhead, future), future);
-        return future;
-    }
-
-    /** A queued pump request: an {@code acquireAsync()} waiter whose refusals and cancellation are not reported. */
-    private static final class PumpWaiter extends AsyncWaiter {
-        PumpWaiter(InProcessBulkhead bulkhead, CompletableFuture<Permit> future) {
-            super(bulkhead, CancellationSignal.none(), bulkhead.ticker().read(), future);
-        }
-
-        @Override
-        boolean reported() {
-            return false;
-        }
-
-        @Override
-        @SuppressWarnings("unchecked") // the future the constructor was given
-        void begin() {
-            Permit permit = bulkhead.newPermit(weight);
-            if (!((CompletableFuture<Permit>) callerFuture).complete(permit)) {
-                permit.close(Permit.Outcome.IGNORED); // cancelled at that very moment: nobody will close it
-            }
-        }
+        return global instanceof InProcessBulkhead bulkhead
+                ? AsyncPermitWaiter.acquire(bulkhead, CancellationSignal.none(), false) : global.acquireAsync();
     }
 }

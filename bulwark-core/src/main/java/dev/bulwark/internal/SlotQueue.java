@@ -287,7 +287,8 @@ abstract class SlotQueue {
             for (;;) {
                 int waiting = waiting(current);
                 int available = available(current);
-                if (weight > maxConcurrency - headroom[level]) { // before closed, as on arrival: too heavy is the caller's error
+                // Before closed, as on arrival: too heavy (for the limit less the reserves above) is the caller's error.
+                if (weight > maxConcurrency - headroom[level]) {
                     rejection = refusal(Rejection.Reason.WEIGHT_EXCEEDS_LIMIT, current, 0L, level);
                     break;
                 } else if (current < 0) {

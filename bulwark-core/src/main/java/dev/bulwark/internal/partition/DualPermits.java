@@ -157,22 +157,21 @@ public final class DualPermits {
 
     /**
      * Closes the slot(s) of an operation that ran and ended with {@code failure} ({@code null} when it returned),
-     * each with the outcome its own bulkhead's adaptive limit would have classified it as.
+     * each with the outcome its own bulkhead's adaptive limit would have classified it as
+     * ({@link OutcomeClassifier#outcomeAfter}).
      *
      * @param permit a key's slot, or a pair from this class
-     * @param local the key's bulkhead
-     * @param global the global bulkhead, or {@code null} when there is none
      * @param failure what the operation failed with, or {@code null}
      */
-    static void closeAfterRun(Permit permit, Bulkhead local, Bulkhead global, Throwable failure) {
+    static void closeAfterRun(Permit permit, Throwable failure) {
         if (permit instanceof Pair pair) {
             try {
-                pair.local.close(OutcomeClassifier.outcomeAfter(local, failure));
+                pair.local.close(OutcomeClassifier.outcomeAfter(pair.local, failure));
             } finally {
-                pair.global.close(OutcomeClassifier.outcomeAfter(global, failure));
+                pair.global.close(OutcomeClassifier.outcomeAfter(pair.global, failure));
             }
         } else {
-            permit.close(OutcomeClassifier.outcomeAfter(local, failure));
+            permit.close(OutcomeClassifier.outcomeAfter(permit, failure));
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.bulwark.internal.partition;
 
 import dev.bulwark.Permit;
+import dev.bulwark.internal.spi.OutcomeClassifier;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -9,7 +10,7 @@ import java.lang.invoke.VarHandle;
  * the slot goes back, so a grant decided after the release never sees it held) and gives it back, exactly once
  * whatever threads race to close it (a compare-and-set on {@code released}).
  */
-final class FairPermit implements Permit {
+final class FairPermit implements Permit, OutcomeClassifier {
     private static final VarHandle RELEASED;
 
     static {
@@ -41,6 +42,11 @@ final class FairPermit implements Permit {
             partition.addHeld(-1); // first: a grant decided after the slot is back must not see it held
             global.close(outcome);
         }
+    }
+
+    @Override
+    public Outcome outcomeOf(Throwable failure) {
+        return OutcomeClassifier.outcomeAfter(global, failure); // the global slot's own classification
     }
 
     @Override

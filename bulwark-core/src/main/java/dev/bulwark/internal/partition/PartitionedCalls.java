@@ -98,7 +98,7 @@ public final class PartitionedCalls<K> {
                 failure = thrown;
                 throw thrown;
             } finally {
-                DualPermits.closeAfterRun(permit, partition.bulkhead(), global, failure);
+                DualPermits.closeAfterRun(permit, failure);
             }
         } finally {
             table.exit(partition);
@@ -161,18 +161,18 @@ public final class PartitionedCalls<K> {
                 return;
             }
             if (result.isDone()) {
-                release(permit, partition, Permit.Outcome.IGNORED);
+                releaseUnused(permit, partition);
                 return;
             }
             if (table.isClosed()) {
-                release(permit, partition, Permit.Outcome.IGNORED);
+                releaseUnused(permit, partition);
                 result.completeExceptionally(table.rejectClosed(0L));
                 return;
             }
             Stages.start(operation).whenComplete((value, stageFailure) -> {
                 Throwable ended = stageFailure == null ? null : Stages.unwrap(stageFailure);
                 try {
-                    DualPermits.closeAfterRun(permit, partition.bulkhead(), global, ended);
+                    DualPermits.closeAfterRun(permit, ended);
                 } finally {
                     table.exit(partition);
                 }
@@ -220,12 +220,12 @@ public final class PartitionedCalls<K> {
     }
 
     /**
-     * Releases the slot(s) of a call that did not run, then leaves the partition: a partition is evicted only once
-     * nothing holds a slot.
+     * Releases the slot(s) of a call that did not run ({@code IGNORED}: no sample for an adaptive limit), then leaves
+     * the partition: a partition is evicted only once nothing holds a slot.
      */
-    private void release(Permit permit, Partition partition, Permit.Outcome outcome) {
+    private void releaseUnused(Permit permit, Partition partition) {
         try {
-            permit.close(outcome);
+            permit.close(Permit.Outcome.IGNORED);
         } finally {
             table.exit(partition);
         }

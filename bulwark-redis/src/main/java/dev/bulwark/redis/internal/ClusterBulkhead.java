@@ -10,7 +10,6 @@ import dev.bulwark.Rejection;
 import dev.bulwark.Scheduler;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.internal.spi.AsyncOperation;
-import dev.bulwark.internal.spi.OutcomeClassifier;
 import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.internal.spi.WaiterFuture;
 import dev.bulwark.redis.RedisBulkheadException;
@@ -46,7 +45,7 @@ import java.util.function.Supplier;
  * that learns the fact, an I/O thread included ({@code permitLost} from a release's reply), which is why its
  * Javadoc requires it to be quick and never to call Redis synchronously.
  */
-public final class ClusterBulkhead extends ClusterProtocol implements OutcomeClassifier {
+public final class ClusterBulkhead extends ClusterProtocol {
 
     private final ClusterSettings settings;
     private final Scheduler scheduler;

@@ -480,7 +480,7 @@ abstract class ClusterProtocol {
     }
 
     /** How a failed call counts for the adaptive limit: {@code IGNORED} without one. */
-    public final Permit.Outcome outcomeOf(Throwable failure) {
+    final Permit.Outcome outcomeOf(Throwable failure) {
         ClusterAdaptiveLimit limit = adaptive;
         return limit == null ? Permit.Outcome.IGNORED : limit.classify(failure);
     }

@@ -1,6 +1,7 @@
 package dev.bulwark.redis.internal;
 
 import dev.bulwark.Permit;
+import dev.bulwark.internal.spi.OutcomeClassifier;
 import dev.bulwark.internal.spi.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -15,7 +16,7 @@ import java.lang.invoke.VarHandle;
  * it can only remove its own entry, which Redis may still count when the loss was declared ahead of the lease's
  * end (see {@link LeaseKeeper#giveUpAge}).
  */
-final class RemotePermit implements Permit {
+final class RemotePermit implements Permit, OutcomeClassifier {
 
     static final int CLOSED = 1;
     static final int LOST = 2;
@@ -75,6 +76,11 @@ final class RemotePermit implements Permit {
             adaptive.sample(this, outcome);
         }
         bulkhead.closePermit(this, true);
+    }
+
+    @Override
+    public Outcome outcomeOf(Throwable failure) {
+        return bulkhead.outcomeOf(failure);
     }
 
     /** Gives the slot back without reporting a release: for a permit granted to a caller who had given up. */

@@ -1,6 +1,7 @@
 package dev.bulwark.cli.internal.sim;
 
 import dev.bulwark.Priority;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
@@ -77,17 +78,11 @@ public record CallMix(Mix<Priority> priorities, Mix<Integer> weights, Map<Priori
      * @return at least 0
      */
     public int lowestHeadroom() {
-        Priority lowest = priorities == null ? Priority.NORMAL : Priority.CRITICAL;
-        if (priorities != null) {
-            for (Mix.Entry<Priority> entry : priorities.entries()) {
-                lowest = entry.value().ordinal() > lowest.ordinal() ? entry.value() : lowest;
-            }
-        }
-        int headroom = 0;
-        for (Map.Entry<Priority, Integer> reserve : reserves.entrySet()) {
-            headroom += reserve.getKey().ordinal() < lowest.ordinal() ? reserve.getValue() : 0;
-        }
-        return headroom;
+        // Priorities are ordered from CRITICAL down: the lowest drawn is the greatest.
+        Priority lowest = priorities == null ? Priority.NORMAL : priorities.entries().stream().map(Mix.Entry::value)
+                .max(Comparator.naturalOrder()).orElse(Priority.CRITICAL);
+        return reserves.entrySet().stream().filter(reserve -> reserve.getKey().compareTo(lowest) < 0)
+                .mapToInt(Map.Entry::getValue).sum();
     }
 
     /**
