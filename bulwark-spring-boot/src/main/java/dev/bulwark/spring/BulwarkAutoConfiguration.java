@@ -2,6 +2,7 @@ package dev.bulwark.spring;
 
 import dev.bulwark.Bulkheads;
 import dev.bulwark.spring.internal.AutoProxyRegistrar;
+import dev.bulwark.spring.internal.BareDeclarationConverter;
 import dev.bulwark.spring.internal.BulwarkAdvisor;
 import dev.bulwark.spring.internal.BulwarkMethodInterceptor;
 import dev.bulwark.spring.internal.DrainOnShutdown;
@@ -11,6 +12,7 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
@@ -44,6 +46,19 @@ public final class BulwarkAutoConfiguration {
     @ConditionalOnMissingBean
     public Bulkheads bulwarkBulkheads() {
         return Bulkheads.create();
+    }
+
+    /**
+     * Lets a policy be declared with no settings of its own (a bare {@code name:} in YAML): it then takes every
+     * setting from {@code bulwark.defaults}. Static, so that property binding can use it before this configuration
+     * is made.
+     *
+     * @return the converter, used only while binding {@code bulwark.*}
+     */
+    @Bean
+    @ConfigurationPropertiesBinding
+    public static BareDeclarationConverter bulwarkBareDeclarationConverter() {
+        return new BareDeclarationConverter();
     }
 
     /**
