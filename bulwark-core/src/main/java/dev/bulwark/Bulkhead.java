@@ -182,7 +182,9 @@ public interface Bulkhead extends Policy, AutoCloseable {
      * until fewer than {@code maxConcurrency} calls hold a slot.
      *
      * @param maxConcurrency the new limit
-     * @throws IllegalArgumentException when {@code maxConcurrency} is less than 1
+     * @throws IllegalArgumentException when {@code maxConcurrency} is less than 1, or (as at build time) not above
+     *     the slots the {@linkplain Builder#reserve(Priority, int) reserves} add up to: at such a limit a call of the
+     *     lowest priority could never run; the limit is then unchanged
      */
     void changeMaxConcurrency(int maxConcurrency);
 

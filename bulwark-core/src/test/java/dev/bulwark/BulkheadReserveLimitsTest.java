@@ -90,4 +90,29 @@ class BulkheadReserveLimitsTest {
         assertThat(bulkhead.tryAcquireWith(CallOptions.priority(Priority.CRITICAL))).isEmpty();
         all.close();
     }
+
+    @Test
+    void aLimitTheReservesWouldFillIsRefusedSoThatNoWaiterIsStrandedBehindThem() {
+        // Found by audit: a weight-1 NORMAL waiter was left queued for good when the limit fell to the reserves (no
+        // slot left that a NORMAL call may take, and the sweep of too-heavy waiters skipped weight 1).
+        Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(4).maxQueue(5).reserve(Priority.CRITICAL, 2)
+                .reserve(Priority.NORMAL, 1).build();
+        Permit first = bulkhead.acquire();
+        Permit second = bulkhead.acquire(); // a NORMAL call may take 4 - 2 = 2 slots
+        CompletableFuture<Permit> waiter = bulkhead.acquireAsync();
+        assertThat(waiter).isNotDone();
+
+        assertThatThrownBy(() -> bulkhead.changeMaxConcurrency(3))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxConcurrency (3)")
+                .hasMessageContaining("3 slots reserved").hasMessageContaining("reserve");
+        assertThat(bulkhead.maxConcurrency()).isEqualTo(4);
+        assertThat(waiter).isNotDone();
+
+        first.close();
+        assertThat(waiter).isCompleted();
+        waiter.join().close();
+        second.close();
+        bulkhead.changeMaxConcurrency(10);
+        assertThat(bulkhead.maxConcurrency()).isEqualTo(10);
+    }
 }

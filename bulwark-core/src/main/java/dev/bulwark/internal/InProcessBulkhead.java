@@ -445,6 +445,14 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
     @Override
     public void changeMaxConcurrency(int newMaxConcurrency) {
         Arguments.requireMaxConcurrency(newMaxConcurrency);
+        // The build's rule, kept at run time: at a limit the reserves fill, a call of the lowest priority could
+        // never run, and a queued one would hold everyone behind it for good.
+        int reserved = headroom[headroom.length - 1];
+        if (newMaxConcurrency <= reserved) {
+            throw new IllegalArgumentException("maxConcurrency (" + newMaxConcurrency + ") of bulkhead '" + name
+                    + "' must exceed the " + reserved + " slots reserved for higher priorities (reserve), so that "
+                    + "every priority can run");
+        }
         changeLimit(-1, newMaxConcurrency);
     }
 
