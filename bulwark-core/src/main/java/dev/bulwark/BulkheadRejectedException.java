@@ -33,9 +33,9 @@ public final class BulkheadRejectedException extends RuntimeException {
      * {@link #queuedCount} hold. Written again, at most once more, by {@link #rejection()}: a race of two readers
      * writes equal values, and a record's final fields make either one safe to publish without a fence.
      */
-    private transient Rejection rejection;
-    private final transient int executingCount;
-    private final transient int queuedCount;
+    private Rejection rejection;
+    private final int executingCount;
+    private final int queuedCount;
 
     /**
      * Creates the exception for a refusal.
@@ -74,14 +74,10 @@ public final class BulkheadRejectedException extends RuntimeException {
      * Returns the facts of the refusal. Thread-safe; the values are the same at every call (the instance too, once
      * built: the first call may build it from the facts the bulkhead kept).
      *
-     * @return the rejection; never {@code null} on the instance the bulkhead threw (the facts are transient, so a
-     *     deserialized copy returns {@code null})
+     * @return the rejection, never {@code null}; a deserialized copy has the same facts
      */
     public Rejection rejection() {
         Rejection facts = rejection;
-        if (facts == null) {
-            return null; // deserialized: the facts are transient, as they always were
-        }
         if (facts.executingCount() == executingCount && facts.queuedCount() == queuedCount) {
             return facts;
         }

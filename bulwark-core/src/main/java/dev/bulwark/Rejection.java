@@ -7,7 +7,8 @@ import java.util.Objects;
  * Why and in what state a bulkhead refused a call: the value handed to the overflow handler
  * ({@link Bulkhead.Builder#onRejected}) and carried by {@link BulkheadRejectedException}.
  *
- * <p>The counts are those the bulkhead saw at the moment it decided to refuse. Immutable and thread-safe.
+ * <p>The counts are those the bulkhead saw at the moment it decided to refuse. Immutable and thread-safe;
+ * serializable, so that a {@link BulkheadRejectedException} keeps its facts when it is serialized.
  *
  * @param bulkheadName the name of the bulkhead that refused the call
  * @param reason why it refused
@@ -20,7 +21,7 @@ import java.util.Objects;
  *     {@link Priority#NORMAL} for a call that gave none
  */
 public record Rejection(String bulkheadName, Reason reason, int maxConcurrency, int maxQueue, int executingCount,
-                        int queuedCount, Duration waited, Priority priority) {
+                        int queuedCount, Duration waited, Priority priority) implements java.io.Serializable {
 
     /**
      * Checks the components.
