@@ -12,7 +12,18 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Implementations must be thread-safe. Tasks should be short: they complete futures and call overflow
  * handlers. {@link #schedule} may throw {@link java.util.concurrent.RejectedExecutionException} (for example
- * after a shutdown); policies handle that so that no call waits forever.
+ * after a shutdown); policies handle that so that no call waits forever:
+ * <ul>
+ *   <li>a bulkhead's asynchronous waiter whose {@code maxWait} timer is refused leaves the queue at once and its
+ *       future fails with the scheduler's exception, the same instance; its listeners see it
+ *       {@linkplain BulkheadListener#cancelled(long, Priority) cancelled} (the wait was given up, not refused by the bulkhead, so
+ *       the overflow handler is not called);</li>
+ *   <li>a {@link Timeout} whose deadline is refused reports nothing to its listeners: a synchronous call throws
+ *       the scheduler's exception before the operation runs, an asynchronous one cancels the stage it has just
+ *       started and its future fails with that exception;</li>
+ *   <li>a {@link Retry} whose delay before the next attempt is refused ends with the last failure, as if no attempt
+ *       were left, and logs the refusal.</li>
+ * </ul>
  */
 @FunctionalInterface
 public interface Scheduler {
