@@ -130,7 +130,10 @@ abstract sealed class BulkheadSettings permits Bulkhead.Builder {
     }
 
     /**
-     * Sets the source of time for waits (for tests). Default: {@link Ticker#system()}.
+     * Sets the source of time for waits (for tests). Default: {@link Ticker#system()}. Under any other ticker a
+     * waiting thread is also woken by the bulkhead's {@linkplain #scheduler scheduler} at its deadline and then
+     * reads the ticker again, so that a fake ticker with a manual scheduler driven by it ends a blocking call's
+     * {@code maxWait} without real time passing (an asynchronous wait is timed by the scheduler anyway).
      *
      * @param ticker the ticker
      * @return this builder

@@ -19,9 +19,9 @@ public interface Ticker {
     /**
      * Returns the ticker backed by {@link System#nanoTime()}.
      *
-     * @return the system ticker
+     * @return the system ticker, the same instance at every call
      */
     static Ticker system() {
-        return System::nanoTime;
+        return dev.bulwark.internal.SystemTime.TICKER;
     }
 }

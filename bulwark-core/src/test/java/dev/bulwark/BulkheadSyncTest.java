@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.bulwark.testing.FakeTicker;
+import dev.bulwark.testing.ManualScheduler;
 import dev.bulwark.testing.Threads.Parked;
 import java.io.IOException;
 import java.time.Duration;
@@ -181,6 +182,48 @@ class BulkheadSyncTest {
         holder.close();
         assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(1);
         assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(2);
+    }
+
+    @Test
+    void aFakeTickerAndAManualSchedulerEndASyncWaitWithoutRealTime() throws Exception {
+        // Found by audit: the waiter parked for the real maxWait (an hour here) before it read the fake ticker again.
+        FakeTicker ticker = new FakeTicker();
+        ManualScheduler scheduler = new ManualScheduler(ticker);
+        Bulkhead bulkhead = Bulkhead.builder().name("slow").maxConcurrency(1).maxQueue(1)
+                .maxWait(Duration.ofHours(1)).ticker(ticker).scheduler(scheduler).build();
+        Permit holder = bulkhead.acquire();
+        Parked<Integer> waiter = startParked(bulkhead, "waiter", () -> bulkhead.call(() -> 1));
+
+        scheduler.advance(Duration.ofMinutes(59)); // not yet: the waiter wakes, reads the ticker, waits on
+        // Its next wake-up is armed before it parks again (and an unpark before the park still ends that park).
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.pendingTasks() == 1);
+        assertThat(waiter.outcome()).isNotDone();
+        scheduler.advance(Duration.ofMinutes(1));
+
+        ExecutionException failure =
+                (ExecutionException) catchThrowable(() -> waiter.outcome().get(10, TimeUnit.SECONDS));
+        assertThat(failure.getCause()).isInstanceOfSatisfying(BulkheadRejectedException.class, e -> {
+            assertThat(e.rejection().reason()).isEqualTo(Rejection.Reason.WAIT_TIMEOUT);
+            assertThat(e.rejection().waited()).isEqualTo(Duration.ofHours(1));
+        });
+        assertThat(scheduler.pendingTasks()).isZero();
+        holder.close();
+    }
+
+    @Test
+    void aSyncWaiterGrantedUnderAFakeTickerLeavesNoWakeUpBehind() throws Exception {
+        FakeTicker ticker = new FakeTicker();
+        ManualScheduler scheduler = new ManualScheduler(ticker);
+        Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(1).maxQueue(1).maxWait(Duration.ofHours(1))
+                .ticker(ticker).scheduler(scheduler).build();
+        Permit holder = bulkhead.acquire();
+        Parked<Integer> waiter = startParked(bulkhead, "waiter", () -> bulkhead.call(() -> 7));
+        assertThat(scheduler.pendingTasks()).isEqualTo(1);
+
+        holder.close();
+
+        assertThat(waiter.outcome().get(10, TimeUnit.SECONDS)).isEqualTo(7);
+        assertThat(scheduler.pendingTasks()).isZero();
     }
 
     @Test

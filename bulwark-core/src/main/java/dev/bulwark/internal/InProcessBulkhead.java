@@ -391,6 +391,10 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         return ticker;
     }
 
+    Scheduler scheduler() {
+        return scheduler;
+    }
+
     @Override
     long waitStart() {
         return ticker.read();

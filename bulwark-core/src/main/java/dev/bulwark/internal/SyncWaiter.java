@@ -4,13 +4,16 @@ import dev.bulwark.CancellationSignal;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.internal.spi.Outcomes;
+import dev.bulwark.Scheduler;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * A waiter whose owner is a thread parked on it. {@link #await} is the whole synchronous wait: join the queue,
  * park until the node's fate is decided (granted, timed out, cancelled by the signal or an interrupt, evicted or
  * refused),
- * then act on it. The parked thread times its own maximum wait, so a sync wait needs no timer task.
+ * then act on it. The parked thread times its own maximum wait, so a sync wait needs no timer task (but under a
+ * test's fake ticker, see {@link #wakeOnTheSchedulerUnderAFakeTicker}).
  */
 final class SyncWaiter extends Waiter implements Runnable {
 
@@ -51,6 +54,7 @@ final class SyncWaiter extends Waiter implements Runnable {
         GrantDispatch.runPendingBeforeBlocking();
         CancellationSignal.Registration registration = signal.canBeCancelled() ? signal.onCancel(waiter) : null;
         boolean interrupted = false;
+        Scheduler.Cancellable wake = null;
         try {
             while (waiter.status() == Waiter.WAITING) {
                 if (waiter.timed) {
@@ -61,6 +65,7 @@ final class SyncWaiter extends Waiter implements Runnable {
                         }
                         continue;
                     }
+                    wake = wakeOnTheSchedulerUnderAFakeTicker(bulkhead, waiter, wake, remaining);
                     LockSupport.parkNanos(bulkhead, remaining);
                 } else {
                     LockSupport.park(bulkhead);
@@ -75,6 +80,9 @@ final class SyncWaiter extends Waiter implements Runnable {
         } finally {
             if (registration != null) {
                 registration.close();
+            }
+            if (wake != null) {
+                wake.cancel();
             }
         }
         long waited = bulkhead.ticker().read() - waiter.enqueuedAt;
@@ -99,6 +107,31 @@ final class SyncWaiter extends Waiter implements Runnable {
         bulkhead.waiterCancelled(waiter, waited);
         throw interrupted ? Outcomes.interruptedWhileQueued(bulkhead.name)
                 : Outcomes.cancelledWhileQueued(bulkhead.name, signal);
+    }
+
+    /**
+     * Under a ticker other than the system's (a test's fake one), parking for {@code remaining} real nanoseconds
+     * would not notice the ticker passing the deadline, so the bulkhead's scheduler (a test's manual one, driven
+     * with the ticker) also wakes the thread at the deadline; the thread then reads the ticker again. Re-armed at
+     * each wake-up, since the ticker may have moved by less. The task only unparks: no user code on the timer. A
+     * scheduler that refuses leaves the real-time park, as under the system ticker.
+     *
+     * @return the armed wake-up, or {@code null} under the system ticker
+     */
+    private static Scheduler.Cancellable wakeOnTheSchedulerUnderAFakeTicker(InProcessBulkhead bulkhead,
+            SyncWaiter waiter, Scheduler.Cancellable previous, long remaining) {
+        if (bulkhead.ticker() == SystemTime.TICKER) {
+            return null;
+        }
+        if (previous != null) {
+            previous.cancel();
+        }
+        Thread thread = waiter.thread;
+        try {
+            return bulkhead.scheduler().schedule(() -> LockSupport.unpark(thread), remaining, TimeUnit.NANOSECONDS);
+        } catch (RuntimeException refused) {
+            return null;
+        }
     }
 
     @Override
