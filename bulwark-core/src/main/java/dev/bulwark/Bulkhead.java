@@ -232,7 +232,8 @@ public interface Bulkhead extends Policy, AutoCloseable {
 
     /**
      * Takes a slot if one is free now and nobody waits; never waits, never calls the overflow handler, never
-     * throws.
+     * throws. Listeners hear of a permit it returns ({@code admitted}, later {@code released}); an empty result is
+     * no call and reports nothing, so refusals counted by metrics do not include it.
      *
      * @return the permit, or empty when no slot is free or others are already waiting (no barging)
      */
@@ -321,7 +322,8 @@ public interface Bulkhead extends Policy, AutoCloseable {
 
     /**
      * Takes {@link CallOptions#weight()} slots if they are free now, nobody waits and the options' priority may use
-     * them (see {@link Builder#reserve(Priority, int)}); never waits, never calls the overflow handler.
+     * them (see {@link Builder#reserve(Priority, int)}); never waits, never calls the overflow handler. As with
+     * {@link #tryAcquire()}, listeners hear of a permit it returns and nothing of an empty result.
      *
      * @param options the weight and priority (a cancelled signal gives empty)
      * @return the permit holding the slots, or empty when they are not free, others wait, or the bulkhead is closed

@@ -13,7 +13,8 @@ package dev.bulwark;
  * bulkhead's state; its first failure is logged through {@link System.Logger}.
  *
  * <p>For every call exactly one of {@link #admitted}, {@link #rejected} or {@link #cancelled} is reported
- * (a call cancelled before it reached the bulkhead reports nothing), and every admitted call later reports
+ * (a call cancelled before it reached the bulkhead reports nothing, nor does a {@link Bulkhead#tryAcquire()} that
+ * found no slot free: it is no call, and calls no overflow handler either), and every admitted call later reports
  * exactly one {@link #released}.
  *
  * <p><b>Times are nanoseconds.</b> Durations are handed over as {@code long} nanoseconds read from the bulkhead's
