@@ -98,8 +98,9 @@ public final class Fallback<T extends @Nullable Object> {
     }
 
     /**
-     * Returns a fallback that also handles failures matching this predicate. A predicate that throws counts as
-     * not matching.
+     * Returns a fallback that also handles failures matching this predicate. A predicate that throws (an
+     * {@link Error} included) counts as not matching, on the synchronous and the asynchronous path alike; its
+     * failure is logged.
      *
      * @param predicate selects failures to handle
      * @return a new fallback

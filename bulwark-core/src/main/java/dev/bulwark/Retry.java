@@ -127,7 +127,8 @@ public final class Retry extends SingleStepPolicy<RetryStep> {
 
         /**
          * Handles failures that match this predicate (in addition to any {@link #handle} types). A predicate that
-         * throws counts as not matching; its failure is logged.
+         * throws (an {@link Error} included) counts as not matching, on the synchronous and the asynchronous path
+         * alike; its failure is logged.
          *
          * @param predicate decides whether a failure is retried
          * @return this builder

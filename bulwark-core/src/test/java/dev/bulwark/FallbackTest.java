@@ -111,6 +111,21 @@ class FallbackTest {
     }
 
     @Test
+    void aHandleIfPredicateThatThrowsAnErrorCountsAsNoOnBothPaths() {
+        Fallback<String> fallback = Fallback.of("fb").handleIf(e -> {
+            throw new AssertionError("predicate broke");
+        });
+        IOException own = new IOException("own");
+
+        assertThat(catchThrowable(() -> fallback.call(() -> {
+            throw own;
+        }))).isSameAs(own);
+        CompletableFuture<String> call = fallback.callAsync(() -> CompletableFuture.failedFuture(own));
+        assertThat(call).isCompletedExceptionally();
+        assertThat(call.handle((value, failure) -> failure).join()).isSameAs(own);
+    }
+
+    @Test
     void asyncHandledAndUnhandled() {
         IllegalStateException unhandled = new IllegalStateException("x");
         Fallback<String> fallback = Fallback.of("fb").handle(IOException.class);

@@ -122,6 +122,26 @@ class RetryTest {
     }
 
     @Test
+    void aHandleIfPredicateThatThrowsAnErrorCountsAsNoOnBothPaths() {
+        Retry retry = Retry.builder().handleIf(e -> {
+            throw new AssertionError("predicate broke");
+        }).build();
+        IOException own = new IOException("own");
+        AtomicInteger attempts = new AtomicInteger();
+
+        assertThat(catchThrowable(() -> retry.run(() -> {
+            attempts.incrementAndGet();
+            throw own;
+        }))).isSameAs(own);
+        assertThat(attempts).hasValue(1);
+
+        // The first attempt's stage has already failed, so the retry decides before callAsync returns.
+        CompletableFuture<String> call = retry.callAsync(() -> CompletableFuture.failedFuture(own));
+        assertThat(call).isCompletedExceptionally();
+        assertThat(call.handle((value, failure) -> failure).join()).isSameAs(own);
+    }
+
+    @Test
     void aCancellationExceptionIsNeverRetried() {
         AtomicInteger attempts = new AtomicInteger();
         Retry retry = Retry.builder().handle(RuntimeException.class).build();

@@ -16,7 +16,9 @@ public final class HandledFailures {
 
     /**
      * Tells whether {@code failure} is an instance of one of {@code types} or matches one of {@code predicates}. A
-     * predicate that throws counts as not matching; its failure is logged at WARNING.
+     * predicate that throws anything, an {@link Error} included, counts as not matching; its failure is logged at
+     * WARNING. Never throws: a throw here would replace the operation's own failure on a synchronous call and leave
+     * an asynchronous call's future incomplete for ever.
      *
      * @param failure the failure to test
      * @param types failure types, tested first
@@ -37,7 +39,7 @@ public final class HandledFailures {
                 if (predicate.test(failure)) {
                     return true;
                 }
-            } catch (RuntimeException predicateFailure) {
+            } catch (Throwable predicateFailure) {
                 logger.log(System.Logger.Level.WARNING, "A handleIf predicate" + owner
                         + " threw; the failure is treated as not handled", predicateFailure);
             }
