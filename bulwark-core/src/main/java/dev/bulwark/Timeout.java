@@ -22,8 +22,9 @@ import org.jspecify.annotations.Nullable;
  * {@link java.util.concurrent.CancellationException}.
  *
  * <p><b>Asynchronous calls</b>: the returned future completes exceptionally with {@link TimeoutExceededException}
- * at the deadline (within timer precision), the inner signal is cancelled, and the inner stage is cancelled where
- * it is a future. An inner bulkhead keeps its slot until the inner operation's own stage completes, so a timeout
+ * at the deadline (within timer precision), the inner stage is cancelled where it is a future, and then the inner
+ * signal is cancelled (in that order, so that an inner {@link Retry}, even one waiting out a delay, ends without
+ * reporting to its listeners: the call is this timeout's to report). An inner bulkhead keeps its slot until the inner operation's own stage completes, so a timeout
  * never lets more calls run than the bulkhead's limit.
  *
  * <p>Thread-safe; share one instance. Each call schedules one timer task on the {@link Scheduler}.

@@ -156,6 +156,38 @@ class TimeoutTest {
     }
 
     @Test
+    void anAsyncTimeoutAroundARetryInItsDelayIsReportedByTheTimeoutAloneAndEndsTheDelay() {
+        List<String> events = new ArrayList<>();
+        Retry retry = Retry.builder().name("again").delay(Duration.ofSeconds(1)).scheduler(scheduler)
+                .listener(new RetryListener() {
+                    @Override
+                    public void succeeded(int attempts) {
+                        events.add("retry succeeded");
+                    }
+
+                    @Override
+                    public void failed(int attempts, Throwable failure, boolean retriesExhausted) {
+                        events.add("retry failed: " + failure);
+                    }
+                }).build();
+        Timeout timeout = timeout(Duration.ofMillis(500)).onTimeout(exceeded -> events.add("timedOut")).build();
+        AtomicInteger attempts = new AtomicInteger();
+
+        CompletableFuture<String> call = Pipeline.of(timeout, retry).callAsync(() -> {
+            attempts.incrementAndGet();
+            return CompletableFuture.failedFuture(new IOException("down"));
+        });
+        assertThat(attempts).hasValue(1); // the retry now waits out its 1 s delay
+        scheduler.advance(Duration.ofMillis(500));
+
+        assertThat(call.handle((value, failure) -> failure).join()).isInstanceOf(TimeoutExceededException.class);
+        assertThat(events).containsExactly("timedOut");
+        assertThat(scheduler.pendingTasks()).isZero();
+        scheduler.advance(Duration.ofSeconds(1));
+        assertThat(attempts).hasValue(1);
+    }
+
+    @Test
     void asyncInTimeRelaysTheResultAndCancelsTheTimer() {
         Timeout timeout = timeout(Duration.ofMillis(300)).build();
         CompletableFuture<String> inner = new CompletableFuture<>();

@@ -333,11 +333,14 @@ public final class TimeoutStep implements ChainStep {
 
         private void timedOut() {
             TimeoutExceededException timedOut = new TimeoutExceededException(policy.name, policy.timeout);
-            inner.cancel(timedOut);
+            // The inner stage first: an inner policy whose returned future is cancelled ends without reporting (the
+            // call is this timeout's to report), whereas one that saw the signal first would report its own end (an
+            // inner retry in its delay would tell its listeners 'failed' with a CancellationException).
             CompletionStage<T> stage = innerStage;
             if (stage != null) {
                 Stages.cancel(stage, policy.interruptOnTimeout);
             }
+            inner.cancel(timedOut);
             link.close();
             result.completeExceptionally(timedOut);
             policy.reportTimedOut(timedOut);
