@@ -89,7 +89,8 @@ public final class BulwarkHttpClient extends HttpClient {
      * {@link dev.bulwark.PartitionedBulkhead}. Called once per request, on the sending thread.
      *
      * @param delegate the client that sends the requests
-     * @param policyFor the policy of a request; must not return {@code null}
+     * @param policyFor the policy of a request; must not return {@code null} (a {@code null} makes {@code send} and
+     *     {@code sendAsync} throw {@link NullPointerException} at once, before anything is sent)
      * @return the decorated client
      * @throws NullPointerException when an argument is {@code null}
      */
