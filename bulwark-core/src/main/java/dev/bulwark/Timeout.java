@@ -19,15 +19,19 @@ import org.jspecify.annotations.Nullable;
  * cleared before the exception is thrown; one that was already pending when the deadline passed is the caller's: the
  * policy neither interrupts again nor clears it. The operation's own exception, when it failed before the deadline,
  * passes through untouched; a signal already cancelled when the call starts gives a
- * {@link java.util.concurrent.CancellationException}.
+ * {@link java.util.concurrent.CancellationException}. The deadline is scheduled before the operation starts: a
+ * {@link Scheduler} that refuses it makes the call throw the scheduler's exception, and the operation never runs.
  *
- * <p><b>Asynchronous calls</b>: the returned future completes exceptionally with {@link TimeoutExceededException}
- * at the deadline (within timer precision), the inner stage is cancelled where it is a future, and then the inner
- * signal is cancelled (in that order, so that an inner {@link Retry}, even one waiting out a delay, ends without
- * reporting to its listeners: the call is this timeout's to report). An inner bulkhead keeps its slot until the inner operation's own stage completes, so a timeout
- * never lets more calls run than the bulkhead's limit.
+ * <p><b>Asynchronous calls</b> schedule the deadline before the operation starts too: a refused deadline fails the
+ * returned future with the scheduler's exception, and the operation never runs. The returned future completes
+ * exceptionally with {@link TimeoutExceededException} at the deadline (within timer precision), the inner stage is
+ * cancelled where it is a future, and then the inner signal is cancelled (in that order, so that an inner
+ * {@link Retry}, even one waiting out a delay, ends without reporting to its listeners: the call is this timeout's to
+ * report). An inner bulkhead keeps its slot until the inner operation's own stage completes, so a timeout never lets
+ * more calls run than the bulkhead's limit.
  *
- * <p>Thread-safe; share one instance. Each call schedules one timer task on the {@link Scheduler}.
+ * <p>Thread-safe; share one instance. Each call that starts schedules one timer task on the {@link Scheduler}, and
+ * cancels it when the call ends first.
  */
 // The step type is internal on purpose: it is implementation, named here only to type the shared base.
 @SuppressWarnings("exports")

@@ -10,6 +10,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -220,13 +221,14 @@ class ListenersAndDescriptionsTest {
             throw new RejectedExecutionException("no timer");
         }).build();
         CancellationSignal outer = CancellationSignal.create();
-        // A stage that is already complete needs no deadline, so no timer is asked for.
-        assertThat(refused.callAsync(() -> CompletableFuture.completedFuture("x"), outer)).isCompletedWithValue("x");
-        // A pending one does: without a timer the call fails at once and the inner stage is cancelled.
-        CompletableFuture<String> pending = new CompletableFuture<>();
-        CompletableFuture<String> noTimer = refused.callAsync(() -> pending, outer);
+        // The deadline is asked for before the operation starts: without a timer the call fails at once, unstarted.
+        AtomicInteger started = new AtomicInteger();
+        CompletableFuture<String> noTimer = refused.callAsync(() -> {
+            started.incrementAndGet();
+            return new CompletableFuture<>();
+        }, outer);
         assertThat(noTimer.handle((v, e) -> e).join()).isInstanceOf(RejectedExecutionException.class);
-        assertThat(pending).isCancelled();
+        assertThat(started).hasValue(0);
 
         CancellationSignal[] inner = new CancellationSignal[1];
         CompletableFuture<String> stage = new CompletableFuture<>();

@@ -188,6 +188,42 @@ class TimeoutTest {
     }
 
     @Test
+    void aRefusedDeadlineFailsTheCallBeforeTheOperationRunsOnBothPaths() {
+        List<String> events = new ArrayList<>();
+        Timeout timeout = timeout(Duration.ofSeconds(1)).listener(new TimeoutListener() {
+            @Override
+            public void timedOut(TimeoutExceededException exception) {
+                events.add("timedOut");
+            }
+
+            @Override
+            public void finishedInTime(long elapsedNanos) {
+                events.add("finishedInTime");
+            }
+        }).build();
+        scheduler.refuse();
+        AtomicInteger started = new AtomicInteger();
+
+        Throwable sync = catchThrowable(() -> timeout.call(started::incrementAndGet));
+        CompletableFuture<String> done = timeout.callAsync(() -> {
+            started.incrementAndGet();
+            return CompletableFuture.completedFuture("ran");
+        });
+        CompletableFuture<String> pending = timeout.callAsync(() -> {
+            started.incrementAndGet();
+            return new CompletableFuture<>();
+        });
+
+        assertThat(sync).isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+        assertThat(done.handle((value, failure) -> failure).join())
+                .isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+        assertThat(pending.handle((value, failure) -> failure).join())
+                .isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+        assertThat(started).as("operations started").hasValue(0);
+        assertThat(events).as("a call that never starts reports nothing").isEmpty();
+    }
+
+    @Test
     void asyncInTimeRelaysTheResultAndCancelsTheTimer() {
         Timeout timeout = timeout(Duration.ofMillis(300)).build();
         CompletableFuture<String> inner = new CompletableFuture<>();

@@ -267,31 +267,23 @@ public final class TimeoutStep implements ChainStep {
         CancellationSignal inner = CancellationSignal.create();
         CancellationSignal.Registration link = Signals.link(signal, inner);
         long startedAt = startTime();
-        CompletionStage<T> stage = Stages.start(() -> chain.proceedAsync(next, operation, inner));
-        if (stage.getClass() == CompletableFuture.class && ((CompletableFuture<T>) stage).isDone()) {
-            // Finished before any deadline could pass: no timer needed.
-            link.close();
-            reportInTime(startedAt);
-            CompletableFuture<T> done = (CompletableFuture<T>) stage;
-            if (done.isCompletedExceptionally()) {
-                done.whenComplete((value, failure) -> result.completeExceptionally(Stages.unwrap(failure)));
-            } else {
-                result.complete(done.getNow(null));
-            }
-            return result;
-        }
         AsyncDeadline<T> deadline = new AsyncDeadline<>(this, result, inner, link, startedAt);
-        deadline.innerStage = stage;
+        // The deadline is asked for before the operation starts, as on the synchronous path: a scheduler that refuses
+        // it fails the call before anything ran, never after an operation that then runs for nobody.
         try {
             deadline.task = scheduler.schedule(deadline, timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (RuntimeException refused) {
-            // Without a timer the deadline cannot be kept: give up on the inner call rather than wait unbounded.
             link.close();
-            inner.cancel(refused);
-            Stages.cancel(stage, interruptOnTimeout);
             result.completeExceptionally(refused);
             return result;
         }
+        CompletionStage<T> stage = Stages.start(() -> chain.proceedAsync(next, operation, inner));
+        deadline.innerStage = stage;
+        if (deadline.state == FIRED) {
+            // The timer fired while the operation started, so its timedOut may have found no stage to cancel.
+            Stages.cancel(stage, interruptOnTimeout);
+        }
+        // A stage already complete ends the race here, on this thread: the timer is cancelled, the outcome relayed.
         stage.whenComplete(deadline);
         result.whenComplete((value, failure) -> deadline.callerDone());
         return result;
