@@ -197,8 +197,12 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
     }
 
     /**
-     * Sets the local clock used to time waits (for tests). Leases never use it: they use the server's
-     * {@code TIME}. Default: {@link Ticker#system()}.
+     * Sets the local clock used to time waits (for tests). A lease's expiry in Redis uses the server's
+     * {@code TIME}, never this clock, but this instance's side of its leases is timed by it: when to renew (the
+     * heartbeat) and when to give a held permit up as lost because its renewals failed. A test with a fake ticker
+     * must therefore move it with real time (and with the scheduler): a frozen one stops the renewals, so held
+     * permits expire in Redis unannounced, and one moved far ahead reports held permits
+     * {@linkplain RedisBulkheadListener#permitLost lost}. Default: {@link Ticker#system()}.
      *
      * @param ticker the ticker
      * @return this builder
