@@ -18,9 +18,9 @@ import java.util.concurrent.TimeUnit;
  *       future fails with the scheduler's exception, the same instance; its listeners see it
  *       {@linkplain BulkheadListener#cancelled(long, Priority) cancelled} (the wait was given up, not refused by the bulkhead, so
  *       the overflow handler is not called);</li>
- *   <li>a {@link Timeout} whose deadline is refused reports nothing to its listeners: a synchronous call throws
- *       the scheduler's exception before the operation runs, an asynchronous one cancels the stage it has just
- *       started and its future fails with that exception;</li>
+ *   <li>a {@link Timeout} whose deadline is refused reports nothing to its listeners and never runs the
+ *       operation: a synchronous call throws the scheduler's exception, an asynchronous one's future fails with
+ *       it;</li>
  *   <li>a {@link Retry} whose delay before the next attempt is refused ends with the last failure, as if no attempt
  *       were left, and logs the refusal.</li>
  * </ul>
