@@ -5,6 +5,7 @@ import dev.bulwark.spring.BulwarkProperties.RetrySettings;
 import dev.bulwark.spring.BulwarkProperties.TimeoutSettings;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.springframework.core.convert.TypeDescriptor;
 import org.springframework.core.convert.converter.GenericConverter;
 
@@ -20,6 +21,12 @@ import org.springframework.core.convert.converter.GenericConverter;
  */
 public final class BareDeclarationConverter implements GenericConverter {
 
+    /** Per settings type, the settings that inherit everything (its keys are the types converted to). */
+    private static final Map<Class<?>, Object> INHERIT_ALL = Map.of(
+            BulkheadSettings.class, new BulkheadSettings(null, null, null),
+            RetrySettings.class, new RetrySettings(null, null, null, null, null, null),
+            TimeoutSettings.class, new TimeoutSettings(null, null));
+    /** Per settings type, the keys that belong in its map, for the refusal of any other value. */
     private static final Map<Class<?>, String> KEYS = Map.of(
             BulkheadSettings.class, "max-concurrency, max-queue, max-wait",
             RetrySettings.class, "max-retries, delay, backoff-initial, backoff-max, jitter, retry-on",
@@ -31,22 +38,15 @@ public final class BareDeclarationConverter implements GenericConverter {
 
     @Override
     public Set<ConvertiblePair> getConvertibleTypes() {
-        return Set.of(new ConvertiblePair(Object.class, BulkheadSettings.class),
-                new ConvertiblePair(Object.class, RetrySettings.class),
-                new ConvertiblePair(Object.class, TimeoutSettings.class));
+        return INHERIT_ALL.keySet().stream().map(type -> new ConvertiblePair(Object.class, type))
+                .collect(Collectors.toUnmodifiableSet());
     }
 
     @Override
     public Object convert(Object source, TypeDescriptor sourceType, TypeDescriptor targetType) {
         Class<?> target = targetType.getType();
         if (source == null || source instanceof String text && text.isBlank()) {
-            if (target == BulkheadSettings.class) {
-                return new BulkheadSettings(null, null, null);
-            }
-            if (target == RetrySettings.class) {
-                return new RetrySettings(null, null, null, null, null, null);
-            }
-            return new TimeoutSettings(null, null);
+            return INHERIT_ALL.get(target);
         }
         throw new IllegalArgumentException("expected a map of settings (" + KEYS.get(target)
                 + ") or no value at all (every setting from bulwark.defaults), but was '" + source + "'");
