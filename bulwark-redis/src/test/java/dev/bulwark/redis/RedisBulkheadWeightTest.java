@@ -238,6 +238,27 @@ class RedisBulkheadWeightTest {
     }
 
     @Test
+    void aHigherPriorityNewcomerThatRunsAtOnceEvictsNobodyFromAFullQueue(TestInfo test) throws Exception {
+        // Found by audit: the script evicted the tail before it found that the newcomer, the new head, fits; the
+        // newcomer then ran without taking a queue place, and the evicted waiter was refused for nothing.
+        RedisBulkhead holder = instance(test, 3, 1);
+        RedisBulkhead other = instance(test, 3, 1);
+        Permit one = holder.acquire();
+        CompletableFuture<Permit> heavy = other.acquireAsync(3); // 2 free: waits, and the queue is full
+        awaitQueued(holder.name(), 1);
+
+        Permit high = holder.acquireWith(CallOptions.priority(Priority.HIGH)); // its 1 slot is free: runs at once
+
+        assertThat(heavy).isNotDone();
+        assertThat(holder.queuedCount()).isEqualTo(1);
+        high.close();
+        one.close();
+        heavy.get(10, TimeUnit.SECONDS).close();
+        await().untilAsserted(() -> assertThat(holder.executingCount()).isZero());
+        assertThat(holder.queuedCount()).isZero();
+    }
+
+    @Test
     void anEvictedWaiterWhoseNoticeWasMissedIsRefusedEvictedByItsNextRenewNotRunWithoutAPermit(TestInfo test)
             throws Exception {
         RedisBulkhead holder = instance(test, 1, 1);

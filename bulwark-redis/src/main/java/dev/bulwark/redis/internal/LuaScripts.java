@@ -317,6 +317,15 @@ public final class LuaScripts {
               addExtra(w - 1)
               executing = executing + w
               status = 1
+            elseif ARGV[4] == '1' and maxQueue > 0 and executing + w <= maxConcurrency
+                and math.floor(tonumber(redis.call('ZRANGE', queue, 0, 0, 'WITHSCORES')[2]) / PRIORITY_STEP)
+                    > priority then
+              -- A newcomer of a higher priority than every waiter whose slots are free runs at once: it takes no
+              -- queue place, so even a full queue evicts nobody for it (as in the in-process bulkhead).
+              redis.call('ZADD', holders, now + tonumber(ARGV[3]), id)
+              addExtra(w - 1)
+              executing = executing + w
+              status = 1
             elseif ARGV[4] == '1' and maxQueue > 0 then
               if queued == maxQueue then
                 -- Only when evicting makes room: a queue above a lowered maxQueue refuses without evicting.
