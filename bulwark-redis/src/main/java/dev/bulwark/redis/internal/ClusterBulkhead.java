@@ -48,7 +48,8 @@ import java.util.function.Supplier;
 public final class ClusterBulkhead extends ClusterProtocol {
 
     private final ClusterSettings settings;
-    private final Scheduler scheduler;
+    /** The timer of waits, command timeouts and polls; a blocking waiter under a fake ticker uses it too. */
+    final Scheduler scheduler;
     private final Executor executor;
     private final PermitIds ids = new PermitIds();
     private final LeaseKeeper leaseKeeper;

@@ -3,6 +3,9 @@ package dev.bulwark.redis.internal;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
 import dev.bulwark.Priority;
+import dev.bulwark.Scheduler;
+import dev.bulwark.Ticker;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -35,6 +38,7 @@ final class SyncWaiter extends RemoteWaiter implements Runnable {
         // a call that has to queue is cancelled by it.
         boolean interruptPending = false;
         boolean interruptedWhileQueued = false;
+        Scheduler.Cancellable wake = null;
         try {
             for (;;) {
                 int status = waiter.status();
@@ -55,6 +59,7 @@ final class SyncWaiter extends RemoteWaiter implements Runnable {
                             bulkhead.abandon(waiter, RemoteWaiter.TIMED_OUT);
                             continue;
                         }
+                        wake = waiter.wakeUnderAFakeTicker(wake, remaining);
                         LockSupport.parkNanos(bulkhead, remaining);
                     } else {
                         LockSupport.park(bulkhead);
@@ -67,11 +72,35 @@ final class SyncWaiter extends RemoteWaiter implements Runnable {
             if (registration != null) {
                 registration.close();
             }
+            if (wake != null) {
+                wake.cancel();
+            }
             if (interruptPending || interruptedWhileQueued) {
                 Thread.currentThread().interrupt();
             }
         }
         return bulkhead.settle(waiter, interruptedWhileQueued || signal.isCancelled(), interruptedWhileQueued);
+    }
+
+    /**
+     * Under a ticker other than {@link Ticker#system()} (a test's fake one), a park for the real remaining wait would
+     * not notice the ticker passing the deadline, so the bulkhead's scheduler also wakes this thread then, and it
+     * reads the ticker again (re-armed at each wake-up). The task only unparks; a refusing scheduler leaves the
+     * real-time park. As the in-process bulkhead's waiter does.
+     */
+    private Scheduler.Cancellable wakeUnderAFakeTicker(Scheduler.Cancellable previous, long remaining) {
+        if (bulkhead.ticker == Ticker.system()) {
+            return null;
+        }
+        if (previous != null) {
+            previous.cancel();
+        }
+        Thread parked = thread;
+        try {
+            return bulkhead.scheduler.schedule(() -> LockSupport.unpark(parked), remaining, TimeUnit.NANOSECONDS);
+        } catch (RuntimeException refused) {
+            return null;
+        }
     }
 
     @Override
