@@ -297,7 +297,9 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
      * {@link #localExecutingCount()} for the free local figure.
      *
      * @return the cluster-wide number of slots held
-     * @throws RedisBulkheadException when Redis does not answer within the command timeout
+     * @throws RedisBulkheadException when Redis does not answer within the command timeout or answers with an
+     *     error, or once this instance has shut down after {@link #close()} or {@link #drain} (its connections are
+     *     closed)
      */
     @Override
     public int executingCount() {
@@ -308,7 +310,9 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
      * Returns how many calls wait across the whole cluster. Costs one round trip, like {@link #executingCount()}.
      *
      * @return the cluster-wide number of waiting calls
-     * @throws RedisBulkheadException when Redis does not answer within the command timeout
+     * @throws RedisBulkheadException when Redis does not answer within the command timeout or answers with an
+     *     error, or once this instance has shut down after {@link #close()} or {@link #drain} (its connections are
+     *     closed)
      */
     @Override
     public int queuedCount() {
@@ -340,8 +344,8 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
      * fewer than the new limit hold permits.
      *
      * @throws IllegalArgumentException when {@code maxConcurrency} is less than 1
-     * @throws RedisBulkheadException when Redis does not answer within the command timeout; the change may or may
-     *     not have been made
+     * @throws RedisBulkheadException when Redis does not answer within the command timeout (the change may or may
+     *     not have been made) or answers with an error, or once this instance has shut down (made no change)
      */
     @Override
     public void changeMaxConcurrency(int maxConcurrency) {
@@ -353,7 +357,9 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
      * Changes the queue limit for the whole cluster: one round trip. Never drops a queued call.
      *
      * @throws IllegalArgumentException when {@code maxQueue} is negative
-     * @throws RedisBulkheadException when Redis does not answer within the command timeout
+     * @throws RedisBulkheadException when Redis does not answer within the command timeout or answers with an
+     *     error, or once this instance has shut down after {@link #close()} or {@link #drain} (its connections are
+     *     closed)
      */
     @Override
     public void changeMaxQueue(int maxQueue) {
@@ -365,7 +371,9 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
      * join afterwards, on any instance, use the new one.
      *
      * @throws IllegalArgumentException when {@code maxWait} is zero or negative
-     * @throws RedisBulkheadException when Redis does not answer within the command timeout
+     * @throws RedisBulkheadException when Redis does not answer within the command timeout or answers with an
+     *     error, or once this instance has shut down after {@link #close()} or {@link #drain} (its connections are
+     *     closed)
      */
     @Override
     public void changeMaxWait(Duration maxWait) {

@@ -191,6 +191,40 @@ class RedisBulkheadDrainTest {
     }
 
     @Test
+    void aWaiterRefusedByTheDrainIsNotCountedAsQueuedInItsOwnRefusal(TestInfo test) throws Exception {
+        RedisBulkhead bulkhead = redis.track(builder(test).build());
+        Permit held = bulkhead.acquire();
+        CompletableFuture<Permit> waiter = bulkhead.acquireAsync();
+        awaitQueued(bulkhead.name(), 1);
+
+        bulkhead.close();
+
+        Throwable failure = waiter.handle((value, thrown) -> thrown).get(20, TimeUnit.SECONDS);
+        Rejection rejection = ((BulkheadRejectedException) failure).rejection();
+        assertThat(rejection.reason()).isEqualTo(Rejection.Reason.CLOSED);
+        assertThat(rejection.executingCount()).isEqualTo(1);
+        assertThat(rejection.queuedCount()).as("the refused call waits no more").isZero();
+        held.close();
+    }
+
+    @Test
+    void clusterWideFiguresOfAnInstanceShutDownFailSayingSoAndLocalOnesStillAnswer(TestInfo test) {
+        RedisBulkhead bulkhead = redis.track(builder(test).build());
+        assertThat(bulkhead.drain(Duration.ofSeconds(10)).isComplete()).isTrue();
+
+        for (Runnable clusterWide : List.<Runnable>of(bulkhead::executingCount, bulkhead::queuedCount,
+                () -> bulkhead.changeMaxConcurrency(2), () -> bulkhead.changeMaxQueue(2),
+                () -> bulkhead.changeMaxWait(Duration.ofSeconds(1)))) {
+            assertThatThrownBy(clusterWide::run).isInstanceOf(RedisBulkheadException.class)
+                    .hasMessageContaining("closed").hasMessageNotContaining("did not answer")
+                    .hasRootCauseInstanceOf(IllegalStateException.class);
+        }
+        assertThat(bulkhead.localExecutingCount()).isZero();
+        assertThat(bulkhead.localQueuedCount()).isZero();
+        assertThat(bulkhead.maxConcurrency()).as("unchanged: nothing was sent").isEqualTo(1);
+    }
+
+    @Test
     void badDeadlinesAreRefusedNamingTheParameter(TestInfo test) {
         RedisBulkhead bulkhead = redis.track(builder(test).build());
         assertThatThrownBy(() -> bulkhead.drain(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class)

@@ -177,8 +177,9 @@ class RedisBulkheadWeightTest {
         other.changeMaxConcurrency(2);
         assertThat(stale.maxConcurrency()).as("not seen yet").isEqualTo(4);
 
-        assertThat(rejectionOf(stale.acquireAsyncWith(CallOptions.weight(3))).reason())
-                .isEqualTo(Rejection.Reason.WEIGHT_EXCEEDS_LIMIT);
+        Rejection rejection = rejectionOf(stale.acquireAsyncWith(CallOptions.weight(3)));
+        assertThat(rejection.reason()).isEqualTo(Rejection.Reason.WEIGHT_EXCEEDS_LIMIT);
+        assertThat(rejection.queuedCount()).as("the refused call is not waiting").isZero();
         assertThat(stale.maxConcurrency()).isEqualTo(2);
         assertThatThrownBy(() -> stale.acquireWith(CallOptions.weight(3))).isInstanceOf(IllegalArgumentException.class);
     }

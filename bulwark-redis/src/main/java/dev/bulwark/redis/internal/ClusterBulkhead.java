@@ -375,11 +375,6 @@ public final class ClusterBulkhead extends ClusterProtocol {
         }
     }
 
-    @Override
-    Rejection closedRejection(RemoteWaiter waiter) {
-        return rejection(Rejection.Reason.CLOSED, ticker.read() - waiter.enqueuedAt, waiter.priority);
-    }
-
     // ---------------------------------------------------------------------------------------------------------
     // Configuration and counts
 
@@ -410,6 +405,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
 
     /** One round trip: the cluster-wide counts, {executing, queued}. */
     public int[] clusterCounts(String operation) {
+        requireConnected(operation);
         List<Object> reply = await(operation, scripts.run(LuaScripts.COUNTS));
         refreshLimits(reply, 2);
         return new int[] {Replies.intAt(reply, 0), Replies.intAt(reply, 1)};
@@ -417,7 +413,16 @@ public final class ClusterBulkhead extends ClusterProtocol {
 
     /** One round trip: changes one cluster-wide limit. */
     public void configure(String operation, String field, String value) {
+        requireConnected(operation);
         refreshLimits(await(operation, scripts.run(LuaScripts.CONFIGURE, field, value)), 2);
+    }
+
+    /** Once shut down the connections are closed: say so rather than let the client report a closed connection. */
+    private void requireConnected(String operation) {
+        if (lifecycle.isShutDown()) {
+            throw new RedisBulkheadException(name, operation, new IllegalStateException(
+                    "the bulkhead is closed and this instance's connections to Redis are shut"));
+        }
     }
 
     private List<Object> await(String operation, CompletableFuture<List<Object>> reply) {

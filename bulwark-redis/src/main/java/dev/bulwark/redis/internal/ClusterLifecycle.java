@@ -1,6 +1,7 @@
 package dev.bulwark.redis.internal;
 
 import dev.bulwark.DrainResult;
+import dev.bulwark.Rejection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -34,6 +35,11 @@ final class ClusterLifecycle {
     private final AtomicBoolean closing = new AtomicBoolean();
     /** Won by whoever shuts the instance down. */
     private final AtomicBoolean shutDown = new AtomicBoolean();
+
+    /** Whether the instance has shut down: its connections are closed or closing. */
+    boolean isShutDown() {
+        return shutDown.get();
+    }
 
     ClusterLifecycle(ClusterBulkhead engine, LeaseKeeper leaseKeeper, GrantSubscriber subscriber,
                      AutoCloseable connections, long commandTimeoutNanos) {
@@ -110,7 +116,7 @@ final class ClusterLifecycle {
         List<String> queued = new ArrayList<>();
         int refused = 0;
         for (RemoteWaiter waiter : engine.waiters.values()) {
-            int previous = waiter.refuse(engine.closedRejection(waiter));
+            int previous = waiter.refuse(engine.rejectionOf(waiter, Rejection.Reason.CLOSED, 0));
             if (previous == RemoteWaiter.ALREADY_DECIDED) {
                 continue;
             }

@@ -140,7 +140,7 @@ abstract class ClusterProtocol {
         waiters.put(waiter.id, waiter);
         if (closed) {
             try {
-                if (waiter.refuse(closedRejection(waiter)) != RemoteWaiter.ALREADY_DECIDED) {
+                if (waiter.refuse(rejectionOf(waiter, Rejection.Reason.CLOSED, 0)) != RemoteWaiter.ALREADY_DECIDED) {
                     removeWaiter(waiter);
                     waiter.decided();
                 }
@@ -367,12 +367,7 @@ abstract class ClusterProtocol {
      * @param maxConcurrency the limit Redis held when it decided, or 0 when the limits last seen are that limit
      */
     void refusedByRedis(RemoteWaiter waiter, Rejection.Reason reason, int maxConcurrency) {
-        Rejection rejection = rejection(reason, ticker.read() - waiter.enqueuedAt, waiter.priority);
-        if (maxConcurrency > 0 && maxConcurrency != rejection.maxConcurrency()) {
-            rejection = new Rejection(name, reason, maxConcurrency, rejection.maxQueue(), rejection.executingCount(),
-                    rejection.queuedCount(), rejection.waited(), rejection.priority());
-        }
-        if (waiter.refuse(rejection) != RemoteWaiter.ALREADY_DECIDED) {
+        if (waiter.refuse(rejectionOf(waiter, reason, maxConcurrency)) != RemoteWaiter.ALREADY_DECIDED) {
             removeWaiter(waiter);
             waiter.decided();
         }
@@ -380,9 +375,24 @@ abstract class ClusterProtocol {
 
     /** A refusal decided locally: limits as last seen in Redis, counts of this instance. */
     final Rejection rejection(Rejection.Reason reason, long waitedNanos, Priority priority) {
-        ClusterLimits current = limits;
-        return new Rejection(name, reason, current.maxConcurrency(), current.maxQueue(), heldSlots.get(),
-                waiters.size(),
+        return rejection(reason, limits.maxConcurrency(), waitedNanos, priority, waiters.size());
+    }
+
+    /**
+     * The refusal of a waiter still registered in {@link #waiters}: the refused call is not waiting any more, so it
+     * is not in the queued count.
+     *
+     * @param maxConcurrency the limit Redis held when it decided, or 0 when the limits last seen are that limit
+     */
+    final Rejection rejectionOf(RemoteWaiter waiter, Rejection.Reason reason, int maxConcurrency) {
+        int others = waiters.size() - (waiters.get(waiter.id) == waiter ? 1 : 0);
+        return rejection(reason, maxConcurrency > 0 ? maxConcurrency : limits.maxConcurrency(),
+                ticker.read() - waiter.enqueuedAt, waiter.priority, Math.max(0, others));
+    }
+
+    private Rejection rejection(Rejection.Reason reason, int maxConcurrency, long waitedNanos, Priority priority,
+                                int queued) {
+        return new Rejection(name, reason, maxConcurrency, limits.maxQueue(), heldSlots.get(), queued,
                 reason == Rejection.Reason.QUEUE_FULL ? Duration.ZERO : ClusterEvents.duration(waitedNanos),
                 priority);
     }
@@ -394,7 +404,6 @@ abstract class ClusterProtocol {
         }
     }
 
-    /** Unregisters a decided waiter; once closed, the last one to go may leave the instance idle. */
     /**
      * Takes a waiter just decided {@code UNAVAILABLE} out of {@link #waiters}. Failing open, its call will run
      * without a permit, so it counts as running first, as a grant's call does: a drain in between must not find the
@@ -418,6 +427,7 @@ abstract class ClusterProtocol {
         return new UnbackedPermit(this, ticker.read());
     }
 
+    /** Unregisters a decided waiter; once closed, the last one to go may leave the instance idle. */
     final void removeWaiter(RemoteWaiter waiter) {
         waiters.remove(waiter.id, waiter);
         if (closed) {
@@ -439,9 +449,6 @@ abstract class ClusterProtocol {
 
     /** Called once, on the thread that completed {@link #idle}: shut the instance down. */
     abstract void becameIdle();
-
-    /** The refusal of a waiter that met a closed bulkhead. */
-    abstract Rejection closedRejection(RemoteWaiter waiter);
 
     /**
      * Marks a permit lost and tells the listeners, once. A renewal that finds a permit unknown may have been
