@@ -13,12 +13,16 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Synchronous calls</b> run on the caller's thread. At the deadline the signal handed to the inner steps is
  * cancelled with the {@link TimeoutExceededException} as its reason (so an inner bulkhead waiter leaves its queue at
- * that moment), and, if {@link Builder#interruptOnTimeout(boolean) configured}, the thread is interrupted. The caller
- * gets {@link TimeoutExceededException} no later than when the operation returns; a result (or failure) that arrives
- * after the deadline is discarded (a late failure is attached as suppressed). An interrupt this policy caused is
- * cleared before the exception is thrown; one that was already pending when the deadline passed is the caller's: the
- * policy neither interrupts again nor clears it. The operation's own exception, when it failed before the deadline,
- * passes through untouched; a signal already cancelled when the call starts gives a
+ * that moment), and, if {@link Builder#interruptOnTimeout(boolean) configured}, the thread is interrupted. That
+ * cancellation runs on the thread of the {@link Scheduler} (with {@link Scheduler#shared()}, the
+ * {@code bulwark-timer} thread), so a listener that an inner {@link Policy} of your own registers with
+ * {@link CancellationSignal#onCancel(Runnable)} runs there: it must be quick and must not block, since the caller
+ * waits for it to end before it throws (and, on the shared scheduler, every deadline of the process waits behind
+ * it). The caller gets {@link TimeoutExceededException} no later than when the operation returns; a result (or
+ * failure) that arrives after the deadline is discarded (a late failure is attached as suppressed). An interrupt
+ * this policy caused is cleared before the exception is thrown; one that was already pending when the deadline
+ * passed is the caller's: the policy neither interrupts again nor clears it. The operation's own exception, when it
+ * failed before the deadline, passes through untouched; a signal already cancelled when the call starts gives a
  * {@link java.util.concurrent.CancellationException}. The deadline is scheduled before the operation starts: a
  * {@link Scheduler} that refuses it makes the call throw the scheduler's exception, and the operation never runs.
  *

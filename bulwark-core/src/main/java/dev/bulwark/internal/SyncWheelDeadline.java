@@ -27,9 +27,10 @@ import java.lang.invoke.MethodType;
  *
  * <p>The race between the call ending and the deadline passing is the node's word: the caller's
  * {@link RearmableTimer#disarm(long)} and the timer's fire are both one CAS from the armed word, so exactly one
- * wins. When the timer wins, it cancels the inner signal (whose listeners are Bulwark's own quick callbacks) and
- * interrupts the caller if so configured; the caller waits for that to end, clears the interrupt it caused, and
- * reports the timeout itself, so that no listener runs on the timer thread. A call drops its references (policy,
+ * wins. When the timer wins, it cancels the inner signal (whose listeners are Bulwark's own quick callbacks, or a
+ * foreign inner policy's, which the Timeout Javadoc requires to be quick) and interrupts the caller if so
+ * configured; the caller waits for that to end, clears the interrupt it caused, and reports the timeout itself, so
+ * that no timeout listener runs on the timer thread. A call drops its references (policy,
  * signal, thread) when it ends, so a filing left in the wheel holds nothing but the node.
  */
 final class SyncWheelDeadline extends RearmableTimer {

@@ -236,7 +236,8 @@ public final class TimeoutStep implements ChainStep {
                 return true;
             }
             // The timer is between its CAS and its last write: a few instructions plus cancelling the inner
-            // signal, whose listeners are Bulwark's own quick callbacks.
+            // signal, whose listeners are Bulwark's own quick callbacks (or a foreign inner policy's, documented
+            // in Timeout to be quick).
             int spins = 0;
             while (state != FIRED) {
                 if (++spins < 100) {
