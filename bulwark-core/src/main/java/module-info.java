@@ -4,14 +4,15 @@
  * <p>Only {@code dev.bulwark} is exported to everyone; everything under {@code dev.bulwark.internal} is
  * implementation and may change without notice. {@code dev.bulwark.internal.spi} holds what Bulwark's own
  * bulkheads and bindings share (outcomes, waiter fate, async start, argument checks, binding a registry) and is
- * exported to those modules alone;
+ * exported to those modules alone (and to the Spring binding, for the wording of a wait in a refusal's text);
  * {@code dev.bulwark.internal.stats} (the bulkhead's own statistics and timing sampler) only to the metrics bindings.
  */
 // The qualified exports name modules that are not built yet when this one compiles.
 @SuppressWarnings("module")
 module dev.bulwark {
     exports dev.bulwark;
-    exports dev.bulwark.internal.spi to dev.bulwark.redis, dev.bulwark.micrometer, dev.bulwark.opentelemetry;
+    exports dev.bulwark.internal.spi to dev.bulwark.redis, dev.bulwark.micrometer, dev.bulwark.opentelemetry,
+            dev.bulwark.spring;
     // The bulkhead's own statistics (striped counters, sampled timers), read by the metrics bindings at scrape; the
     // OpenTelemetry binding uses the same timing sampler.
     exports dev.bulwark.internal.stats to dev.bulwark.micrometer, dev.bulwark.opentelemetry;

@@ -1,5 +1,6 @@
 package dev.bulwark;
 
+import dev.bulwark.internal.spi.MillisText;
 import java.util.Objects;
 
 /**
@@ -88,9 +89,14 @@ public final class BulkheadRejectedException extends RuntimeException {
     }
 
     /**
-     * Describes the refusal: name, reason, counts and limits, and the wait for timeouts.
+     * Describes the refusal: name, reason, counts and limits, and how long the call waited when it waited at all.
+     * The wait is in whole milliseconds (truncated) from one millisecond on, and with three decimals below that, so
+     * a call that waited never reads as having waited 0 ms: {@code waited 250 ms}, {@code waited 0.437 ms}, and
+     * {@code waited 0.001 ms} for a wait of 1 ns. The text is the same in every locale. Thread-safe; every call returns an
+     * equal message.
      *
      * @return a message such as {@code Bulkhead 'db' rejected the call: QUEUE_FULL (executing 10 of 10, queued 5 of 5)}
+     *     or {@code Bulkhead 'db' rejected the call: WAIT_TIMEOUT (executing 10 of 10, queued 4 of 5, waited 0.437 ms)}
      */
     @Override
     public String getMessage() {
@@ -100,7 +106,7 @@ public final class BulkheadRejectedException extends RuntimeException {
                 .append(" (executing ").append(r.executingCount()).append(" of ").append(r.maxConcurrency())
                 .append(", queued ").append(r.queuedCount()).append(" of ").append(r.maxQueue());
         if (!r.waited().isZero()) {
-            message.append(", waited ").append(r.waited().toMillis()).append(" ms");
+            message.append(", waited ").append(MillisText.of(r.waited())).append(" ms");
         }
         return message.append(')').toString();
     }

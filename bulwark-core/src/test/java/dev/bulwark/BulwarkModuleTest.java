@@ -50,7 +50,8 @@ class BulwarkModuleTest {
                         "dev.bulwark.internal.timer");
         assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.spi"))
                 .flatExtracting(ModuleDescriptor.Exports::targets)
-                .containsExactlyInAnyOrder("dev.bulwark.redis", "dev.bulwark.micrometer", "dev.bulwark.opentelemetry");
+                .containsExactlyInAnyOrder("dev.bulwark.redis", "dev.bulwark.micrometer", "dev.bulwark.opentelemetry",
+                        "dev.bulwark.spring");
         assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.stats"))
                 .flatExtracting(ModuleDescriptor.Exports::targets)
                 .containsExactlyInAnyOrder("dev.bulwark.micrometer", "dev.bulwark.opentelemetry");

@@ -2,6 +2,7 @@ package dev.bulwark.redis.internal;
 
 import dev.bulwark.Rejection;
 import dev.bulwark.Scheduler;
+import dev.bulwark.internal.spi.MillisText;
 import dev.bulwark.redis.LostPermit;
 import java.util.ArrayList;
 import java.util.List;
@@ -195,7 +196,7 @@ final class LeaseKeeper {
             if (waiter.status() == RemoteWaiter.WAITING && now - waiter.leaseRenewedAt >= giveUpAgeNanos) {
                 bulkhead.waiterLost(waiter, new TimeoutException("Bulkhead '" + bulkhead.name()
                         + "': could not renew this waiter's lease for "
-                        + TimeUnit.NANOSECONDS.toMillis(now - waiter.leaseRenewedAt)
+                        + MillisText.ofNanos(now - waiter.leaseRenewedAt)
                         + " ms; Redis drops its place in the queue before the next renewal could be answered"));
             }
         }

@@ -1,6 +1,7 @@
 package dev.bulwark.redis.internal;
 
 import dev.bulwark.Scheduler;
+import dev.bulwark.internal.spi.MillisText;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
@@ -181,7 +182,7 @@ final class ScriptRunner {
         @Override
         public void run() {
             TimeoutException timeout = new TimeoutException("Redis did not answer the '" + script.name()
-                    + "' script within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
+                    + "' script within " + MillisText.ofNanos(timeoutNanos) + " ms");
             if (completeExceptionally(timeout)) {
                 timedOut.accept(timeout);
             }

@@ -1,6 +1,7 @@
 package dev.bulwark.spring.internal;
 
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.spi.MillisText;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import org.springframework.http.HttpStatus;
@@ -77,7 +78,7 @@ public record Refusal(int status, long retryAfterSeconds, byte[] body) {
         return switch (rejection.reason()) {
             case QUEUE_FULL -> "Bulkhead '" + name + "' is at its limit of " + rejection.maxConcurrency()
                     + " concurrent requests and its queue of " + rejection.maxQueue() + " is full.";
-            case WAIT_TIMEOUT -> "The request waited " + rejection.waited().toMillis() + " ms for a slot in bulkhead '"
+            case WAIT_TIMEOUT -> "The request waited " + MillisText.of(rejection.waited()) + " ms for a slot in bulkhead '"
                     + name + "' without getting one.";
             case PARTITION_LIMIT -> "Bulkhead '" + name + "' already holds its limit of " + rejection.maxConcurrency()
                     + " partitions, so none could be made for this request's key.";
