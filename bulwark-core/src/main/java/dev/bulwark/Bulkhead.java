@@ -427,7 +427,8 @@ public interface Bulkhead extends Policy, AutoCloseable {
         }
 
         /**
-         * Returns the configuration built so far, as an immutable value.
+         * Returns the configuration built so far, as an immutable value. Unless a name was set (or copied by
+         * {@link BulkheadConfig#toBuilder()}), each call gives the config a new default name, {@code bulkhead-N}.
          *
          * @return a new configuration
          * @throws IllegalArgumentException when an adaptive limit is set and {@code maxConcurrency} lies outside
@@ -463,7 +464,7 @@ public interface Bulkhead extends Policy, AutoCloseable {
 
         /**
          * Builds an in-process bulkhead with this configuration. Each call builds a new bulkhead with its own
-         * state.
+         * state (and, unless a name was set, its own default name, as {@link #config()}).
          *
          * @return a new bulkhead
          */

@@ -29,7 +29,7 @@ public final class BulkheadConfig {
     private final int[] reserved;
 
     BulkheadConfig(Bulkhead.Builder builder) {
-        this.name = builder.name;
+        this.name = builder.nameForConfig();
         this.maxConcurrency = builder.maxConcurrency;
         this.maxQueue = builder.maxQueue;
         this.maxWait = builder.maxWait;

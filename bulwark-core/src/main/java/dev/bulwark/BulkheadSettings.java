@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  */
 abstract sealed class BulkheadSettings permits Bulkhead.Builder {
 
-    String name;
+    /** Set by {@link #name(String)} or copied from a config; {@code null}: a new default name at each config. */
+    @Nullable String name;
     int maxConcurrency = 10;
     int maxQueue;
     @Nullable Duration maxWait;
@@ -30,7 +31,6 @@ abstract sealed class BulkheadSettings permits Bulkhead.Builder {
     final int[] reserved = new int[Priority.values().length];
 
     BulkheadSettings() {
-        this.name = Names.next("bulkhead");
     }
 
     BulkheadSettings(BulkheadConfig config) {
@@ -50,7 +50,9 @@ abstract sealed class BulkheadSettings permits Bulkhead.Builder {
     }
 
     /**
-     * Sets the name used in rejections, exception messages and metrics. Default: {@code bulkhead-N}.
+     * Sets the name used in rejections, exception messages and metrics. Default: a new {@code bulkhead-N} for each
+     * build (each {@link Bulkhead.Builder#config()}), so that two bulkheads built by one builder never share a name;
+     * a builder made by {@link BulkheadConfig#toBuilder()} keeps the config's name.
      *
      * @param name a non-blank name
      * @return this builder
@@ -60,6 +62,11 @@ abstract sealed class BulkheadSettings permits Bulkhead.Builder {
     public Bulkhead.Builder name(String name) {
         this.name = Arguments.requireName(name);
         return self();
+    }
+
+    /** The name for a new config: the one set, or a new {@code bulkhead-N}. */
+    final String nameForConfig() {
+        return name != null ? name : Names.next("bulkhead");
     }
 
     /**

@@ -72,9 +72,9 @@ public final class PartitionedBulkhead<K> implements AutoCloseable {
     private final @Nullable FairShares fair;
 
     private PartitionedBulkhead(Builder<K> builder) {
-        this.name = builder.name;
+        this.name = builder.name != null ? builder.name : Names.next("partitioned");
         this.global = builder.global;
-        this.table = new PartitionTable<>(builder.name, builder.defaultConfig, builder.configFor,
+        this.table = new PartitionTable<>(name, builder.defaultConfig, builder.configFor,
                 builder.idleTimeout, builder.maxPartitions, builder.ticker, builder.rejectionHandler,
                 builder.shareWeight);
         this.fair = builder.shareWeight == null || builder.global == null ? null
@@ -316,7 +316,7 @@ public final class PartitionedBulkhead<K> implements AutoCloseable {
      * @param <K> the key type
      */
     public static final class Builder<K> {
-        private String name = Names.next("partitioned");
+        private @Nullable String name; // null: a new partitioned-N at each build
         private BulkheadConfig defaultConfig = Bulkhead.builder().config();
         private @Nullable Function<? super K, @Nullable BulkheadConfig> configFor;
         private @Nullable Bulkhead global;
@@ -331,7 +331,7 @@ public final class PartitionedBulkhead<K> implements AutoCloseable {
         }
 
         /**
-         * Sets the name. Default: {@code partitioned-N}.
+         * Sets the name. Default: a new {@code partitioned-N} for each build.
          *
          * @param name a non-blank name
          * @return this builder

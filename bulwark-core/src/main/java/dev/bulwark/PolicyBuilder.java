@@ -5,6 +5,7 @@ import dev.bulwark.internal.spi.Arguments;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the builders of {@link Retry} and {@link Timeout} share: a name, listeners, a scheduler and a clock. Each
@@ -16,18 +17,22 @@ import java.util.Objects;
  */
 abstract sealed class PolicyBuilder<B extends PolicyBuilder<B, L>, L> permits Retry.Builder, Timeout.Builder {
 
-    String name;
+    /** The prefix of the default name. */
+    private final String kind;
+    /** Set by {@link #name(String)}; {@code null}: a new default name at each build. */
+    private @Nullable String name;
     final List<L> listeners = new ArrayList<>();
     Scheduler scheduler = Scheduler.shared();
     Ticker ticker = Ticker.system();
 
     /** @param kind the prefix of the default name, {@code kind-N} */
     PolicyBuilder(String kind) {
-        this.name = Names.next(kind);
+        this.kind = kind;
     }
 
     /**
-     * Sets the name used in exceptions, events and metrics. Default: {@code retry-N} or {@code timeout-N}.
+     * Sets the name used in exceptions, events and metrics. Default: a new {@code retry-N} or {@code timeout-N} for
+     * each build, so that two policies built by one builder never share a name.
      *
      * @param name a non-blank name
      * @return this builder
@@ -76,6 +81,11 @@ abstract sealed class PolicyBuilder<B extends PolicyBuilder<B, L>, L> permits Re
     public B ticker(Ticker ticker) {
         this.ticker = Objects.requireNonNull(ticker, "ticker");
         return self();
+    }
+
+    /** The name for a new policy: the one set, or a new {@code kind-N}. */
+    final String nameForBuild() {
+        return name != null ? name : Names.next(kind);
     }
 
     @SuppressWarnings("unchecked")

@@ -241,7 +241,7 @@ public final class Retry extends SingleStepPolicy<RetryStep> {
          * @return a new retry
          */
         public Retry build() {
-            return new Retry(new RetryStep(name, List.copyOf(handledTypes), List.copyOf(handledIf), maxRetries,
+            return new Retry(new RetryStep(nameForBuild(), List.copyOf(handledTypes), List.copyOf(handledIf), maxRetries,
                     delay, backoffInitial, backoffMax, jitter, List.copyOf(listeners), scheduler, ticker));
         }
     }

@@ -167,7 +167,7 @@ public final class Timeout extends SingleStepPolicy<TimeoutStep> {
             if (timeout == null) {
                 throw new IllegalStateException("timeout must be set: call timeout(Duration) before build()");
             }
-            return new Timeout(new TimeoutStep(name, timeout, interruptOnTimeout, List.copyOf(listeners),
+            return new Timeout(new TimeoutStep(nameForBuild(), timeout, interruptOnTimeout, List.copyOf(listeners),
                     scheduler, ticker));
         }
     }
