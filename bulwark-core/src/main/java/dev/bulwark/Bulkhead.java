@@ -391,6 +391,12 @@ public interface Bulkhead extends Policy, AutoCloseable {
      * after the close is counted once, like any release. Never blocks past the deadline; {@link Duration#ZERO}
      * does not wait. No thread is started: the draining thread parks until the last release wakes it.
      *
+     * <p>Bulwark's bulkheads (in-process, per-key, on Redis) measure the deadline and the time waited in real time
+     * ({@link System#nanoTime()}), whatever the builder's {@link Ticker}, and from the end of the closing:
+     * {@link DrainResult#waited()} is the time spent waiting for the running calls after the queue was refused, zero
+     * when the drain did not wait (a zero deadline, or nothing running after the close). Thread-safe: concurrent
+     * drains and closes are allowed.
+     *
      * @param deadline how long to wait for running calls, zero or positive
      * @return the number of waiters refused, the calls still holding slots, and the time waited
      * @throws NullPointerException when {@code deadline} is {@code null}

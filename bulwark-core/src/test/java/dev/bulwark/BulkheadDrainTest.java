@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /** Issue 16 item 4: close and drain; each test is a sentence of docs/priorities.md ("Drain"). */
@@ -153,5 +154,34 @@ class BulkheadDrainTest {
         stage.complete("finished");
         assertThat(drain.get(10, TimeUnit.SECONDS).isComplete()).isTrue();
         assertThat(result).isCompletedWithValue("finished");
+    }
+
+    /**
+     * Found by audit: the plain drain started its clock before closing, so {@code waited()} included the time spent
+     * refusing the queue (its overflow handler here), unlike the per-key drain. The handler lets real time pass
+     * (that is the cost being measured, not an ordering), far more than the drain's deadline.
+     */
+    @Test
+    void waitedIsTheWaitForRunningCallsAfterTheCloseNotTheTimeSpentClosing() {
+        Duration closing = Duration.ofMillis(300);
+        Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(1).maxQueue(1)
+                .onRejected(refusal -> letRealTimePass(closing)).build();
+        Permit running = bulkhead.acquire();
+        CompletableFuture<Permit> queued = bulkhead.acquireAsync();
+
+        DrainResult result = bulkhead.drain(Duration.ofMillis(1));
+
+        assertThat(queued).isCompletedExceptionally();
+        assertThat(result.refusedWaiters()).isEqualTo(1);
+        assertThat(result.stillExecuting()).isEqualTo(1);
+        assertThat(result.waited()).isPositive().isLessThan(closing);
+        running.close();
+    }
+
+    private static void letRealTimePass(Duration duration) {
+        long end = System.nanoTime() + duration.toNanos();
+        for (long left; (left = end - System.nanoTime()) > 0; ) {
+            LockSupport.parkNanos(left);
+        }
     }
 }

@@ -394,11 +394,12 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
         if (deadline.isNegative()) {
             throw new IllegalArgumentException("deadline must not be negative but was " + deadline);
         }
-        long start = System.nanoTime();
         int refused = closeQueue();
         CompletableFuture<Void> idle = drained();
         long waited = 0L;
         if (!deadline.isZero() && !idle.isDone()) {
+            // Real time, whatever the ticker, and after the closing: waited() is the wait for running calls only.
+            long start = System.nanoTime();
             try {
                 idle.get(saturatedNanos(deadline), TimeUnit.NANOSECONDS);
             } catch (TimeoutException deadlinePassed) {

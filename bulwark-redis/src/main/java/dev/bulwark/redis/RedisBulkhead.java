@@ -420,7 +420,8 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
      *
      * @param deadline how long to wait for running calls, zero or positive
      * @return the waiters this call refused, this instance's calls still running when it returned (permits held
-     *     in Redis, permits already lost but not closed, calls run without a permit), and the time waited
+     *     in Redis, permits already lost but not closed, calls run without a permit), and the time waited for them:
+     *     real time ({@link System#nanoTime()}, whatever the ticker), from after the refusals, at most the deadline
      * @throws NullPointerException when {@code deadline} is {@code null}
      * @throws IllegalArgumentException when {@code deadline} is negative (the message names {@code deadline})
      */
