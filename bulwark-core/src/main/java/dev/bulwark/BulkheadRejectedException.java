@@ -92,8 +92,8 @@ public final class BulkheadRejectedException extends RuntimeException {
      * Describes the refusal: name, reason, counts and limits, and how long the call waited when it waited at all.
      * The wait is in whole milliseconds (truncated) from one millisecond on, and with three decimals below that, so
      * a call that waited never reads as having waited 0 ms: {@code waited 250 ms}, {@code waited 0.437 ms}, and
-     * {@code waited 0.001 ms} for a wait of 1 ns. The text is the same in every locale. Thread-safe; every call returns an
-     * equal message.
+     * {@code waited 0.001 ms} for a wait of 1 ns. The text is the same in every locale. Thread-safe; every call
+     * returns an equal message.
      *
      * @return a message such as {@code Bulkhead 'db' rejected the call: QUEUE_FULL (executing 10 of 10, queued 5 of 5)}
      *     or {@code Bulkhead 'db' rejected the call: WAIT_TIMEOUT (executing 10 of 10, queued 4 of 5, waited 0.437 ms)}

@@ -241,8 +241,8 @@ public final class Retry extends SingleStepPolicy<RetryStep> {
          * @return a new retry
          */
         public Retry build() {
-            return new Retry(new RetryStep(nameForBuild(), List.copyOf(handledTypes), List.copyOf(handledIf), maxRetries,
-                    delay, backoffInitial, backoffMax, jitter, List.copyOf(listeners), scheduler, ticker));
+            return new Retry(new RetryStep(nameForBuild(), List.copyOf(handledTypes), List.copyOf(handledIf),
+                    maxRetries, delay, backoffInitial, backoffMax, jitter, List.copyOf(listeners), scheduler, ticker));
         }
     }
 }
