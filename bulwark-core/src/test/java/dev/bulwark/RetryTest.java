@@ -249,6 +249,29 @@ class RetryTest {
     }
 
     @Test
+    void jitterNeverTakesABackoffDelayAboveItsMax() throws Exception {
+        List<RetryEvent> events = new ArrayList<>();
+        Retry retry = Retry.builder().maxRetries(400).backoff(Duration.ofNanos(250), Duration.ofNanos(1000))
+                .jitter(0.5).onRetry(events::add).build();
+        AtomicInteger attempts = new AtomicInteger();
+
+        retry.call(() -> {
+            if (attempts.incrementAndGet() <= 400) {
+                throw new IOException("again");
+            }
+            return 1;
+        });
+
+        assertThat(events).hasSize(400);
+        assertThat(events.get(0).nextDelay().toNanos()).isBetween(125L, 375L);
+        assertThat(events.get(1).nextDelay().toNanos()).isBetween(250L, 750L);
+        List<Long> capped = events.subList(2, 400).stream().map(e -> e.nextDelay().toNanos()).toList();
+        // The cap applies after the jitter: never above max, still spread below it.
+        assertThat(capped).allMatch(nanos -> nanos >= 500 && nanos <= 1000);
+        assertThat(capped).anyMatch(nanos -> nanos < 1000).contains(1000L);
+    }
+
+    @Test
     void asyncRetrySchedulesEachAttemptAfterItsDelayWithoutAThread() {
         Retry retry = Retry.builder().delay(Duration.ofSeconds(1)).scheduler(scheduler).build();
         AtomicInteger attempts = new AtomicInteger();

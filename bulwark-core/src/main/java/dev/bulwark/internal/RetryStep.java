@@ -127,23 +127,30 @@ public final class RetryStep implements ChainStep {
         return HandledFailures.matches(failure, handledTypes, handledIf, LOGGER, " of retry '" + name + "'");
     }
 
-    /** The delay after the given failed attempt (1-based), jitter included. */
+    /**
+     * The delay after the given failed attempt (1-based), jitter included. A backoff's maximum caps the jittered
+     * delay, so no delay ever exceeds it; a fixed delay has no cap and is jittered either way.
+     */
     long delayNanos(int failedAttempt) {
         long base;
+        long cap;
         if (backoffInitialNanos > 0L) {
             int doublings = Math.min(failedAttempt - 1, 62);
             long grown = backoffInitialNanos << doublings;
             // Overflowed (or would have): the cap applies.
             base = (grown >>> doublings) != backoffInitialNanos || grown < 0 ? backoffMaxNanos
                     : Math.min(grown, backoffMaxNanos);
+            cap = backoffMaxNanos;
         } else {
             base = fixedDelayNanos;
+            cap = Long.MAX_VALUE;
         }
         if (jitter == 0.0 || base == 0L) {
             return base;
         }
         double factor = 1.0 + jitter * (2.0 * ThreadLocalRandom.current().nextDouble() - 1.0);
-        return Math.max(0L, (long) (base * factor));
+        // The cast saturates at Long.MAX_VALUE; the cap comes after the jitter, so it is a true upper bound.
+        return Math.min(cap, Math.max(0L, (long) (base * factor)));
     }
 
     private void reportRetry(int attempt, Throwable failure, long delayNanos) {
