@@ -237,9 +237,28 @@ public final class Fallback<T extends @Nullable Object> {
         return HandledFailures.matches(failure, handledTypes, handledIf, System.getLogger("dev.bulwark.Fallback"), "");
     }
 
+    /**
+     * Describes the failures the fallback handles: by default every {@link Exception} except a
+     * {@link CancellationException} and an {@link InterruptedException}; else the types given to {@link #handle}, by
+     * class name, and the number of predicates given to {@link #handleIf}. Never throws; thread-safe (the fallback
+     * is immutable).
+     *
+     * @return a description such as {@code Fallback[handles java.io.IOException and failures matching 1 predicate]}
+     */
     @Override
     public String toString() {
-        return "Fallback[handles " + (handledTypes.isEmpty() && handledIf.isEmpty() ? "every Exception"
-                : handledTypes + (handledIf.isEmpty() ? "" : " and " + handledIf.size() + " predicate(s)")) + "]";
+        if (handledTypes.isEmpty() && handledIf.isEmpty()) {
+            return "Fallback[handles every Exception except CancellationException and InterruptedException]";
+        }
+        StringBuilder text = new StringBuilder("Fallback[handles ");
+        for (int i = 0; i < handledTypes.size(); i++) {
+            text.append(i == 0 ? "" : ", ").append(handledTypes.get(i).getName());
+        }
+        if (!handledIf.isEmpty()) {
+            int predicates = handledIf.size();
+            text.append(handledTypes.isEmpty() ? "" : " and ").append("failures matching ")
+                    .append(predicates == 1 ? "1 predicate" : "any of " + predicates + " predicates");
+        }
+        return text.append(']').toString();
     }
 }
