@@ -12,17 +12,24 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Implementations must be thread-safe. Tasks should be short: they complete futures and call overflow
  * handlers. {@link #schedule} may throw {@link java.util.concurrent.RejectedExecutionException} (for example
- * after a shutdown); policies handle that so that no call waits forever:
+ * after a shutdown); policies handle that, and anything else it throws (any {@link RuntimeException}, an
+ * {@link Error} too), so that no call waits forever and no asynchronous call's {@code callAsync} throws it:
  * <ul>
  *   <li>a bulkhead's asynchronous waiter whose {@code maxWait} timer is refused leaves the queue at once and its
  *       future fails with the scheduler's exception, the same instance; its listeners see it
  *       {@linkplain BulkheadListener#cancelled(long, Priority) cancelled} (the wait was given up, not refused by the bulkhead, so
  *       the overflow handler is not called);</li>
+ *   <li>a {@link PartitionedBulkhead}'s asynchronous fair-share waiter whose timer is refused leaves the fair queue
+ *       at once, gives its key's slot back, and its future fails with the scheduler's exception, the same
+ *       instance;</li>
  *   <li>a {@link Timeout} whose deadline is refused reports nothing to its listeners and never runs the
  *       operation: a synchronous call throws the scheduler's exception, an asynchronous one's future fails with
  *       it;</li>
- *   <li>a {@link Retry} whose delay before the next attempt is refused ends with the last failure, as if no attempt
- *       were left, and logs the refusal.</li>
+ *   <li>a {@link Retry} whose delay before the next attempt is refused (a {@link RuntimeException}) ends with the
+ *       last failure, as if no attempt were left, and logs the refusal. An {@link Error} is not swallowed: the
+ *       call's future fails with it, the same instance (its listeners are told
+ *       {@linkplain RetryListener#failed(int, Throwable, boolean) failed} with it, retries not exhausted), and the
+ *       last failure is logged.</li>
  * </ul>
  */
 @FunctionalInterface
@@ -35,7 +42,8 @@ public interface Scheduler {
      * @param delay how long to wait; zero or negative means as soon as possible
      * @param unit the unit of {@code delay}
      * @return a handle that cancels the task if it has not started
-     * @throws java.util.concurrent.RejectedExecutionException when the task cannot be accepted
+     * @throws java.util.concurrent.RejectedExecutionException when the task cannot be accepted (whatever else it
+     *     throws is handled the same way by the policies, see above)
      */
     Cancellable schedule(Runnable task, long delay, TimeUnit unit);
 

@@ -117,8 +117,9 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
                 } else {
                     timeoutArmed(scheduler.schedule(this, remaining, TimeUnit.NANOSECONDS));
                 }
-            } catch (RuntimeException schedulerRefused) {
-                // Without a timer the wait could outlive its bound; refuse to wait at all instead.
+            } catch (Throwable schedulerRefused) {
+                // Without a timer the wait could outlive its bound; refuse to wait at all instead. Whatever the
+                // scheduler threw (an Error too): thrown on, it would leave the waiter queued for nobody.
                 if (tryAbandon(CANCELLED)) {
                     bulkhead.removeAbandoned(this);
                     bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);

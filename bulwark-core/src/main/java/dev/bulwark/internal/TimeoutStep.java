@@ -158,7 +158,7 @@ public final class TimeoutStep implements ChainStep {
         Scheduler.Cancellable task;
         try {
             task = scheduler.schedule(deadline, timeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (RuntimeException refused) {
+        } catch (RuntimeException | Error refused) {
             // Without a timer there is no deadline to keep: refuse before running anything.
             link.close();
             throw refused;
@@ -273,7 +273,8 @@ public final class TimeoutStep implements ChainStep {
         // it fails the call before anything ran, never after an operation that then runs for nobody.
         try {
             deadline.task = scheduler.schedule(deadline, timeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (RuntimeException refused) {
+        } catch (Throwable refused) {
+            // Whatever the scheduler throws (an Error too) fails the returned future, never the caller's thread.
             link.close();
             result.completeExceptionally(refused);
             return result;

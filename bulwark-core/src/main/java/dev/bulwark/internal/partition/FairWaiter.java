@@ -69,8 +69,9 @@ final class FairWaiter implements WaiterFuture.Owner {
         if (maxWaitNanos >= 0) {
             try {
                 timer = scheduler.schedule(this::timeOut, maxWaitNanos, TimeUnit.NANOSECONDS);
-            } catch (RuntimeException schedulerRefused) {
-                // Without a timer the wait could outlive its bound: refuse to wait at all instead.
+            } catch (Throwable schedulerRefused) {
+                // Without a timer the wait could outlive its bound: refuse to wait at all instead. Whatever the
+                // scheduler threw (an Error too): thrown on, it would leave the waiter queued for nobody.
                 if (shares.remove(this)) {
                     future.completeExceptionally(schedulerRefused);
                 }
