@@ -60,9 +60,12 @@ class TimeoutPendingInterruptTest {
         Timeout timeout = Timeout.builder().name("shared").timeout(Duration.ofMillis(5)).interruptOnTimeout(true)
                 .build();
         SignalInside inside = new SignalInside();
+        // The caller's own interrupt, pending before the deadline is even armed, so pending when it passes whatever
+        // the timing. (Set inside the operation, a 5 ms deadline could pass first on a loaded machine: the timer then
+        // interrupted the thread itself, and rightly cleared that interrupt, which the test took for the caller's.)
+        Thread.currentThread().interrupt();
 
         Throwable thrown = catchThrowable(() -> Pipeline.of(timeout, inside).call(() -> {
-            Thread.currentThread().interrupt(); // the caller's own, pending when the deadline passes
             CancellationSignal inner = inside.signal;
             long giveUpAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (!inner.isCancelled() && System.nanoTime() < giveUpAt) {
