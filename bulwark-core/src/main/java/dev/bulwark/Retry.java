@@ -174,8 +174,8 @@ public final class Retry extends SingleStepPolicy<RetryStep> {
 
         /**
          * Waits exponentially longer between attempts: {@code initial}, then twice as long after each failure, never
-         * longer than {@code max}, jitter included: {@code max} caps each delay after {@link #jitter} randomized it,
-         * so it is a true upper bound. Exclusive with {@link #delay}.
+         * longer than {@code max}, jitter included: {@code max} bounds each delay after {@link #jitter} randomized
+         * it, so it is a true upper bound. Exclusive with {@link #delay}.
          *
          * @param initial the first delay, positive
          * @param max the longest delay, at least {@code initial}
@@ -200,10 +200,10 @@ public final class Retry extends SingleStepPolicy<RetryStep> {
 
         /**
          * Randomizes each delay by up to this fraction either way (0.25: between 75% and 125% of the delay), so
-         * that callers that failed together do not retry together. With a {@link #backoff}, the randomized delay is
-         * then capped at its {@code max}: no delay exceeds it (a delay grown to {@code max} falls between
-         * {@code (1 - fraction) × max} and {@code max}, and is {@code max} half the time). A fixed {@link #delay}
-         * has no cap. Default: 0.
+         * that callers that failed together do not retry together. With a {@link #backoff}, no delay exceeds its
+         * {@code max}: a randomized delay that would is folded back below {@code max} by as much as it would have
+         * exceeded it, so delays that grew to {@code max} are spread evenly between {@code (1 - fraction) × max}
+         * and {@code max} (never bunched at {@code max}). A fixed {@link #delay} has no cap. Default: 0.
          *
          * @param fraction between 0 and 1 inclusive
          * @return this builder

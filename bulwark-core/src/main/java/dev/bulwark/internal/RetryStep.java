@@ -128,7 +128,7 @@ public final class RetryStep implements ChainStep {
     }
 
     /**
-     * The delay after the given failed attempt (1-based), jitter included. A backoff's maximum caps the jittered
+     * The delay after the given failed attempt (1-based), jitter included. A backoff's maximum bounds the jittered
      * delay, so no delay ever exceeds it; a fixed delay has no cap and is jittered either way.
      */
     long delayNanos(int failedAttempt) {
@@ -149,8 +149,12 @@ public final class RetryStep implements ChainStep {
             return base;
         }
         double factor = 1.0 + jitter * (2.0 * ThreadLocalRandom.current().nextDouble() - 1.0);
-        // The cast saturates at Long.MAX_VALUE; the cap comes after the jitter, so it is a true upper bound.
-        return Math.min(cap, Math.max(0L, (long) (base * factor)));
+        // The cast saturates at Long.MAX_VALUE. The cap comes after the jitter, so it is a true upper bound; a delay
+        // the jitter took above it is folded back below it by as much (never below (1 - jitter) x cap, since base is
+        // at most cap), so that callers whose delays all grew to the cap stay spread evenly over
+        // [(1 - jitter) x cap, cap] instead of half of them retrying at the cap together.
+        long jittered = Math.max(0L, (long) (base * factor));
+        return jittered <= cap ? jittered : cap - Math.min(cap, jittered - cap);
     }
 
     private void reportRetry(int attempt, Throwable failure, long delayNanos) {
