@@ -1,13 +1,17 @@
 package dev.bulwark;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -119,5 +123,30 @@ class SchedulerThrowsTest {
         assertThat(first).isCompletedWithValue("a");
         assertThat(runs).hasValue(0);
         assertThat(global.executingCount()).isZero();
+    }
+
+    /**
+     * Under a fake ticker a blocking waiter also asks the scheduler to wake it at its deadline. An Error from that
+     * request escaped the wait with the waiter still queued, so the slot the holder then released went to nobody.
+     */
+    @Test
+    void anErrorFromTheSchedulerLeavesNoBlockingWaiterQueuedForNobodyUnderAFakeTicker() throws Exception {
+        AtomicLong now = new AtomicLong();
+        Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(1).maxQueue(1).maxWait(Duration.ofMinutes(1))
+                .ticker(now::get).scheduler(throwing(new AssertionError("the scheduler broke"))).build();
+        Permit holder = bulkhead.acquire();
+        FutureTask<Permit> blocked = new FutureTask<>(bulkhead::acquire);
+        Thread waiter = new Thread(blocked, "blocked-waiter");
+        waiter.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> bulkhead.queuedCount() == 1 || blocked.isDone());
+
+        holder.close();
+
+        try (Permit granted = blocked.get(10, TimeUnit.SECONDS)) {
+            assertThat(granted).isNotNull();
+            assertThat(bulkhead.executingCount()).isEqualTo(1);
+        }
+        assertThat(bulkhead.executingCount()).isZero();
+        assertThat(bulkhead.queuedCount()).isZero();
     }
 }
