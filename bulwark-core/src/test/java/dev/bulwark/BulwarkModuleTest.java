@@ -14,8 +14,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The module boundary: the API package is the only export to everyone, the shared implementation package is exported
- * to Bulwark's own Redis module alone, and the core depends on nothing but the JDK.
+ * The module boundary: the API package is the only export to everyone, the shared implementation packages are
+ * exported to Bulwark's own modules alone (Redis, the metrics bindings, Spring), and the core depends on nothing but
+ * the JDK.
  */
 class BulwarkModuleTest {
 

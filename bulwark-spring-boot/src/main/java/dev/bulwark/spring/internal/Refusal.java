@@ -78,8 +78,8 @@ public record Refusal(int status, long retryAfterSeconds, byte[] body) {
         return switch (rejection.reason()) {
             case QUEUE_FULL -> "Bulkhead '" + name + "' is at its limit of " + rejection.maxConcurrency()
                     + " concurrent requests and its queue of " + rejection.maxQueue() + " is full.";
-            case WAIT_TIMEOUT -> "The request waited " + MillisText.of(rejection.waited()) + " ms for a slot in bulkhead '"
-                    + name + "' without getting one.";
+            case WAIT_TIMEOUT -> "The request waited " + MillisText.of(rejection.waited())
+                    + " ms for a slot in bulkhead '" + name + "' without getting one.";
             case PARTITION_LIMIT -> "Bulkhead '" + name + "' already holds its limit of " + rejection.maxConcurrency()
                     + " partitions, so none could be made for this request's key.";
             case UNAVAILABLE -> "Bulkhead '" + name + "' could not reach the store that holds its state.";
