@@ -17,6 +17,14 @@ abstract class AsyncWaiter extends RemoteWaiter implements WaiterFuture.Owner {
 
     final CompletableFuture<?> callerFuture;
 
+    /**
+     * What the scheduler threw when asked for the maximum wait's timer, written before this waiter is cancelled for
+     * it: {@link #finish()} fails the future with it, the same instance, when the fate is {@code CANCELLED}. (A
+     * caller or signal that cancels at that very instant may win the cancellation; the future then still fails
+     * with the scheduler's exception, and the listeners are told cancelled either way.)
+     */
+    private volatile Throwable timerRefused;
+
     AsyncWaiter(ClusterBulkhead bulkhead, String id, int weight, Priority priority, CancellationSignal signal,
                 long enqueuedAt, CompletableFuture<?> callerFuture) {
         super(bulkhead, id, weight, priority, signal, enqueuedAt);
@@ -65,9 +73,13 @@ abstract class AsyncWaiter extends RemoteWaiter implements WaiterFuture.Owner {
         try {
             timeoutArmed(bulkhead.scheduler().schedule(() -> bulkhead.abandon(this, TIMED_OUT), remaining,
                     TimeUnit.NANOSECONDS));
-        } catch (RuntimeException schedulerRefused) {
-            // Without a timer the wait could outlive its bound: give up now rather than wait forever.
-            bulkhead.abandon(this, TIMED_OUT);
+        } catch (Throwable schedulerRefused) {
+            // Without a timer the wait could outlive its bound: leave the queue now, as a cancelled waiter does (its
+            // release removes the place in Redis, and its lease is no longer renewed), and fail the future with what
+            // the scheduler threw. Whatever it threw, an Error too: thrown on, into the acquire's reply callback, it
+            // would leave the waiter queued for nobody.
+            timerRefused = schedulerRefused;
+            bulkhead.abandon(this, CANCELLED);
             return;
         }
         if (!isOpen()) {
@@ -80,14 +92,19 @@ abstract class AsyncWaiter extends RemoteWaiter implements WaiterFuture.Owner {
         bulkhead.dispatch(this::finish);
     }
 
-    /** Delivers the fate; runs on the executor. A slot granted to a caller who gave up meanwhile is passed on. */
+    /**
+     * Delivers the fate; runs on the executor. A slot granted to a caller who gave up meanwhile is passed on. A
+     * waiter cancelled because the scheduler refused its timer fails with the scheduler's exception.
+     */
     private void finish() {
         disarm();
         Permit granted;
         try {
             granted = bulkhead.settle(this, signal.isCancelled() || callerFuture.isDone(), false);
         } catch (RuntimeException refusedOrCancelled) {
-            callerFuture.completeExceptionally(refusedOrCancelled);
+            Throwable refusedTimer = timerRefused;
+            callerFuture.completeExceptionally(refusedTimer != null && status() == CANCELLED ? refusedTimer
+                    : refusedOrCancelled);
             return;
         }
         begin(granted);

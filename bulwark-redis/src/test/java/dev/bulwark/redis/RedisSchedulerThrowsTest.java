@@ -1,0 +1,118 @@
+package dev.bulwark.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.bulwark.BulkheadListener;
+import dev.bulwark.Permit;
+import dev.bulwark.Priority;
+import dev.bulwark.Rejection;
+import dev.bulwark.Scheduler;
+import dev.bulwark.redis.testing.RedisFixture;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongPredicate;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A {@link Scheduler} whose {@code schedule} throws (an {@link Error}, an {@link IllegalStateException}) never leaves
+ * a {@link RedisBulkhead}'s call waiting forever, nor a place in its queue or a slot taken for nobody: the bulkhead
+ * ends the call as the {@link Scheduler} Javadoc says.
+ */
+class RedisSchedulerThrowsTest {
+
+    @RegisterExtension
+    static final RedisFixture redis = RedisFixture.perClass();
+
+    private static final Duration MAX_WAIT = Duration.ofSeconds(30);
+
+    /**
+     * Delegates to {@link Scheduler#shared()} (the bulkhead also schedules its heartbeat, polls and command timeouts
+     * here), except that once {@link #throwFor} is called it throws for every task whose delay matches.
+     */
+    private static final class ThrowingScheduler implements Scheduler {
+        private volatile Throwable thrown;
+        private volatile LongPredicate matches = delay -> false;
+
+        void throwFor(LongPredicate delayNanos, Throwable throwable) {
+            thrown = throwable;
+            matches = delayNanos;
+        }
+
+        @Override
+        public Cancellable schedule(Runnable task, long delay, TimeUnit unit) {
+            Throwable throwable = thrown;
+            if (throwable != null && matches.test(unit.toNanos(delay))) {
+                if (throwable instanceof Error error) {
+                    throw error;
+                }
+                throw (RuntimeException) throwable;
+            }
+            return Scheduler.shared().schedule(task, delay, unit);
+        }
+    }
+
+    private static Throwable thrown(String kind) {
+        return kind.equals("Error") ? new AssertionError("the scheduler broke")
+                : new IllegalStateException("no timer");
+    }
+
+    /**
+     * The maximum wait of an asynchronous waiter could not be timed: found by audit, a RuntimeException abandoned it
+     * as timed out (refused WAIT_TIMEOUT, the overflow handler called) and an Error escaped into the acquire's reply
+     * callback, leaving the waiter queued for nobody (its future never completed).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"Error", "RuntimeException"})
+    void anAsyncWaiterWhoseMaxWaitTimerIsRefusedLeavesTheQueueAndFailsWithTheSchedulersException(String kind,
+            TestInfo test) throws Exception {
+        ThrowingScheduler scheduler = new ThrowingScheduler();
+        List<String> told = new CopyOnWriteArrayList<>();
+        List<Rejection> handled = new CopyOnWriteArrayList<>();
+        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), test.getDisplayName())
+                .maxConcurrency(1).maxQueue(1).maxWait(MAX_WAIT).commandTimeout(RedisFixture.PATIENT)
+                .scheduler(scheduler).onRejected(handled::add)
+                .listener(new BulkheadListener() {
+                    @Override
+                    public void rejected(Rejection rejection) {
+                        told.add("rejected " + rejection.reason());
+                    }
+
+                    @Override
+                    public void cancelled(long waitedNanos, Priority priority) {
+                        told.add("cancelled");
+                    }
+                })
+                .build());
+        Permit holder = bulkhead.acquire();
+        Throwable broken = thrown(kind);
+        // Only the waiter's maximum wait is that long; heartbeats, polls and command timeouts keep working.
+        scheduler.throwFor(delay -> delay > MAX_WAIT.toNanos() / 2, broken);
+
+        CompletableFuture<Permit> queued = bulkhead.acquireAsync();
+
+        await().atMost(Duration.ofSeconds(10)).until(queued::isDone);
+        assertThat(queued).isCompletedExceptionally();
+        assertThat(queued.handle((permit, failure) -> failure).get()).isSameAs(broken);
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(told).containsExactly("cancelled"));
+        assertThat(handled).as("the wait was given up, not refused: no overflow handler").isEmpty();
+        assertThat(bulkhead.localQueuedCount()).isZero();
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(redis.queuedOnServer(bulkhead.name())).isZero());
+
+        holder.close();
+
+        // Nothing leaked: the slot the holder gave back is free for the next call, and nobody queues for it.
+        Permit next = bulkhead.acquireAsync().get(10, TimeUnit.SECONDS);
+        assertThat(bulkhead.executingCount()).isEqualTo(1);
+        next.close();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(bulkhead.executingCount()).isZero());
+        assertThat(bulkhead.queuedCount()).isZero();
+    }
+}
