@@ -13,8 +13,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongPredicate;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -114,5 +117,36 @@ class RedisSchedulerThrowsTest {
         next.close();
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(bulkhead.executingCount()).isZero());
         assertThat(bulkhead.queuedCount()).isZero();
+    }
+
+    /**
+     * Under a fake ticker a blocking waiter also asks the scheduler to wake it at its deadline. An Error from that
+     * request escaped the wait with the waiter still queued in Redis, so the slot the holder then released was
+     * granted to nobody and stayed taken.
+     */
+    @Test
+    void anErrorFromTheFakeTickerWakeUpLeavesNoBlockingWaiterQueuedForNobody(TestInfo test) throws Exception {
+        AtomicLong now = new AtomicLong(1_000_000_000L); // frozen: only the wake-up's refusal is under test
+        ThrowingScheduler scheduler = new ThrowingScheduler();
+        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), test.getDisplayName())
+                .maxConcurrency(1).maxQueue(1).maxWait(MAX_WAIT).leaseDuration(Duration.ofSeconds(120))
+                .commandTimeout(RedisFixture.PATIENT).ticker(now::get).scheduler(scheduler).build());
+        Permit holder = bulkhead.acquire();
+        scheduler.throwFor(delay -> delay > MAX_WAIT.toNanos() / 2, new AssertionError("the scheduler broke"));
+        FutureTask<Permit> blocked = new FutureTask<>(bulkhead::acquire);
+        Thread waiter = new Thread(blocked, "blocked-waiter");
+        waiter.setDaemon(true);
+        waiter.start();
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> redis.queuedOnServer(bulkhead.name()) == 1 || blocked.isDone());
+
+        holder.close();
+
+        try (Permit granted = blocked.get(10, TimeUnit.SECONDS)) {
+            assertThat(granted).isNotNull();
+            assertThat(bulkhead.localExecutingCount()).isEqualTo(1);
+        }
+        assertThat(bulkhead.localQueuedCount()).isZero();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(bulkhead.executingCount()).isZero());
     }
 }

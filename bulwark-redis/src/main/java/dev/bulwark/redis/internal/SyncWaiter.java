@@ -98,7 +98,9 @@ final class SyncWaiter extends RemoteWaiter implements Runnable {
         Thread parked = thread;
         try {
             return bulkhead.scheduler.schedule(() -> LockSupport.unpark(parked), remaining, TimeUnit.NANOSECONDS);
-        } catch (RuntimeException refused) {
+        } catch (RuntimeException | Error refused) {
+            // An Error too: thrown on from here it would leave this waiter queued for nobody (a later grant would
+            // leak its slots). The wake-up only serves a fake ticker; the real-time park still bounds the wait.
             return null;
         }
     }
