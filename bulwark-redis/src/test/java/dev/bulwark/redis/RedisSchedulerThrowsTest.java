@@ -149,4 +149,33 @@ class RedisSchedulerThrowsTest {
         assertThat(bulkhead.localQueuedCount()).isZero();
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(bulkhead.executingCount()).isZero());
     }
+
+    /**
+     * Every script's command timeout is a task on the scheduler. An Error from scheduling it escaped the script's
+     * send after the command was written: acquireAsync threw it, leaving its waiter registered for good and the slot
+     * Redis granted to it taken for nobody. Now the reply is bounded by the client's own timeout only, as when the
+     * scheduler refuses with a RuntimeException.
+     */
+    @Test
+    void anErrorFromSchedulingTheCommandTimeoutLeavesTheCallsWorking(TestInfo test) throws Exception {
+        Duration commandTimeout = Duration.ofMillis(4321); // no other task of the bulkhead has this delay
+        ThrowingScheduler scheduler = new ThrowingScheduler();
+        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), test.getDisplayName())
+                .maxConcurrency(1).maxQueue(1).commandTimeout(commandTimeout).scheduler(scheduler).build());
+        scheduler.throwFor(delay -> delay == commandTimeout.toNanos(), new AssertionError("the scheduler broke"));
+
+        Permit permit = bulkhead.acquireAsync().get(10, TimeUnit.SECONDS);
+        assertThat(bulkhead.executingCount()).isEqualTo(1);
+        CompletableFuture<String> queued = bulkhead.callAsync(() -> CompletableFuture.completedFuture("ran"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> bulkhead.localQueuedCount() == 1);
+        permit.close();
+        assertThat(queued.get(10, TimeUnit.SECONDS)).isEqualTo("ran");
+        try (Permit sync = bulkhead.acquire()) {
+            assertThat(sync).isNotNull();
+        }
+
+        assertThat(bulkhead.drain(Duration.ofSeconds(10)).isComplete()).isTrue();
+        assertThat(redis.holdersOnServer(bulkhead.name())).isZero();
+        assertThat(redis.queuedOnServer(bulkhead.name())).isZero();
+    }
 }

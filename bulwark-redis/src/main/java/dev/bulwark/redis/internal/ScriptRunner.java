@@ -162,7 +162,10 @@ final class ScriptRunner {
             }
         }
 
-        /** Bounds the reply by the command timeout, unless it is already done (or the scheduler refuses). */
+        /**
+         * Bounds the reply by the command timeout, unless it is already done or the scheduler throws (whatever it
+         * throws: the reply is then bounded only by the client's own timeout).
+         */
         void arm() {
             if (isDone()) {
                 return;
@@ -173,8 +176,10 @@ final class ScriptRunner {
                 if (isDone()) {
                     armed.cancel();
                 }
-            } catch (RuntimeException schedulerRefused) {
-                // Unbounded, as a client without a timer would be: Lettuce's own command timeout still applies.
+            } catch (RuntimeException | Error schedulerRefused) {
+                // Unbounded, as a client without a timer would be: Lettuce's own command timeout still applies. An
+                // Error too: thrown on, it would escape run() after the command was written, so nobody would handle
+                // its reply (an acquire's slot or queue place taken for nobody, a waiter registered forever).
             }
         }
 
