@@ -178,4 +178,25 @@ class RedisSchedulerThrowsTest {
         assertThat(redis.holdersOnServer(bulkhead.name())).isZero();
         assertThat(redis.queuedOnServer(bulkhead.name())).isZero();
     }
+
+    /**
+     * An Error from scheduling the lease keeper's first tick escaped build() past the clean-up that closes the
+     * connections on a failed start (which catches RuntimeExceptions). Now it is handled as a refused heartbeat is:
+     * logged, and the bulkhead works (its leases are not renewed).
+     */
+    @Test
+    void anErrorFromSchedulingTheHeartbeatIsHandledAsARefusal(TestInfo test) throws Exception {
+        Duration tick = Duration.ofSeconds(1); // the poll interval: the shortest of heartbeat, probe and poll
+        ThrowingScheduler scheduler = new ThrowingScheduler();
+        scheduler.throwFor(delay -> delay == tick.toNanos(), new AssertionError("the scheduler broke"));
+
+        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), test.getDisplayName())
+                .maxConcurrency(1).pollInterval(tick).commandTimeout(RedisFixture.PATIENT).scheduler(scheduler)
+                .build());
+
+        assertThat(bulkhead.callAsync(() -> CompletableFuture.completedFuture("ran")).get(10, TimeUnit.SECONDS))
+                .isEqualTo("ran");
+        assertThat(bulkhead.drain(Duration.ofSeconds(10)).isComplete()).isTrue();
+        assertThat(redis.holdersOnServer(bulkhead.name())).isZero();
+    }
 }

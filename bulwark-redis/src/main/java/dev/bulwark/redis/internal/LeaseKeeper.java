@@ -108,8 +108,8 @@ final class LeaseKeeper {
             try {
                 // A one-off tick: if it finds a tick running, the flag makes the next regular tick poll.
                 bulkhead.scheduler().schedule(() -> tick(false), 0, TimeUnit.NANOSECONDS);
-            } catch (RuntimeException schedulerRefused) {
-                // The regular tick polls instead.
+            } catch (RuntimeException | Error schedulerRefused) {
+                // The regular tick polls instead (an Error too: it would reach the pub/sub listener's I/O thread).
             }
         }
     }
@@ -120,7 +120,9 @@ final class LeaseKeeper {
         }
         try {
             nextTick = bulkhead.scheduler().schedule(() -> tick(true), delayNanos, TimeUnit.NANOSECONDS);
-        } catch (RuntimeException schedulerRefused) {
+        } catch (RuntimeException | Error schedulerRefused) {
+            // An Error too, handled as a refusal: thrown on, it would escape build() with the connections open, or
+            // the tick into the scheduler's thread.
             System.getLogger("dev.bulwark.redis.RedisBulkhead").log(System.Logger.Level.ERROR,
                     "Bulkhead '" + bulkhead.name() + "': the scheduler refused the heartbeat; leases will expire",
                     schedulerRefused);
