@@ -229,9 +229,10 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
     /**
      * Sets where asynchronous operations start and where the grants, refusals and cancellations of asynchronous
      * calls (their futures, the overflow handler, listeners) are delivered; an operation's own outcome comes on the
-     * thread that completes its stage. Default: {@link ForkJoinPool#commonPool()}. Once this executor refuses
-     * tasks (shut down before the bulkhead is closed), those deliveries go to the common pool instead, so a queued
-     * caller still learns its fate, and not on a Redis I/O thread (unless the common pool refuses too).
+     * thread that completes its stage. Default: {@link ForkJoinPool#commonPool()}. Whenever this executor throws
+     * instead of taking a task (shut down before the bulkhead is closed, or any other exception or error), that
+     * delivery goes to the common pool, so a queued caller still learns its fate, and not on a Redis I/O thread
+     * (unless the common pool refuses too).
      *
      * @param executor the executor
      * @return this builder

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,7 +27,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * A {@link Scheduler} whose {@code schedule} throws (an {@link Error}, an {@link IllegalStateException}) never leaves
  * a {@link RedisBulkhead}'s call waiting forever, nor a place in its queue or a slot taken for nobody: the bulkhead
- * ends the call as the {@link Scheduler} Javadoc says.
+ * ends the call as the {@link Scheduler} Javadoc says. Nor does an executor whose {@code execute} throws.
  */
 class RedisSchedulerThrowsTest {
 
@@ -61,6 +62,11 @@ class RedisSchedulerThrowsTest {
         }
     }
 
+    /** A bulkhead name of the test's own: a parameterized test's display name alone ("[1] Error") is not. */
+    private static String nameOf(TestInfo test) {
+        return test.getTestMethod().orElseThrow().getName() + " " + test.getDisplayName();
+    }
+
     private static Throwable thrown(String kind) {
         return kind.equals("Error") ? new AssertionError("the scheduler broke")
                 : new IllegalStateException("no timer");
@@ -78,7 +84,7 @@ class RedisSchedulerThrowsTest {
         ThrowingScheduler scheduler = new ThrowingScheduler();
         List<String> told = new CopyOnWriteArrayList<>();
         List<Rejection> handled = new CopyOnWriteArrayList<>();
-        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), test.getDisplayName())
+        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), nameOf(test))
                 .maxConcurrency(1).maxQueue(1).maxWait(MAX_WAIT).commandTimeout(RedisFixture.PATIENT)
                 .scheduler(scheduler).onRejected(handled::add)
                 .listener(new BulkheadListener() {
@@ -128,7 +134,7 @@ class RedisSchedulerThrowsTest {
     void anErrorFromTheFakeTickerWakeUpLeavesNoBlockingWaiterQueuedForNobody(TestInfo test) throws Exception {
         AtomicLong now = new AtomicLong(1_000_000_000L); // frozen: only the wake-up's refusal is under test
         ThrowingScheduler scheduler = new ThrowingScheduler();
-        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), test.getDisplayName())
+        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), nameOf(test))
                 .maxConcurrency(1).maxQueue(1).maxWait(MAX_WAIT).leaseDuration(Duration.ofSeconds(120))
                 .commandTimeout(RedisFixture.PATIENT).ticker(now::get).scheduler(scheduler).build());
         Permit holder = bulkhead.acquire();
@@ -160,7 +166,7 @@ class RedisSchedulerThrowsTest {
     void anErrorFromSchedulingTheCommandTimeoutLeavesTheCallsWorking(TestInfo test) throws Exception {
         Duration commandTimeout = Duration.ofMillis(4321); // no other task of the bulkhead has this delay
         ThrowingScheduler scheduler = new ThrowingScheduler();
-        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), test.getDisplayName())
+        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), nameOf(test))
                 .maxConcurrency(1).maxQueue(1).commandTimeout(commandTimeout).scheduler(scheduler).build());
         scheduler.throwFor(delay -> delay == commandTimeout.toNanos(), new AssertionError("the scheduler broke"));
 
@@ -190,7 +196,7 @@ class RedisSchedulerThrowsTest {
         ThrowingScheduler scheduler = new ThrowingScheduler();
         scheduler.throwFor(delay -> delay == tick.toNanos(), new AssertionError("the scheduler broke"));
 
-        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), test.getDisplayName())
+        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), nameOf(test))
                 .maxConcurrency(1).pollInterval(tick).commandTimeout(RedisFixture.PATIENT).scheduler(scheduler)
                 .build());
 
@@ -198,5 +204,30 @@ class RedisSchedulerThrowsTest {
                 .isEqualTo("ran");
         assertThat(bulkhead.drain(Duration.ofSeconds(10)).isComplete()).isTrue();
         assertThat(redis.holdersOnServer(bulkhead.name())).isZero();
+    }
+
+    /**
+     * Asynchronous outcomes are delivered on the builder's executor, and on the common pool once it refuses. Only a
+     * RejectedExecutionException was taken as a refusal: anything else it threw escaped into the acquire's reply
+     * callback after the grant was decided, so the call's future never completed and its permit stayed held.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"Error", "RuntimeException"})
+    void whateverTheExecutorThrowsTheOutcomeIsStillDelivered(String kind, TestInfo test) throws Exception {
+        Throwable broken = thrown(kind);
+        Executor throwing = task -> {
+            if (broken instanceof Error error) {
+                throw error;
+            }
+            throw (RuntimeException) broken;
+        };
+        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), nameOf(test))
+                .maxConcurrency(1).maxQueue(1).commandTimeout(RedisFixture.PATIENT).executor(throwing).build());
+
+        CompletableFuture<String> call = bulkhead.callAsync(() -> CompletableFuture.completedFuture("ran"));
+
+        assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("ran");
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(bulkhead.executingCount()).isZero());
+        assertThat(bulkhead.localExecutingCount()).isZero();
     }
 }

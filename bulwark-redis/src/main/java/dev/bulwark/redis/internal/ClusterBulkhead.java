@@ -307,13 +307,14 @@ public final class ClusterBulkhead extends ClusterProtocol {
     }
 
     /**
-     * Runs work that may call user code (or wait for Redis) on the executor, never on a Redis I/O thread; once the
-     * executor is shut down on the common pool, so callers still learn their outcome (here only if that refuses).
+     * Runs work that may call user code (or wait for Redis) on the executor, never on a Redis I/O thread; when the
+     * executor throws instead (shut down, or any exception or error) on the common pool, so callers still learn
+     * their outcome and a granted permit is still closed (here only if that refuses too).
      */
     void dispatch(Runnable work) {
         try {
             executor.execute(work);
-        } catch (RejectedExecutionException rejected) {
+        } catch (RuntimeException | Error rejected) {
             try {
                 ForkJoinPool.commonPool().execute(work);
             } catch (RejectedExecutionException alsoRejected) {
