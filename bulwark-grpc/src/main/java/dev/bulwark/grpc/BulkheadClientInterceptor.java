@@ -47,7 +47,8 @@ import java.util.function.Function;
  *
  * <p><b>Threads.</b> The listener of a call closed locally is called on {@link CallOptions#getExecutor()} when the
  * call has one (blocking stubs do), otherwise on {@link Builder#callbackExecutor(Executor)}; never on the bulkhead's
- * timer thread. The slot is released exactly once, when the real call's listener gets {@code onClose}.
+ * timer thread. When that executor throws instead of taking the task (shut down, say), the listener is called on
+ * {@link java.util.concurrent.ForkJoinPool#commonPool()} instead, so the call still ends. The slot is released exactly once, when the real call's listener gets {@code onClose}.
  *
  * <p>Immutable and thread-safe.
  */
@@ -169,7 +170,8 @@ public final class BulkheadClientInterceptor implements ClientInterceptor {
 
         /**
          * Sets the executor that tells a call's listener it was refused or cancelled while queued, for calls whose
-         * {@link CallOptions} name no executor. Default: {@link ForkJoinPool#commonPool()}.
+         * {@link CallOptions} name no executor. Default: {@link ForkJoinPool#commonPool()}, which is also used for a
+         * task this executor throws on (shut down, say).
          *
          * @param executor the executor
          * @return this builder

@@ -201,6 +201,37 @@ class BulkheadClientInterceptorTest {
         }
     }
 
+    /**
+     * A call closed locally is told on the callback executor. One that threw instead of taking the task (here: shut
+     * down) left the call open for good: its failure was swallowed by the permit's future, and onClose never came.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aCallbackExecutorThatThrowsStillClosesRefusedAndCancelledCalls(Transport transport) throws Exception {
+        Bulkhead bulkhead = bulkhead(1, 1);
+        java.util.concurrent.ExecutorService shutDown = java.util.concurrent.Executors.newSingleThreadExecutor();
+        shutDown.shutdown();
+        BulkheadClientInterceptor interceptor = BulkheadClientInterceptor.builder()
+                .perMethod(method -> Optional.of(bulkhead)).callbackExecutor(shutDown).build();
+        try (Transport.Running running = transport.start(service.bindService())) {
+            Channel channel = ClientInterceptors.intercept(running.channel(), interceptor);
+            HoldService.Call holder = HoldService.start(channel, HoldService.HOLD, "holder");
+            HoldService.Held held = service.nextHeld();
+            HoldService.Call queued = HoldService.start(channel, HoldService.HOLD, "queued");
+
+            HoldService.Outcome refused = HoldService.start(channel, HoldService.HOLD, "refused").await();
+            assertThat(refused.status().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+
+            queued.call().cancel("no longer needed", null);
+            assertThat(queued.await().status().getCode()).isEqualTo(Status.Code.CANCELLED);
+            assertThat(bulkhead.queuedCount()).isZero();
+            held.reply();
+            assertThat(holder.await().status().isOk()).isTrue();
+            await().until(() -> bulkhead.executingCount() == 0);
+            assertThat(service.started).containsExactly("holder");
+        }
+    }
+
     @Test
     void badConfigurationFailsAtOnceNamingTheProblem() {
         assertThatThrownBy(() -> BulkheadClientInterceptor.builder().build())

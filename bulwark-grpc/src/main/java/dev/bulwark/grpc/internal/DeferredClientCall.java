@@ -19,6 +19,8 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -34,7 +36,8 @@ import java.util.function.Function;
  * <p>While queued, the call leaves the queue at once when the application cancels it, when the {@link Context} it
  * was started in is cancelled, or when its deadline passes (the {@link Scheduler} only cancels the wait; it runs no
  * application code). A refused or cancelled call is closed locally: the listener's {@code onClose} runs on the call's
- * executor ({@link CallOptions#getExecutor()}, or the interceptor's), never on the refusing or timer thread.
+ * executor ({@link CallOptions#getExecutor()}, or the interceptor's), never on the refusing or timer thread (on the
+ * common pool when that executor throws instead of taking it).
  *
  * @param <ReqT> the request type
  * @param <RespT> the response type
@@ -171,9 +174,23 @@ public final class DeferredClientCall<ReqT, RespT> extends ClientCall<ReqT, Resp
         return Status.fromThrowable(failure);
     }
 
+    /**
+     * Tells the listener the call ended, on the call's executor. When that executor throws instead of taking the
+     * task (shut down, or anything else it throws), on the common pool, and only if that refuses too on this thread:
+     * thrown on, the failure would be swallowed by the permit's future or the drain, and the call would never close.
+     */
     private void closeLocally(Status status) {
         Listener<RespT> target = listener;
-        callbackExecutor.execute(() -> target.onClose(status, new Metadata()));
+        Runnable close = () -> target.onClose(status, new Metadata());
+        try {
+            callbackExecutor.execute(close);
+        } catch (RuntimeException | Error refused) {
+            try {
+                ForkJoinPool.commonPool().execute(close);
+            } catch (RejectedExecutionException alsoRefused) {
+                close.run();
+            }
+        }
     }
 
     private void failed(Throwable failure) {
