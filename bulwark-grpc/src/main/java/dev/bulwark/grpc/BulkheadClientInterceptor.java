@@ -48,7 +48,8 @@ import java.util.function.Function;
  * <p><b>Threads.</b> The listener of a call closed locally is called on {@link CallOptions#getExecutor()} when the
  * call has one (blocking stubs do), otherwise on {@link Builder#callbackExecutor(Executor)}; never on the bulkhead's
  * timer thread. When that executor throws instead of taking the task (shut down, say), the listener is called on
- * {@link java.util.concurrent.ForkJoinPool#commonPool()} instead, so the call still ends. The slot is released exactly once, when the real call's listener gets {@code onClose}.
+ * {@link java.util.concurrent.ForkJoinPool#commonPool()} instead, so the call still ends. The slot is released
+ * exactly once, when the real call's listener gets {@code onClose}.
  *
  * <p>Immutable and thread-safe.
  */
