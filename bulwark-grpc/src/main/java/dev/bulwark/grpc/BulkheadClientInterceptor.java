@@ -185,7 +185,8 @@ public final class BulkheadClientInterceptor implements ClientInterceptor {
 
         /**
          * Sets the scheduler that ends the wait of a queued call at its deadline (for tests). Default:
-         * {@link Scheduler#shared()}.
+         * {@link Scheduler#shared()}. When it throws instead of timing a call's deadline (shut down, say), that call
+         * ends at once with {@code DEADLINE_EXCEEDED}, so that none waits past its deadline untimed.
          *
          * @param scheduler the scheduler
          * @return this builder

@@ -151,6 +151,33 @@ class BulkheadClientInterceptorTest {
         }
     }
 
+    /**
+     * A scheduler that threw anything but a RejectedExecutionException while timing a call's deadline made start()
+     * throw it, with the context's cancellation listener left registered.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aSchedulerThatThrowsEndsACallWithADeadlineAtOnceInsteadOfThrowingFromStart(Transport transport)
+            throws Exception {
+        Bulkhead bulkhead = bulkhead(1, 3);
+        dev.bulwark.Scheduler broken = (task, delay, unit) -> {
+            throw new IllegalStateException("the scheduler broke");
+        };
+        BulkheadClientInterceptor interceptor = BulkheadClientInterceptor.builder()
+                .perMethod(method -> Optional.of(bulkhead)).scheduler(broken).build();
+        try (Transport.Running running = transport.start(service.bindService())) {
+            Channel channel = ClientInterceptors.intercept(running.channel(), interceptor);
+
+            HoldService.Outcome outcome = HoldService.start(channel, HoldService.HOLD, "deadlined",
+                    CallOptions.DEFAULT.withDeadline(Deadline.after(1, TimeUnit.HOURS)), new Metadata()).await();
+
+            assertThat(outcome.status().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+            assertThat(bulkhead.queuedCount()).isZero();
+            assertThat(bulkhead.executingCount()).isZero();
+            assertThat(service.started).isEmpty();
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Transport.class)
     void cancellingTheContextOfAQueuedCallLeavesTheQueue(Transport transport) throws Exception {

@@ -122,7 +122,9 @@ public final class DeferredClientCall<ReqT, RespT> extends ClientCall<ReqT, Resp
                 .asRuntimeException());
         try {
             return scheduler.schedule(expire, remaining, TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException shutDown) {
+        } catch (RuntimeException | Error refused) {
+            // Untimed, the wait could outlive the deadline: end it now. Whatever the scheduler threw (shut down, or
+            // anything else): thrown on, it would escape start() with the context's cancellation listener still set.
             expire.run();
             return () -> { };
         }
