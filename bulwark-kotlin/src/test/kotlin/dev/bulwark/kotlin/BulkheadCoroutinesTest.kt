@@ -133,4 +133,22 @@ class BulkheadCoroutinesTest {
         assertThat(job.isCancelled).isTrue()
         assertThatThrownBy { runBlocking { job.await() } }.isInstanceOf(CancellationException::class.java)
     }
+
+    @Test
+    fun aSchedulerFailureWhileQueuedIsThrownAsTheSameInstance() = runBlocking<Unit> {
+        // Surefire runs with assertions on, so the coroutines debug mode (stack-trace recovery) is on here.
+        val refused = java.util.concurrent.RejectedExecutionException("timer shut down")
+        val timed = Bulkhead.builder().maxConcurrency(1).maxQueue(1).maxWait(java.time.Duration.ofSeconds(1))
+            .scheduler { _, _, _ -> throw refused }.build()
+        val gate = CompletableDeferred<Unit>()
+        val holder = launch(start = CoroutineStart.UNDISPATCHED) { timed.callSuspending { gate.await() } }
+
+        val outcome = runCatching { timed.callSuspending { "never runs" } }
+
+        assertThat(outcome.exceptionOrNull()).isSameAs(refused)
+        assertThat(timed.queuedCount()).isZero()
+        gate.complete(Unit)
+        holder.join()
+        assertThat(timed.executingCount()).isZero()
+    }
 }
