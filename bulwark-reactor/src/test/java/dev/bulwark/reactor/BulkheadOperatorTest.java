@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.BulkheadRejectedException;
+import dev.bulwark.Pipeline;
 import dev.bulwark.Rejection;
+import dev.bulwark.Retry;
 import dev.bulwark.testing.CountingListener;
+import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
@@ -132,5 +136,18 @@ class BulkheadOperatorTest {
 
         gate.tryEmitEmpty();
         assertThat(two.executingCount()).isZero();
+    }
+
+    @Test
+    void aSourcesOwnCompletionExceptionPassesThroughAsTheSameInstance() {
+        CompletionException own = new CompletionException(new IOException("reset"));
+
+        StepVerifier.create(Mono.error(own).transformDeferred(BulwarkOperators.bulkhead(bulkhead)))
+                .expectErrorSatisfies(failure -> assertThat(failure).isSameAs(own)).verify(VERIFY);
+        StepVerifier.create(Flux.concat(Flux.just(1), Flux.error(own))
+                        .transformDeferred(BulwarkOperators.policy(Pipeline.of(Retry.builder().maxRetries(1).build(),
+                                bulkhead))))
+                .expectNext(1, 1).expectErrorSatisfies(failure -> assertThat(failure).isSameAs(own)).verify(VERIFY);
+        assertThat(bulkhead.executingCount()).isZero();
     }
 }

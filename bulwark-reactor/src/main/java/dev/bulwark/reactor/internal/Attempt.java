@@ -86,6 +86,9 @@ final class Attempt<T> implements CoreSubscriber<T> {
     @Override
     public void onError(Throwable failure) {
         sourceTerminated = true;
+        if (!done.isDone()) {
+            parent.sourceFailed(failure);
+        }
         if (!done.completeExceptionally(failure)) {
             Operators.onErrorDropped(failure, currentContext());
         }

@@ -73,6 +73,8 @@ final class PolicySubscription<T> implements Subscription {
     private Subscription upstream;
 
     private volatile Attempt<T> current;
+    /** The last failure a source emitted, so that a {@link CompletionException} of its own is not unwrapped. */
+    private volatile Throwable sourceFailure;
     private volatile boolean cancelled;
     private volatile int terminated;
 
@@ -146,8 +148,23 @@ final class PolicySubscription<T> implements Subscription {
         }
     }
 
-    private static Throwable unwrap(Throwable failure) {
-        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    /** An attempt's source failed with {@code failure}. */
+    void sourceFailed(Throwable failure) {
+        sourceFailure = failure;
+    }
+
+    /**
+     * Takes off a {@link CompletionException} that a stage wrapped around the failure (the core's policies unwrap one
+     * too), except when the source itself emitted that {@code CompletionException}: its errors pass through untouched.
+     */
+    private Throwable unwrap(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        Throwable own = sourceFailure;
+        if (own instanceof CompletionException && (own == failure || own.getCause() == cause)) {
+            return own;
+        }
+        return cause;
     }
 
     @Override
