@@ -21,10 +21,11 @@ import org.reactivestreams.Publisher;
  * <p>What every operator guarantees, for each subscriber:
  * <ul>
  *   <li><b>Never blocks.</b> Waiting for a bulkhead slot or a retry delay holds no thread: a subscriber that has to
- *       wait is a queue entry, and the source is subscribed on the thread that frees the slot (or a thread of
- *       {@code ForkJoinPool.commonPool()} after a delay, never the timer thread; with a bulkhead that documents
- *       threads of its own, such as {@code RedisBulkhead}'s executor, on those). Safe on Reactor's non-blocking
- *       schedulers.</li>
+ *       wait is a queue entry, and the source is subscribed on the thread that frees the slot (after a retry
+ *       delay, on a thread of {@code ForkJoinPool.commonPool()} with {@link dev.bulwark.Scheduler#shared()}, never
+ *       its timer thread, and on the scheduler's thread with a scheduler you gave the retry; with a bulkhead that
+ *       documents threads of its own, such as {@code RedisBulkhead}'s executor, on those). Safe on Reactor's
+ *       non-blocking schedulers.</li>
  *   <li><b>Cancellation.</b> Cancelling the subscription while it waits in a bulkhead's queue removes the waiter at
  *       once (its place goes to the next); cancelling it while the source runs cancels the source.</li>
  *   <li><b>Exactly once.</b> A bulkhead slot is taken before the source is subscribed and released exactly once,
