@@ -18,7 +18,8 @@ import java.util.function.Function;
 /**
  * The policies bound through one {@code BulwarkTelemetry}, by kind and name, so that binding a second live policy of
  * the same name (or the same policy twice) fails instead of reporting two series with the same attributes, and so
- * that a name whose policy was closed or collected can be bound again.
+ * that a name whose binding was closed, or whose policy was collected, can be bound again (a closed bulkhead that is
+ * still reachable stays bound and keeps its name).
  *
  * <p>Thread-safe: binding and unbinding happen under one lock (rare); recording never takes it.
  */
