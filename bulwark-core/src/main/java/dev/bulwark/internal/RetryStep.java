@@ -411,12 +411,15 @@ public final class RetryStep implements ChainStep {
                 // Whatever the scheduler throws, the call ends here: thrown out of this stage callback, it would be
                 // lost and the returned future would never complete. An Error is never swallowed: it ends the call.
                 if (DELAYING.compareAndSet(this, 1, 0)) {
-                    boolean error = refused instanceof Error;
-                    LOGGER.log(System.Logger.Level.WARNING, "Retry '" + policy.name + "' could not schedule attempt "
-                            + (current + 1) + (error ? "; the call fails with the scheduler's " + refused
-                            + " instead of the last failure, logged here" : "; the last failure stands"),
-                            error ? failure : refused);
-                    complete(null, error ? refused : failure, false);
+                    String cannot = "Retry '" + policy.name + "' could not schedule attempt " + (current + 1);
+                    if (refused instanceof Error) {
+                        LOGGER.log(System.Logger.Level.WARNING, cannot + "; the call fails with the scheduler's "
+                                + refused + " instead of this last failure", failure);
+                        complete(null, refused, false);
+                    } else {
+                        LOGGER.log(System.Logger.Level.WARNING, cannot + "; the last failure stands", refused);
+                        complete(null, failure, false);
+                    }
                 }
                 return;
             }
