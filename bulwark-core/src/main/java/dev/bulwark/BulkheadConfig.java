@@ -1,5 +1,6 @@
 package dev.bulwark;
 
+import dev.bulwark.internal.Names;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -29,7 +30,7 @@ public final class BulkheadConfig {
     private final int[] reserved;
 
     BulkheadConfig(Bulkhead.Builder builder) {
-        this.name = builder.nameForConfig();
+        this.name = Names.orNext(builder.name, "bulkhead");
         this.maxConcurrency = builder.maxConcurrency;
         this.maxQueue = builder.maxQueue;
         this.maxWait = builder.maxWait;

@@ -1,6 +1,5 @@
 package dev.bulwark;
 
-import dev.bulwark.internal.Names;
 import dev.bulwark.internal.spi.Arguments;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -62,11 +61,6 @@ abstract sealed class BulkheadSettings permits Bulkhead.Builder {
     public Bulkhead.Builder name(String name) {
         this.name = Arguments.requireName(name);
         return self();
-    }
-
-    /** The name for a new config: the one set, or a new {@code bulkhead-N}. */
-    final String nameForConfig() {
-        return name != null ? name : Names.next("bulkhead");
     }
 
     /**

@@ -72,7 +72,7 @@ public final class PartitionedBulkhead<K> implements AutoCloseable {
     private final @Nullable FairShares fair;
 
     private PartitionedBulkhead(Builder<K> builder) {
-        this.name = builder.name != null ? builder.name : Names.next("partitioned");
+        this.name = Names.orNext(builder.name, "partitioned");
         this.global = builder.global;
         this.table = new PartitionTable<>(name, builder.defaultConfig, builder.configFor,
                 builder.idleTimeout, builder.maxPartitions, builder.ticker, builder.rejectionHandler,

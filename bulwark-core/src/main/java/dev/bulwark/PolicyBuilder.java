@@ -85,7 +85,7 @@ abstract sealed class PolicyBuilder<B extends PolicyBuilder<B, L>, L> permits Re
 
     /** The name for a new policy: the one set, or a new {@code kind-N}. */
     final String nameForBuild() {
-        return name != null ? name : Names.next(kind);
+        return Names.orNext(name, kind);
     }
 
     @SuppressWarnings("unchecked")
