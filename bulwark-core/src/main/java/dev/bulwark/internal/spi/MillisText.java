@@ -1,6 +1,7 @@
 package dev.bulwark.internal.spi;
 
 import java.time.Duration;
+import java.util.Locale;
 
 /**
  * Writes a wait in milliseconds for a message a person reads, alike in every module: whole milliseconds (truncated,
@@ -29,12 +30,8 @@ public final class MillisText {
         if (nanos >= NANOS_PER_MILLI) {
             return Long.toString(nanos / NANOS_PER_MILLI);
         }
-        long micros = Math.max(1, nanos / 1_000L);
-        char[] text = {'0', '.', '0', '0', '0'};
-        for (int i = text.length - 1; micros > 0; i--, micros /= 10) {
-            text[i] = (char) ('0' + micros % 10);
-        }
-        return new String(text);
+        // Locale.ROOT: the same digits and decimal point everywhere. Built only for a message, never on a call's path.
+        return String.format(Locale.ROOT, "0.%03d", Math.max(1L, nanos / 1_000L));
     }
 
     /**
@@ -46,12 +43,8 @@ public final class MillisText {
      * @throws ArithmeticException when the wait does not fit a {@code long} of milliseconds
      */
     public static String of(Duration wait) {
-        if (wait.isNegative() || wait.isZero()) {
-            return "0";
-        }
-        if (wait.getSeconds() > 0 || wait.getNano() >= NANOS_PER_MILLI) {
-            return Long.toString(wait.toMillis());
-        }
-        return ofNanos(wait.getNano());
+        // Under a second the nanoseconds fit a long; from a second on only whole milliseconds are written anyway.
+        return wait.getSeconds() > 0 ? Long.toString(wait.toMillis())
+                : ofNanos(wait.isNegative() ? 0L : wait.getNano());
     }
 }
