@@ -24,11 +24,6 @@ public final class BulkheadRejectedException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
-    static {
-        // The in-process bulkhead's way to the lazy constructor, which is not public API.
-        dev.bulwark.internal.spi.RejectionAccess.install(BulkheadRejectedException::new);
-    }
-
     /**
      * The facts, or (made by a bulkhead) the facts but for the counts, which {@link #executingCount} and
      * {@link #queuedCount} hold. Written again, at most once more, by {@link #rejection()}: a race of two readers
@@ -63,7 +58,11 @@ public final class BulkheadRejectedException extends RuntimeException {
         this.queuedCount = rejection.queuedCount();
     }
 
-    /** A refusal whose facts are {@code template}'s but for the two counts; see the class documentation. */
+    /**
+     * A refusal whose facts are {@code template}'s but for the two counts; see the class documentation. Not public
+     * API: the in-process bulkhead reaches it through a private lookup ({@code internal.spi.RejectionAccess}), so
+     * that this class needs no static initialiser and depends on no class of the implementation.
+     */
     private BulkheadRejectedException(Rejection template, int executingCount, int queuedCount) {
         super(null, null, true, false);
         this.rejection = template;
