@@ -19,11 +19,12 @@ class FlightRecorderTest {
     @Test
     void rejectionsAndWaitsAreRecordedWithTheirFacts() throws Exception {
         Path file = Files.createTempFile("bulwark", ".jfr");
-        Bulkhead bulkhead = Bulkhead.builder().name("jfr-db").maxConcurrency(1).maxQueue(1).build();
         try (Recording recording = new Recording()) {
             // The same settings as -XX:StartFlightRecording's default profile: Bulwark's events are enabled there.
             recording.setSettings(jdk.jfr.Configuration.getConfiguration("default").getSettings());
             recording.start();
+            // Built while a recording runs: the events are set up before build() returns, even in a fresh JVM.
+            Bulkhead bulkhead = Bulkhead.builder().name("jfr-db").maxConcurrency(1).maxQueue(1).build();
 
             Permit holder = bulkhead.acquire();
             CompletableFuture<Integer> waiter = bulkhead.callAsync(() -> CompletableFuture.completedFuture(1));

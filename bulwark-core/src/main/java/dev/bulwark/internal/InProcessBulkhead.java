@@ -89,6 +89,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         this.maxWaitNanos = Arguments.boundedNanos(maxWait);
         this.limiter = config.adaptiveLimit().map(limit -> AdaptiveLimiter.of(limit, config.maxConcurrency()))
                 .orElse(null);
+        FirstUse.prepare();
     }
 
     // ---------------------------------------------------------------------------------------------------------
