@@ -24,7 +24,16 @@ import org.jspecify.annotations.Nullable;
  */
 public final class CancellationSignal {
 
-    private static final System.Logger LOGGER = System.getLogger(CancellationSignal.class.getName());
+    /**
+     * The logger, looked up when first needed: finding the logging back end costs milliseconds (a service look-up)
+     * that neither {@code build()} nor a caller's first call should pay for a failure that may never come.
+     */
+    private static final class Log {
+        static final System.Logger LOGGER = System.getLogger(CancellationSignal.class.getName());
+
+        private Log() {
+        }
+    }
 
     /** Marks a signal cancelled without a reason; never escapes this class. */
     private static final Object CANCELLED_WITHOUT_REASON = new Object();
@@ -203,7 +212,7 @@ public final class CancellationSignal {
         try {
             listener.run();
         } catch (Throwable failure) {
-            LOGGER.log(System.Logger.Level.WARNING, "A cancellation listener threw; the other listeners still ran",
+            Log.LOGGER.log(System.Logger.Level.WARNING, "A cancellation listener threw; the other listeners still ran",
                     failure);
         }
     }

@@ -29,7 +29,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class BulkheadEvents {
 
-    private static final System.Logger LOGGER = System.getLogger("dev.bulwark.Bulkhead");
+    /**
+     * The logger, looked up when first needed: finding the logging back end costs milliseconds (a service look-up)
+     * that neither {@code build()} nor a caller's first call should pay for a failure that may never come.
+     */
+    private static final class Log {
+        static final System.Logger LOGGER = System.getLogger("dev.bulwark.Bulkhead");
+
+        private Log() {
+        }
+    }
 
     private final String bulkheadName;
     private final Entry[] entries;
@@ -232,9 +241,10 @@ final class BulkheadEvents {
     private void report(int index, String event, Throwable failure) {
         boolean first = entries[index].failedBefore.compareAndSet(false, true);
         System.Logger.Level level = first ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG;
-        if (LOGGER.isLoggable(level)) {
-            LOGGER.log(level, "Listener " + entries[index].listener + " of bulkhead '" + bulkheadName + "' threw on '"
-                    + event + "'; the call is unaffected" + (first ? " (later failures are logged at DEBUG)" : ""),
+        if (Log.LOGGER.isLoggable(level)) {
+            Log.LOGGER.log(level, "Listener " + entries[index].listener + " of bulkhead '" + bulkheadName
+                    + "' threw on '" + event + "'; the call is unaffected"
+                    + (first ? " (later failures are logged at DEBUG)" : ""),
                     failure);
         }
     }

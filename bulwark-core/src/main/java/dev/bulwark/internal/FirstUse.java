@@ -42,7 +42,16 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class FirstUse {
 
-    private static final System.Logger LOGGER = System.getLogger("dev.bulwark");
+    /**
+     * The logger, looked up when first needed: finding the logging back end costs milliseconds (a service look-up)
+     * that neither {@code build()} nor a caller's first call should pay for a failure that may never come.
+     */
+    private static final class Log {
+        static final System.Logger LOGGER = System.getLogger("dev.bulwark");
+
+        private Log() {
+        }
+    }
 
     /** The system property that turns the rehearsal off when {@code false}. */
     static final String SWITCH = "dev.bulwark.rehearseFirstUse";
@@ -73,7 +82,7 @@ final class FirstUse {
                     rehearse();
                 }
             } catch (RuntimeException failure) {
-                LOGGER.log(System.Logger.Level.DEBUG, "Bulwark's first-use rehearsal failed; first calls pay it",
+                Log.LOGGER.log(System.Logger.Level.DEBUG, "Bulwark's first-use rehearsal failed; first calls pay it",
                         failure);
             } finally {
                 FlightRecorderEvents.prepare();

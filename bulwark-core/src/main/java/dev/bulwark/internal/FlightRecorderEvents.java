@@ -26,7 +26,16 @@ import jdk.jfr.Timespan;
  */
 final class FlightRecorderEvents {
 
-    private static final System.Logger LOGGER = System.getLogger("dev.bulwark");
+    /**
+     * The logger, looked up when first needed: finding the logging back end costs milliseconds (a service look-up)
+     * that neither {@code build()} nor a caller's first call should pay for a failure that may never come.
+     */
+    private static final class Log {
+        static final System.Logger LOGGER = System.getLogger("dev.bulwark");
+
+        private Log() {
+        }
+    }
 
     /** Whether {@link #prepare()} has been asked once in this JVM: the set-up runs once. */
     private static final AtomicBoolean PREPARING = new AtomicBoolean();
@@ -89,8 +98,8 @@ final class FlightRecorderEvents {
             lookup.ensureInitialized(WaitEvent.class);
             ready = true;
         } catch (ReflectiveOperationException | RuntimeException | LinkageError failure) {
-            LOGGER.log(System.Logger.Level.WARNING, "Bulwark's Flight Recorder events could not be set up; none will be recorded",
-                    failure);
+            Log.LOGGER.log(System.Logger.Level.WARNING,
+                    "Bulwark's Flight Recorder events could not be set up; none will be recorded", failure);
         }
     }
 

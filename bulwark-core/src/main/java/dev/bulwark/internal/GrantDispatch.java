@@ -18,7 +18,16 @@ import java.util.ArrayDeque;
  */
 final class GrantDispatch {
 
-    private static final System.Logger LOGGER = System.getLogger("dev.bulwark.Bulkhead");
+    /**
+     * The logger, looked up when first needed: finding the logging back end costs milliseconds (a service look-up)
+     * that neither {@code build()} nor a caller's first call should pay for a failure that may never come.
+     */
+    private static final class Log {
+        static final System.Logger LOGGER = System.getLogger("dev.bulwark.Bulkhead");
+
+        private Log() {
+        }
+    }
 
     private static final ThreadLocal<Trampoline> TRAMPOLINE = ThreadLocal.withInitial(Trampoline::new);
 
@@ -46,7 +55,8 @@ final class GrantDispatch {
                 } catch (Throwable unexpected) {
                     // start() releases its slot on every path; reaching here means a bug or a VM error. Keep
                     // draining so that the other granted waiters are not stranded with their slots.
-                    LOGGER.log(System.Logger.Level.ERROR, "Starting a granted asynchronous call failed", unexpected);
+                    Log.LOGGER.log(System.Logger.Level.ERROR, "Starting a granted asynchronous call failed",
+                            unexpected);
                 }
             } while ((next = trampoline.pending.pollFirst()) != null);
         } finally {
@@ -67,7 +77,8 @@ final class GrantDispatch {
             try {
                 next.startGranted();
             } catch (Throwable unexpected) {
-                LOGGER.log(System.Logger.Level.ERROR, "Starting a granted asynchronous call failed", unexpected);
+                Log.LOGGER.log(System.Logger.Level.ERROR, "Starting a granted asynchronous call failed",
+                        unexpected);
             }
         }
     }

@@ -21,7 +21,16 @@ import java.util.function.Consumer;
  */
 public final class Listeners<L> {
 
-    private static final System.Logger LOGGER = System.getLogger("dev.bulwark");
+    /**
+     * The logger, looked up when first needed: finding the logging back end costs milliseconds (a service look-up)
+     * that neither {@code build()} nor a caller's first call should pay for a failure that may never come.
+     */
+    private static final class Log {
+        static final System.Logger LOGGER = System.getLogger("dev.bulwark");
+
+        private Log() {
+        }
+    }
     private static final VarHandle CURRENT;
 
     static {
@@ -125,8 +134,8 @@ public final class Listeners<L> {
             } catch (Throwable failure) {
                 boolean first = entry.failedBefore.compareAndSet(false, true);
                 System.Logger.Level level = first ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG;
-                if (LOGGER.isLoggable(level)) {
-                    LOGGER.log(level, "Listener " + entry.listener + " of '" + policyName + "' threw on '" + event
+                if (Log.LOGGER.isLoggable(level)) {
+                    Log.LOGGER.log(level, "Listener " + entry.listener + " of '" + policyName + "' threw on '" + event
                             + "'; the call is unaffected" + (first ? " (later failures are logged at DEBUG)" : ""),
                             failure);
                 }

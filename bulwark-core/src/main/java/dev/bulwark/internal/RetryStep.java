@@ -24,7 +24,16 @@ import java.util.function.Supplier;
 /** The behaviour behind {@link dev.bulwark.Retry}; see its javadoc for the rules. Immutable and thread-safe. */
 public final class RetryStep implements ChainStep {
 
-    private static final System.Logger LOGGER = System.getLogger("dev.bulwark.Retry");
+    /**
+     * The logger, looked up when first needed: finding the logging back end costs milliseconds (a service look-up)
+     * that neither {@code build()} nor a caller's first call should pay for a failure that may never come.
+     */
+    private static final class Log {
+        static final System.Logger LOGGER = System.getLogger("dev.bulwark.Retry");
+
+        private Log() {
+        }
+    }
 
     private final String name;
     private final List<Class<? extends Throwable>> handledTypes;
@@ -124,7 +133,7 @@ public final class RetryStep implements ChainStep {
             // threw it): retrying would swallow the request, so by default it passes through.
             return failure instanceof Exception && !(failure instanceof InterruptedException);
         }
-        return HandledFailures.matches(failure, handledTypes, handledIf, LOGGER, " of retry '" + name + "'");
+        return HandledFailures.matches(failure, handledTypes, handledIf, Log.LOGGER, " of retry '" + name + "'");
     }
 
     /**
@@ -413,11 +422,11 @@ public final class RetryStep implements ChainStep {
                 if (DELAYING.compareAndSet(this, 1, 0)) {
                     String cannot = "Retry '" + policy.name + "' could not schedule attempt " + (current + 1);
                     if (refused instanceof Error) {
-                        LOGGER.log(System.Logger.Level.WARNING, cannot + "; the call fails with the scheduler's "
+                        Log.LOGGER.log(System.Logger.Level.WARNING, cannot + "; the call fails with the scheduler's "
                                 + refused + " instead of this last failure", failure);
                         complete(null, refused, false);
                     } else {
-                        LOGGER.log(System.Logger.Level.WARNING, cannot + "; the last failure stands", refused);
+                        Log.LOGGER.log(System.Logger.Level.WARNING, cannot + "; the last failure stands", refused);
                         complete(null, failure, false);
                     }
                 }
