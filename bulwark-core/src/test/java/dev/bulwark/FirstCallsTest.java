@@ -1,6 +1,7 @@
 package dev.bulwark;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.bulwark.testing.FreshJvm;
 import java.time.Duration;
@@ -39,8 +40,11 @@ class FirstCallsTest {
             assertThat(figures.get("cold.burst.timedOut")).as(result).isEqualTo(50);
             assertThat(figures.get("cold.burst.earliestTimeout")).as(result).isGreaterThanOrEqualTo(200_000);
             assertThat(figures.get("cold.burst.latestTimeout")).as(result).isLessThan(260_000);
-            assertThat(figures.get("cold.burst.queueFull")).isEqualTo(figures.get("warm.burst.queueFull"));
-            assertThat(figures.get("cold.burst.timedOut")).isEqualTo(figures.get("warm.burst.timedOut"));
+            // The warm round, on a loaded machine, may itself let a waiter through late: "within one or two".
+            assertThat(figures.get("cold.burst.queueFull")).as(result)
+                    .isCloseTo(figures.get("warm.burst.queueFull"), within(2L));
+            assertThat(figures.get("cold.burst.timedOut")).as(result)
+                    .isCloseTo(figures.get("warm.burst.timedOut"), within(2L));
             // A refusal for a full queue is immediate: it waits for nothing.
             assertThat(figures.get("cold.refusal")).as(result).isLessThan(20_000);
             assertThat(figures.get("cold.burst.slowestQueueFull")).as(result).isLessThan(100_000);
