@@ -28,8 +28,10 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Partitions.</b> Each key gets a bulkhead configured by {@link Builder#configFor(Function)} (for overrides)
  * or the {@link Builder#defaultConfig(BulkheadConfig) default}, named {@code name[key]}. A partition with no call
  * in it (none waiting, none running) for {@link Builder#idleTimeout(Duration)} is evicted; eviction never races a
- * call into two bulkheads for one key. At most {@link Builder#maxPartitions(int)} partitions exist; a call for a
- * new key beyond that (after evicting what is idle) is refused with {@link Rejection.Reason#PARTITION_LIMIT}.
+ * call into two bulkheads for one key. At most {@link Builder#maxPartitions(int)} partitions exist. A call for a
+ * new key when all exist evicts one that is idle at that moment, least recently used first, so a flood of one-off
+ * keys cannot lock other keys out ({@link Builder#evictIdleWhenFull(boolean)}); only when the partitions it looks at
+ * (at most 16) are all in use is it refused with {@link Rejection.Reason#PARTITION_LIMIT}.
  * Whenever the bulkhead is quiet, {@link #partitionCount()} equals the number of partitions that exist, whatever
  * failed or raced before: a {@code configFor} that throws, a key's {@code hashCode} that throws, calls racing an
  * eviction. (While calls create partitions, the count may include creations not finished yet.)
@@ -76,7 +78,7 @@ public final class PartitionedBulkhead<K> implements AutoCloseable {
         this.global = builder.global;
         this.table = new PartitionTable<>(name, builder.defaultConfig, builder.configFor,
                 builder.idleTimeout, builder.maxPartitions, builder.ticker, builder.rejectionHandler,
-                builder.shareWeight);
+                builder.shareWeight, builder.evictIdleWhenFull);
         this.fair = builder.shareWeight == null || builder.global == null ? null
                 : new FairShares(table::rejectClosed, builder.global, builder.scheduler, builder.ticker,
                         builder.rejectionHandler);
@@ -322,6 +324,7 @@ public final class PartitionedBulkhead<K> implements AutoCloseable {
         private @Nullable Bulkhead global;
         private Duration idleTimeout = Duration.ofMinutes(1);
         private int maxPartitions = 10_000;
+        private boolean evictIdleWhenFull = true;
         private Ticker ticker = Ticker.system();
         private @Nullable Consumer<? super Rejection> rejectionHandler;
         private @Nullable ToIntFunction<? super K> shareWeight;
@@ -451,6 +454,31 @@ public final class PartitionedBulkhead<K> implements AutoCloseable {
                 throw new IllegalArgumentException("maxPartitions must be at least 1 but was " + maxPartitions);
             }
             this.maxPartitions = maxPartitions;
+            return this;
+        }
+
+        /**
+         * Sets what a call for a new key does when {@link #maxPartitions(int)} partitions exist. Default:
+         * {@code true}.
+         *
+         * <p>With {@code true}, it evicts one partition that is idle at that moment (no call in it, none running or
+         * queued in its bulkhead), however recently used: the least recently used such partition among the oldest
+         * 16 it looks at (a clock with second chances: a partition used since the clock last passed it goes after
+         * one that was not). The evicted key loses nothing but its bulkhead's state (an adaptive limit starts over):
+         * its next call builds a fresh partition. Only when the partitions looked at are all in use is the call
+         * refused with {@link Rejection.Reason#PARTITION_LIMIT}. Finding room or refusing costs the same whatever
+         * {@code maxPartitions} is.
+         *
+         * <p>With {@code false}, only partitions idle for the {@link #idleTimeout(Duration) idle timeout} make room:
+         * the call sweeps every partition (its cost grows with their number), and a new key is refused while every
+         * partition was used within the idle timeout. That lets one client that sends many keys lock every other new
+         * key out for the idle timeout; use it only when the keys are not chosen by clients.
+         *
+         * @param evictIdleWhenFull whether a new key at the limit evicts an idle partition at once
+         * @return this builder
+         */
+        public Builder<K> evictIdleWhenFull(boolean evictIdleWhenFull) {
+            this.evictIdleWhenFull = evictIdleWhenFull;
             return this;
         }
 

@@ -64,7 +64,7 @@ class PartitionedBulkheadAccountingTest {
     void aNewKeyRefusedAtTheLimitDoesNotRunConfigFor() {
         List<String> configured = new ArrayList<>();
         PartitionedBulkhead<String> partitioned = PartitionedBulkhead.<String>builder().maxPartitions(1)
-                .configFor(key -> {
+                .evictIdleWhenFull(false).configFor(key -> {
                     configured.add(key);
                     return null;
                 }).build();
@@ -110,7 +110,7 @@ class PartitionedBulkheadAccountingTest {
             default -> Duration.ofNanos((1L << 62) + 1);
         };
         PartitionedBulkhead<String> partitioned = PartitionedBulkhead.<String>builder().ticker(ticker)
-                .idleTimeout(idleTimeout).maxPartitions(1).build();
+                .idleTimeout(idleTimeout).maxPartitions(1).evictIdleWhenFull(false).build();
         partitioned.call("a", () -> 1);
         ticker.advance(Duration.ofDays(365L * 100));
 
@@ -127,7 +127,7 @@ class PartitionedBulkheadAccountingTest {
     @Test
     void theLongestMeaningfulIdleTimeoutStillEvictsOnceElapsed() {
         PartitionedBulkhead<String> partitioned = PartitionedBulkhead.<String>builder().ticker(ticker)
-                .idleTimeout(Duration.ofNanos(1L << 62)).maxPartitions(1).build();
+                .idleTimeout(Duration.ofNanos(1L << 62)).maxPartitions(1).evictIdleWhenFull(false).build();
         partitioned.call("a", () -> 1);
         ticker.advance(Duration.ofNanos((1L << 62) - 1));
         assertThat(catchThrowable(() -> partitioned.call("b", () -> 2))).isInstanceOf(BulkheadRejectedException.class);
@@ -140,7 +140,7 @@ class PartitionedBulkheadAccountingTest {
     @Test
     void aShortIdleTimeoutEvictsExactlyWhenElapsed() {
         PartitionedBulkhead<String> partitioned = PartitionedBulkhead.<String>builder().ticker(ticker)
-                .idleTimeout(Duration.ofSeconds(10)).maxPartitions(1).build();
+                .idleTimeout(Duration.ofSeconds(10)).maxPartitions(1).evictIdleWhenFull(false).build();
         partitioned.call("a", () -> 1);
         ticker.advance(Duration.ofSeconds(10).minusNanos(1));
         assertThat(catchThrowable(() -> partitioned.call("b", () -> 2))).isInstanceOf(BulkheadRejectedException.class);

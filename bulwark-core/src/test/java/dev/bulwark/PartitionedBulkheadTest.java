@@ -59,7 +59,7 @@ class PartitionedBulkheadTest {
     @Test
     void idlePartitionsAreEvictedAndRecreatedOnDemand() {
         PartitionedBulkhead<Integer> partitioned = PartitionedBulkhead.<Integer>builder().ticker(ticker)
-                .idleTimeout(Duration.ofSeconds(30)).maxPartitions(2).build();
+                .idleTimeout(Duration.ofSeconds(30)).maxPartitions(2).evictIdleWhenFull(false).build();
         partitioned.call(1, () -> 1);
         partitioned.call(2, () -> 2);
         Bulkhead first = partitioned.partition(1).orElseThrow();

@@ -106,7 +106,8 @@ public record BulwarkSheddingProperties(Boolean enabled, Integer order, String p
      * @param globalBulkhead a bulkhead every request of the route also needs a slot in, whatever its key
      *     (default: none)
      * @param maxPartitions the most partitions that exist at once (default 10 000); a request for a new key beyond
-     *     that is refused with {@code PARTITION_LIMIT}
+     *     that evicts an idle partition, and is refused with {@code PARTITION_LIMIT} only when the partitions looked
+     *     at are all in use
      * @param idleTimeout how long a partition with no request in it is kept (default 1 minute)
      */
     public record Key(String header, String pathVariable, Boolean principal, String defaultKey,

@@ -138,6 +138,15 @@ public final class Partition extends PartitionLayout.HotFields {
     }
 
     /**
+     * Returns the use stamp: changed by every call that leaves (wrapping at 2^32). Wait-free.
+     *
+     * @return the high half of the state word
+     */
+    long useStamp() {
+        return state >>> 32;
+    }
+
+    /**
      * Counts one more call using the partition, unless it is evicted. Lock-free.
      *
      * @return {@code false} when the partition is evicted and must be replaced

@@ -10,7 +10,9 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Iterator;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -56,6 +58,24 @@ import org.jspecify.annotations.Nullable;
  * so no partition is ever created after the close, even by a call that passed the {@code closed} check just
  * before it. The low 31 bits keep counting places as before ({@link #partitionCount()} masks the bit).
  *
+ * <p><b>A full table.</b> With {@code evictIdleWhenFull} (the default), a new key that finds every place taken
+ * evicts one partition that is idle at that moment (no call in it, none running or queued in its bulkhead), however
+ * recently it was used: an idle partition costs its key nothing to lose (the next call builds a fresh one), while
+ * refusing a new key until the idle timeout let a flood of one-off keys lock every real tenant out for that long.
+ * The victim is chosen by a <em>clock</em> ({@link #clock}): every live partition has one entry, oldest first; the
+ * hand polls entries from the head, skips (and drops) evicted ones, gives a partition used since the hand last
+ * passed it a second chance at the tail (its use stamp changed), and evicts the first idle one it finds unused since
+ * then, or else the first idle one it saw. It looks at no more than {@link #CLOCK_REACH} entries, so finding room or
+ * refusing costs a bounded amount however many partitions exist: a refusal means the partitions it looked at were
+ * all in use. Without {@code evictIdleWhenFull}, a new key at the limit sweeps every partition for ones idle for the
+ * idle timeout, as periodic sweeps do.
+ *
+ * <p><b>The clock and the map.</b> A partition enters the clock once, right after its creator put it in the map
+ * (while the creator is still in it, so it cannot be evicted before); an entry leaves the clock when the hand or a
+ * sweep finds its partition evicted. So the clock holds every live partition (but for one a hand holds between its
+ * poll and its re-add) plus evicted ones not yet passed over, and periodic sweeps, which walk the clock, keep the
+ * latter few.
+ *
  * <p><b>Known window.</b> A call that finds every place taken while another call holds a reservation for a
  * partition not yet in the map is refused, although that creation may still lose its offer and give the place
  * back a moment later: the count is exact when quiet, momentarily conservative while creations are in flight.
@@ -80,7 +100,13 @@ public final class PartitionTable<K> {
     private final @Nullable Consumer<? super Rejection> rejectionHandler;
     private final @Nullable ToIntFunction<? super K> shareWeight;
 
+    /** How many clock entries a new key at the limit looks at, at most; see the class notes. */
+    static final int CLOCK_REACH = 16;
+
+    private final boolean evictIdleWhenFull;
     private final ConcurrentHashMap<K, Partition> partitions = new ConcurrentHashMap<>();
+    /** The eviction clock: every live partition once, oldest first; see the class notes. */
+    private final ConcurrentLinkedQueue<ClockEntry<K>> clock = new ConcurrentLinkedQueue<>();
     /**
      * Places taken, and the closed bit (the sign bit); see the class notes. Bounded by {@link #maxPartitions} with a
      * CAS loop.
@@ -106,11 +132,12 @@ public final class PartitionTable<K> {
      * @param ticker the clock for idle times
      * @param rejectionHandler told of partition-limit and closed refusals, or {@code null}
      * @param shareWeight each key's share weight under fair shares, or {@code null} for 1 each
+     * @param evictIdleWhenFull whether a new key at the limit evicts an idle partition at once (see the class notes)
      */
     public PartitionTable(String name, BulkheadConfig defaultConfig,
                           @Nullable Function<? super K, @Nullable BulkheadConfig> configFor, Duration idleTimeout,
                           int maxPartitions, Ticker ticker, @Nullable Consumer<? super Rejection> rejectionHandler,
-                          @Nullable ToIntFunction<? super K> shareWeight) {
+                          @Nullable ToIntFunction<? super K> shareWeight, boolean evictIdleWhenFull) {
         this.name = name;
         this.defaultConfig = defaultConfig;
         this.configFor = configFor;
@@ -119,6 +146,7 @@ public final class PartitionTable<K> {
         this.ticker = ticker;
         this.rejectionHandler = rejectionHandler;
         this.shareWeight = shareWeight;
+        this.evictIdleWhenFull = evictIdleWhenFull;
         this.nextSweepAt = ticker.read() + idleNanos / 2;
     }
 
@@ -348,6 +376,9 @@ public final class PartitionTable<K> {
                 count.decrementAndGet(); // never offered, or lost to another call's partition for the key
             }
         }
+        if (placed) {
+            clock.add(new ClockEntry<>(key, created));
+        }
         if (placed && count.get() < 0) {
             // A drain closed the table after the reserve above and may have walked the map before this put:
             // close what it may have missed. Each side writes (the put; the closed bit) before it reads (the
@@ -366,7 +397,11 @@ public final class PartitionTable<K> {
      * @throws BulkheadRejectedException when every place stays taken
      */
     private boolean makeRoom(K key) {
-        sweep(ticker.read());
+        if (evictIdleWhenFull) {
+            evictOneIdle(ticker.read());
+        } else {
+            sweep(ticker.read());
+        }
         if (count.get() < maxPartitions) {
             return true;
         }
@@ -422,15 +457,79 @@ public final class PartitionTable<K> {
         }
     }
 
-    /** Evicts every partition idle for the idle timeout at {@code now}; see the class notes. */
+    /**
+     * Evicts every partition idle for the idle timeout at {@code now}, walking the clock so that it also drops the
+     * entries of partitions evicted since; see the class notes.
+     */
     private void sweep(long now) {
         nextSweepAt = now + Math.max(1L, idleNanos / 2);
-        for (Map.Entry<K, Partition> entry : partitions.entrySet()) {
-            Partition partition = entry.getValue();
-            if (partition.tryEvictIdle(now, idleNanos)) {
-                count.decrementAndGet(); // the evicting CAS owns the place, whoever removes the entry
-                partitions.remove(entry.getKey(), partition);
+        for (Iterator<ClockEntry<K>> entries = clock.iterator(); entries.hasNext(); ) {
+            ClockEntry<K> entry = entries.next();
+            if (entry.partition.isEvicted()) {
+                entries.remove();
+            } else if (entry.partition.tryEvictIdle(now, idleNanos)) {
+                evicted(entry);
+                entries.remove();
             }
+        }
+    }
+
+    /**
+     * Moves the clock's hand over at most {@link #CLOCK_REACH} entries to evict one idle partition; see the class
+     * notes. Lock-free; every entry polled is either dropped (its partition evicted) or added back at the tail.
+     */
+    private void evictOneIdle(long now) {
+        ClockEntry<K> idleButUsed = null;
+        for (int looked = 0; looked < CLOCK_REACH; looked++) {
+            ClockEntry<K> entry = clock.poll();
+            if (entry == null) {
+                break;
+            }
+            Partition partition = entry.partition;
+            if (partition.isEvicted()) {
+                continue; // its evictor counted it out; the entry was the last trace
+            }
+            long stamp = partition.useStamp();
+            boolean usedSinceLastLook = stamp != entry.seenStamp;
+            entry.seenStamp = stamp;
+            if (!usedSinceLastLook && partition.tryEvictIdle(now, 0L)) {
+                evicted(entry);
+                return;
+            }
+            clock.add(entry); // in use, or used lately: a second chance at the tail
+            if (idleButUsed == null && usedSinceLastLook) {
+                idleButUsed = entry;
+            }
+        }
+        if (idleButUsed != null && idleButUsed.partition.tryEvictIdle(now, 0L)) {
+            evicted(idleButUsed); // its clock entry is dropped when the hand or a sweep next passes it
+        }
+    }
+
+    /** Counts out a partition this call's compare-and-set evicted, and removes it from the map. */
+    private void evicted(ClockEntry<K> entry) {
+        count.decrementAndGet(); // the evicting CAS owns the place, whoever removes the entry
+        partitions.remove(entry.key, entry.partition);
+    }
+
+    /**
+     * A partition's place in the eviction clock. {@link #seenStamp} is touched only by the thread that polled the
+     * entry, between its poll and its re-add, which the queue orders.
+     */
+    private static final class ClockEntry<K> {
+        final K key;
+        final Partition partition;
+        /**
+         * The partition's use stamp when the hand last passed it. At first, the stamp its creating call leaves it
+         * with (one more than now: the creator is still in it), so that a key used by that call alone counts as
+         * unused when the hand first comes, and goes before keys used again.
+         */
+        long seenStamp;
+
+        ClockEntry(K key, Partition partition) {
+            this.key = key;
+            this.partition = partition;
+            this.seenStamp = partition.useStamp() + 1;
         }
     }
 
