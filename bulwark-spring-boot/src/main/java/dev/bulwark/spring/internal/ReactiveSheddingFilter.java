@@ -33,6 +33,10 @@ import reactor.core.scheduler.Scheduler;
  * maximum wait on a common-pool thread) goes on on {@link #scheduler}, so neither the application nor the refusal's
  * write ever runs nested in another request's release or on the timer thread.
  *
+ * <p>"At once" is the bulkhead's own outcome ({@link AtCall}), never whether the decision happens to be known when
+ * the filter looks: a waiting request can be granted or refused on another thread in the instant between joining the
+ * queue and {@code callAsync} returning, and it waited all the same.
+ *
  * <p>Invariant: the slot is released exactly once, by {@link Admission#finish()} in a {@code doFinally} around the
  * whole admission, whichever way it ends: the response completing (the chain's {@code Mono} completes only when
  * the response is written, streamed bodies included), an error, or a cancel (the client went away). A cancel while
@@ -102,11 +106,12 @@ public final class ReactiveSheddingFilter implements WebFilter, Ordered {
             RoutePriority priorities = route.priority();
             Priority priority = priorities.of(priorities.header() == null ? null
                     : exchange.getRequest().getHeaders().getFirst(priorities.header()));
-            route.limiter().admit(key, priority, admission::granted, admission.signal)
-                    .whenComplete(admission::ended);
+            admission.admit(route.limiter(), key, priority).whenComplete(admission::ended);
+            // Not "is the decision known yet": a grant landing right after the request queued is known, too.
+            Rejection atCall = admission.decidedAtCall();
             Mono<Rejection> decision;
-            if (admission.decision.isDone()) {
-                decision = Mono.justOrEmpty(admission.decision.getNow(null));
+            if (atCall != null) {
+                decision = Mono.just(atCall);
             } else {
                 decision = Mono.fromFuture(admission.decision).publishOn(scheduler).doOnNext(rejection -> {
                     if (rejection == GRANTED) {
@@ -146,11 +151,33 @@ public final class ReactiveSheddingFilter implements WebFilter, Ordered {
         /** {@link #GRANTED} or the refusal; completed once, by the bulkhead's grant or refusal. */
         final CompletableFuture<Rejection> decision = new CompletableFuture<>();
         private volatile boolean granted;
+        private final AtCall atCall = new AtCall();
+
+        /** Asks the route's bulkhead for a slot. */
+        CompletableFuture<Void> admit(RouteLimiter limiter, String key, Priority priority) {
+            return atCall.admit(limiter, key, priority, this::granted, signal);
+        }
 
         CompletionStage<Void> granted() {
+            atCall.started();
             granted = true;
             decision.complete(GRANTED);
             return done; // already complete when the request was given up meanwhile: released at once
+        }
+
+        /**
+         * Returns the decision the bulkhead took at the call ({@link AtCall}): {@link #GRANTED}, or a refusal. Call
+         * on the request's thread, after {@link #ended} is attached to the outcome.
+         *
+         * @return the decision taken at the call, or {@code null} when the request waited, even if its grant or
+         *     refusal is already known
+         */
+        Rejection decidedAtCall() {
+            if (atCall.granted()) {
+                return GRANTED;
+            }
+            Rejection refusal = decision.getNow(null);
+            return refusal == null || refusal == GRANTED || !AtCall.refusedAtCall(refusal) ? null : refusal;
         }
 
         void ended(Void ignored, Throwable failure) {

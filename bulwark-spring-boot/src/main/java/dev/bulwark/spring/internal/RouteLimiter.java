@@ -24,7 +24,11 @@ public sealed interface RouteLimiter {
 
     /**
      * Admits one request: runs {@code work} once a slot is granted (on the calling thread when one is free at once,
-     * otherwise on the thread that frees one) and holds the slot until the stage it returns completes.
+     * otherwise on the thread that frees one) and holds the slot until the stage it returns completes. Inside this
+     * call, {@code work} runs on the calling thread only for a slot free at the call; except on a
+     * {@link Partitioned} route, whose bulkhead also runs it there when the grant of a request that has just joined
+     * a queue lands before the bulkhead looks at that wait's outcome (it registers for the outcome after starting
+     * the wait).
      *
      * @param key the request's partition key (ignored by an unkeyed route)
      * @param priority the request's priority: its place in the queue, and whom it may evict from a full one

@@ -68,6 +68,7 @@ final class ServletAdmission implements AsyncListener {
     private volatile Rejection rejection;
     /** The request thread parked in the blocking fallback, or {@code null}. */
     private volatile Thread waiter;
+    private final AtCall atCall = new AtCall();
 
     ServletAdmission(SheddingRoute route, String key, Priority priority, String instance) {
         this.route = route;
@@ -88,8 +89,31 @@ final class ServletAdmission implements AsyncListener {
         return rejection;
     }
 
+    /**
+     * Asks the route's bulkhead for a slot, with {@link #granted()} as the work and {@link #ended} told of the
+     * outcome. Called once, by the request thread.
+     */
+    void admit() {
+        atCall.admit(route.limiter(), key, priority, this::granted, signal).whenComplete(this::ended);
+    }
+
+    /**
+     * Returns whether the bulkhead decided the admission at the call ({@link AtCall}), granted or refused: the request
+     * goes on on its own thread. Otherwise it waited, even if its grant or refusal is already known, and is suspended
+     * like any waiting request. Request thread only, after {@link #admit()}.
+     *
+     * @return {@code true} when decided at the call
+     */
+    boolean decidedAtCall() {
+        if (atCall.granted()) {
+            return true;
+        }
+        return state.get() == REFUSED && AtCall.refusedAtCall(rejection); // written before the move to REFUSED
+    }
+
     /** The work the bulkhead starts on a grant: records it and returns the stage whose completion releases. */
     CompletionStage<Void> granted() {
+        atCall.started();
         for (;;) {
             int current = state.get();
             if (current == WAITING && state.compareAndSet(WAITING, GRANTED)) {

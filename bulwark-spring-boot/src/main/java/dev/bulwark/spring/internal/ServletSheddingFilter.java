@@ -27,9 +27,12 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * is a queue entry only. The grant (on the thread that frees a slot) or the refusal (a full queue, or the
  * bulkhead's maximum wait, on a common-pool thread) calls {@link AsyncContext#dispatch()}, and the request comes back
  * through this filter on a container thread as an {@code ASYNC} dispatch, where it runs the application or writes
- * the refusal: neither ever runs on the thread that freed the slot or on the timer thread. The async timeout
- * ({@code bulwark.shedding.servlet.async-timeout}, else the container's) and a container-reported error make the
- * waiter leave the queue at once. {@link ServletAdmission} holds the state machine and its invariants.
+ * the refusal: neither ever runs on the thread that freed the slot or on the timer thread. Whether a request got its
+ * slot at once is the bulkhead's own outcome ({@link AtCall}), not whether its grant is known by the time the filter
+ * looks: a grant can land in the instant after the request queued, and that request is suspended all the same. The
+ * async timeout ({@code bulwark.shedding.servlet.async-timeout}, else the container's) and a container-reported
+ * error make the waiter leave the queue at once. {@link ServletAdmission} holds the state machine and its
+ * invariants.
  *
  * <p>The slot is held until the request is done: when the chain returns, or, when the application went async
  * itself (a {@code DeferredResult}, {@code Callable}, {@code StreamingResponseBody}, {@code SseEmitter}), when that
@@ -98,10 +101,10 @@ public final class ServletSheddingFilter extends OncePerRequestFilter implements
                 priorities.of(priorities.header() == null ? null : request.getHeader(priorities.header())),
                 request.getRequestURI());
         request.setAttribute(ADMISSION, admission);
-        CompletableFuture<Void> outcome = route.limiter().admit(admission.key, admission.priority, admission::granted,
-                admission.signal);
-        outcome.whenComplete(admission::ended);
-        boolean queued = admission.state() == ServletAdmission.WAITING;
+        admission.admit();
+        // Not "is the state still WAITING": a grant landing right after the request queued moves it, too, and such a
+        // request is suspended and dispatched like any that waited (suspend() sees the grant and dispatches at once).
+        boolean queued = !admission.decidedAtCall();
         if (queued) {
             if (request.isAsyncSupported()) {
                 // With this filter's request and response, as Spring MVC does, so that the dispatch that resumes

@@ -74,6 +74,12 @@ public class SheddingTestApp {
         String now() {
             return "now";
         }
+
+        /** Answers at once with the name of the thread the application was called on. */
+        @GetMapping("/api/thread")
+        String thread() {
+            return Thread.currentThread().getName();
+        }
     }
 
     /** The "authentication" of the servlet tests: the X-User header becomes the request's principal. */
