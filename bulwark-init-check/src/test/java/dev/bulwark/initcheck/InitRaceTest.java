@@ -11,7 +11,6 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -58,9 +57,8 @@ class InitRaceTest {
 
     @Test
     void noTwoClassesThatTheStaticGraphLinksDeadlockWhenInitialisedFromBothEndsAtOnce() throws Exception {
-        Map<String, byte[]> classes = ProjectClasses.read(System.getProperty("java.class.path"),
-                Path.of("target", "test-classes"), Path.of("target", "classes"));
-        InitGraph graph = InitGraph.of(classes, InitGraph.Lambdas.WHERE_CALLED, getClass().getClassLoader());
+        InitGraph graph = InitGraph.of(ProjectClasses.mainClassesOnClassPath(), InitGraph.Lambdas.WHERE_CALLED,
+                getClass().getClassLoader());
         Set<List<String>> linked = new LinkedHashSet<>();
         for (String from : graph.classes()) {
             for (InitGraph.Edge edge : graph.edgesFrom(from)) {

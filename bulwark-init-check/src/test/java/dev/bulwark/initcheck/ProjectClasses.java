@@ -4,6 +4,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -22,6 +23,21 @@ final class ProjectClasses {
     static final String PREFIX = "dev/bulwark/";
 
     private ProjectClasses() {
+    }
+
+    /**
+     * The project's main classes on this JVM's class path: every entry but this module's own output directories
+     * (its test classes, found where this class was loaded from, and the main classes beside them), so the result
+     * does not depend on the working directory.
+     */
+    static Map<String, byte[]> mainClassesOnClassPath() {
+        Path testClasses;
+        try {
+            testClasses = Path.of(ProjectClasses.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+        return read(System.getProperty("java.class.path"), testClasses, testClasses.resolveSibling("classes"));
     }
 
     /**

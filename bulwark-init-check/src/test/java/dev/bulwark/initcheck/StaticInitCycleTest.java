@@ -57,9 +57,7 @@ class StaticInitCycleTest {
 
     @BeforeAll
     static void readEveryModule() {
-        Path testClasses = Path.of("target", "test-classes");
-        Path ownClasses = Path.of("target", "classes");
-        classes = ProjectClasses.read(System.getProperty("java.class.path"), testClasses, ownClasses);
+        classes = ProjectClasses.mainClassesOnClassPath();
         graph = InitGraph.of(classes, InitGraph.Lambdas.WHERE_CALLED,
                 StaticInitCycleTest.class.getClassLoader());
     }
