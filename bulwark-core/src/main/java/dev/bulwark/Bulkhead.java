@@ -148,19 +148,20 @@ public interface Bulkhead extends Policy, AutoCloseable {
     Optional<Duration> maxWait();
 
     /**
-     * Returns how many calls hold a slot now (running, or granted and about to run). Thread-safe; exact when the
-     * bulkhead is quiet, never negative. The in-process bulkhead answers with two volatile reads; other
-     * implementations document their cost (a cluster-wide one asks its store). It exceeds {@link #maxConcurrency()} only after the
-     * limit was lowered, until enough running calls end.
+     * Returns how many slots are in use now, by calls running or granted and about to run: a call of
+     * {@linkplain CallOptions#weight() weight} n holds n, so this counts slots, not calls. Thread-safe; exact when
+     * the bulkhead is quiet, never negative. The in-process bulkhead answers with two volatile reads; other
+     * implementations document their cost (a cluster-wide one asks its store). It exceeds {@link #maxConcurrency()}
+     * only after the limit was lowered, until enough running calls end.
      *
      * @return the number of slots in use
      */
     int executingCount();
 
     /**
-     * Returns how many calls wait for a slot now. Thread-safe; exact when the bulkhead is quiet, never negative,
-     * never above the queue limit in force when the waiters joined. The in-process bulkhead answers with one
-     * volatile read; other implementations document their cost.
+     * Returns how many calls wait for a slot now, each counting 1 whatever its weight. Thread-safe; exact when the
+     * bulkhead is quiet, never negative, never above the queue limit in force when the waiters joined. The
+     * in-process bulkhead answers with one volatile read; other implementations document their cost.
      *
      * @return the number of waiting calls
      */
