@@ -148,19 +148,20 @@ public interface Bulkhead extends Policy, AutoCloseable {
     Optional<Duration> maxWait();
 
     /**
-     * Returns how many calls hold a slot now (running, or granted and about to run). Thread-safe; exact when the
-     * bulkhead is quiet, never negative. The in-process bulkhead answers with two volatile reads; other
-     * implementations document their cost (a cluster-wide one asks its store). It exceeds {@link #maxConcurrency()} only after the
-     * limit was lowered, until enough running calls end.
+     * Returns how many slots are in use now, by calls running or granted and about to run: a call of
+     * {@linkplain CallOptions#weight() weight} n holds n, so this counts slots, not calls. Thread-safe; exact when
+     * the bulkhead is quiet, never negative. The in-process bulkhead answers with two volatile reads; other
+     * implementations document their cost (a cluster-wide one asks its store). It exceeds {@link #maxConcurrency()}
+     * only after the limit was lowered, until enough running calls end.
      *
      * @return the number of slots in use
      */
     int executingCount();
 
     /**
-     * Returns how many calls wait for a slot now. Thread-safe; exact when the bulkhead is quiet, never negative,
-     * never above the queue limit in force when the waiters joined. The in-process bulkhead answers with one
-     * volatile read; other implementations document their cost.
+     * Returns how many calls wait for a slot now, each counting 1 whatever its weight. Thread-safe; exact when the
+     * bulkhead is quiet, never negative, never above the queue limit in force when the waiters joined. The
+     * in-process bulkhead answers with one volatile read; other implementations document their cost.
      *
      * @return the number of waiting calls
      */
@@ -325,8 +326,17 @@ public interface Bulkhead extends Policy, AutoCloseable {
      * them (see {@link Builder#reserve(Priority, int)}); never waits, never calls the overflow handler. As with
      * {@link #tryAcquire()}, listeners hear of a permit it returns and nothing of an empty result.
      *
+     * <p>"Nobody waits" means nobody at all, whatever the priorities: the priority only decides which reserved
+     * slots the call may take, and never lets it pass a waiter. With a call of a lower priority waiting (one that
+     * needs more slots than are free, or whose priority may not take the free ones), this returns empty even when
+     * the slots are free for this priority; {@link #acquireWith(CallOptions)}, {@link #acquireAsyncWith(CallOptions)},
+     * {@link #call(CallOptions, ThrowingSupplier)} and {@link #callAsync(CallOptions, java.util.function.Supplier)}
+     * with the same options would take them at once when its priority is above every waiter's. Thread-safe, like
+     * every method of the bulkhead.
+     *
      * @param options the weight and priority (a cancelled signal gives empty)
-     * @return the permit holding the slots, or empty when they are not free, others wait, or the bulkhead is closed
+     * @return the permit holding the slots, or empty when they are not free, anyone waits (of any priority), or the
+     *     bulkhead is closed
      * @throws IllegalArgumentException when the weight exceeds the current {@link #maxConcurrency()} (message names
      *     {@code weight})
      * @throws NullPointerException when {@code options} is {@code null}

@@ -12,6 +12,9 @@ package dev.bulwark;
  * {@link Bulkhead.Builder#reserve(Priority, int)}):
  * <ul>
  *   <li>a freed slot goes to the oldest waiter of the highest priority that waits;</li>
+ *   <li>a newcomer of a priority above every waiter's takes its slots at once if they are free (a heavier or
+ *       reserve-bound waiter of a lower priority keeps waiting), except through {@link Bulkhead#tryAcquireWith},
+ *       which takes slots only while nobody waits at all;</li>
  *   <li>a newcomer that finds the queue full evicts the newest waiter of the lowest priority below its own
  *       ({@link Rejection.Reason#EVICTED}), or is refused if nobody waits at a lower priority;</li>
  *   <li>slots reserved for higher priorities are not taken by lower ones.</li>

@@ -14,8 +14,10 @@ import java.util.Objects;
  * @param reason why it refused
  * @param maxConcurrency the concurrency limit in force at that moment
  * @param maxQueue the queue limit in force at that moment
- * @param executingCount how many calls held a slot at that moment
- * @param queuedCount how many calls were waiting at that moment (not counting the refused one)
+ * @param executingCount how many slots were in use at that moment: a call of {@linkplain CallOptions#weight()
+ *     weight} n holds n, so this counts slots, not calls ({@link Reason#PARTITION_LIMIT}: the partitions in use)
+ * @param queuedCount how many calls were waiting at that moment, each counting 1 whatever its weight, as
+ *     {@code maxQueue} counts them (not counting the refused one)
  * @param waited how long the refused call waited: {@link Duration#ZERO} for {@link Reason#QUEUE_FULL}
  * @param priority the refused call's priority (for {@link Reason#EVICTED}: the evicted call's);
  *     {@link Priority#NORMAL} for a call that gave none
@@ -52,7 +54,7 @@ public record Rejection(String bulkheadName, Reason reason, int maxConcurrency, 
      * @param reason why it refused
      * @param maxConcurrency the concurrency limit in force at that moment
      * @param maxQueue the queue limit in force at that moment
-     * @param executingCount how many calls held a slot at that moment
+     * @param executingCount how many slots were in use at that moment (a call of weight n holds n)
      * @param queuedCount how many calls were waiting at that moment (not counting the refused one)
      * @param waited how long the refused call waited
      * @throws NullPointerException when {@code bulkheadName}, {@code reason} or {@code waited} is {@code null}

@@ -22,6 +22,12 @@ import org.jspecify.annotations.Nullable;
  *       listed type or matches a predicate (listing {@code InterruptedException} retries it).</li>
  *   <li>A {@link java.util.concurrent.CancellationException}, and any failure after the call's
  *       {@link CancellationSignal} was cancelled, is never retried.</li>
+ *   <li>A {@link BulkheadRejectedException} whose {@linkplain BulkheadRejectedException#rejection() reason} is
+ *       {@link Rejection.Reason#CLOSED} is not retried, whatever {@link Builder#handle}, {@link Builder#handleIf}
+ *       or the default select: a closed or draining bulkhead never admits again, so another attempt would only
+ *       wait out the delay before failing the same way. It is rethrown at once, untouched, like a failure the retry
+ *       does not handle. {@link Builder#retryClosedBulkheads(boolean) retryClosedBulkheads(true)} retries it like
+ *       any other failure selected. Every other reason of refusal is retried when selected.</li>
  *   <li>When no retry is left, the last failure is rethrown untouched (same instance, checked type kept); a
  *       failure it does not handle is rethrown at once.</li>
  *   <li>A synchronous delay parks the caller's thread and ends at once when the signal is cancelled
@@ -50,7 +56,8 @@ public final class Retry extends SingleStepPolicy<RetryStep> {
     }
 
     /**
-     * Starts configuring a retry. Defaults: 3 retries (4 attempts), no delay, every {@link Exception} handled.
+     * Starts configuring a retry. Defaults: 3 retries (4 attempts), no delay, every {@link Exception} handled but a
+     * bulkhead's refusal for {@link Rejection.Reason#CLOSED}.
      *
      * @return a new builder
      */
@@ -100,13 +107,16 @@ public final class Retry extends SingleStepPolicy<RetryStep> {
         private @Nullable Duration backoffInitial;
         private @Nullable Duration backoffMax;
         private double jitter;
+        private boolean retryClosedBulkheads;
 
         private Builder() {
             super("retry");
         }
 
         /**
-         * Handles failures that are instances of any of these types (in addition to any {@link #handleIf}).
+         * Handles failures that are instances of any of these types (in addition to any {@link #handleIf}). A
+         * {@link BulkheadRejectedException} for {@link Rejection.Reason#CLOSED} stays unhandled unless
+         * {@link #retryClosedBulkheads(boolean) retryClosedBulkheads(true)}.
          *
          * @param types failure types to retry
          * @return this builder
@@ -128,7 +138,9 @@ public final class Retry extends SingleStepPolicy<RetryStep> {
         /**
          * Handles failures that match this predicate (in addition to any {@link #handle} types). A predicate that
          * throws (an {@link Error} included) counts as not matching, on the synchronous and the asynchronous path
-         * alike; its failure is logged.
+         * alike; its failure is logged. A {@link BulkheadRejectedException} for {@link Rejection.Reason#CLOSED}
+         * never reaches the predicate and stays unhandled unless {@link #retryClosedBulkheads(boolean)
+         * retryClosedBulkheads(true)}.
          *
          * @param predicate decides whether a failure is retried
          * @return this builder
@@ -136,6 +148,23 @@ public final class Retry extends SingleStepPolicy<RetryStep> {
          */
         public Builder handleIf(Predicate<? super Throwable> predicate) {
             handledIf.add(Objects.requireNonNull(predicate, "predicate"));
+            return this;
+        }
+
+        /**
+         * Sets whether a {@link BulkheadRejectedException} whose reason is {@link Rejection.Reason#CLOSED} may be
+         * retried. Default: {@code false}: such a refusal is rethrown at once, without waiting a delay, because a
+         * closed or draining bulkhead ({@link Bulkhead#close()}, {@link Bulkhead#drain(Duration)}) never admits
+         * again. With {@code true} it is retried when {@link #handle}, {@link #handleIf} or the default select it,
+         * like any other failure: for an attempt that may reach another bulkhead, say one that replaced a closed
+         * one. The refusals for the other reasons are retried when selected either way. Like every setter, not
+         * thread-safe; the retry it builds is. Never throws.
+         *
+         * @param retry whether to retry a refusal for {@code CLOSED}
+         * @return this builder
+         */
+        public Builder retryClosedBulkheads(boolean retry) {
+            this.retryClosedBulkheads = retry;
             return this;
         }
 
@@ -246,7 +275,8 @@ public final class Retry extends SingleStepPolicy<RetryStep> {
          */
         public Retry build() {
             return new Retry(new RetryStep(nameForBuild(), List.copyOf(handledTypes), List.copyOf(handledIf),
-                    maxRetries, delay, backoffInitial, backoffMax, jitter, List.copyOf(listeners), scheduler, ticker));
+                    maxRetries, delay, backoffInitial, backoffMax, jitter, retryClosedBulkheads, List.copyOf(listeners),
+                    scheduler, ticker));
         }
     }
 }

@@ -277,6 +277,37 @@ class BulkheadPriorityTest {
     }
 
     @Test
+    void tryAcquireWithAHigherPriorityTakesNoFreeSlotWhileAnyoneWaitsWhereAQueueingCallWould() {
+        // A heavy LOW waiter cannot take the one free slot: a HIGH newcomer is above everyone waiting.
+        Bulkhead bulkhead = builder(2, 2).build();
+        Permit holder = bulkhead.acquire();
+        CompletableFuture<Permit> heavy = bulkhead.acquireAsyncWith(
+                CallOptions.builder().weight(2).priority(Priority.LOW).build());
+
+        assertThat(bulkhead.tryAcquireWith(CallOptions.priority(Priority.CRITICAL))).as("someone waits").isEmpty();
+        Permit high = bulkhead.acquireWith(CallOptions.priority(Priority.HIGH));
+        assertThat(bulkhead.executingCount()).as("the call that may queue took the free slot at once").isEqualTo(2);
+        high.close();
+
+        // The same with the free slots held back by a reserve from the NORMAL waiter: still empty.
+        Bulkhead reserved = builder(4, 2).reserve(Priority.CRITICAL, 2).build();
+        Permit two = reserved.acquire(2);
+        CompletableFuture<Permit> normal = reserved.acquireAsync();
+        assertThat(reserved.tryAcquireWith(CallOptions.priority(Priority.CRITICAL))).isEmpty();
+        CompletableFuture<Permit> critical = queue(reserved, Priority.CRITICAL);
+        assertThat(critical).as("granted on arrival").isCompletedWithValueMatching(permit -> permit != null);
+
+        assertThat(rejections).isEmpty();
+        critical.join().close();
+        two.close();
+        normal.join().close();
+        BulkheadRaceTest.assertQuiet(reserved, 2);
+        holder.close();
+        heavy.join().close();
+        BulkheadRaceTest.assertQuiet(bulkhead, 2);
+    }
+
+    @Test
     void aNewcomerAboveEveryoneWaitingRunsAtOnceEvenWhileTheQueueHoldsMoreThanALoweredMaxQueue() {
         Bulkhead bulkhead = builder(2, 2).build();
         Permit holder = bulkhead.acquire();

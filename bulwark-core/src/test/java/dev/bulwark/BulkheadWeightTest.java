@@ -57,6 +57,31 @@ class BulkheadWeightTest {
     }
 
     @Test
+    void aRejectionCountsSlotsInUseButWaitingCalls() {
+        Bulkhead bulkhead = bulkhead(4, 1);
+        Bulkhead quiet = Bulkhead.builder().maxConcurrency(4).maxQueue(1).build(); // the one-allocation refusal
+        for (Bulkhead each : List.of(bulkhead, quiet)) {
+            Permit three = each.acquire(3);
+            CompletableFuture<Permit> two = each.acquireAsync(2);
+
+            // One slot is free, but a call waits: refused (for the quiet one, by the one-allocation refusal).
+            assertThatThrownBy(each::acquire).isInstanceOfSatisfying(BulkheadRejectedException.class,
+                    refused -> {
+                        assertThat(refused.rejection().executingCount()).as("slots held").isEqualTo(3);
+                        assertThat(refused.rejection().queuedCount()).as("calls waiting").isEqualTo(1);
+                    });
+
+            three.close();
+            two.join().close();
+            BulkheadRaceTest.assertQuiet(each, 4);
+        }
+        assertThat(rejections).singleElement().satisfies(rejection -> {
+            assertThat(rejection.executingCount()).isEqualTo(3);
+            assertThat(rejection.queuedCount()).isEqualTo(1);
+        });
+    }
+
+    @Test
     void aWeightAboveTheLimitFailsAtOnceNamingWeightInEveryForm() {
         Bulkhead bulkhead = bulkhead(2, 5);
         AtomicInteger runs = new AtomicInteger();

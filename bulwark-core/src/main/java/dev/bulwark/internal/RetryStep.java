@@ -1,6 +1,8 @@
 package dev.bulwark.internal;
 
+import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.Rejection;
 import dev.bulwark.RetryEvent;
 import dev.bulwark.RetryListener;
 import dev.bulwark.Scheduler;
@@ -43,6 +45,7 @@ public final class RetryStep implements ChainStep {
     private final long backoffInitialNanos;
     private final long backoffMaxNanos;
     private final double jitter;
+    private final boolean retryClosedBulkheads;
     private final Listeners<RetryListener> listeners;
     private final Scheduler scheduler;
     private final Ticker ticker;
@@ -59,14 +62,16 @@ public final class RetryStep implements ChainStep {
      * @param backoffInitial first exponential delay or {@code null}
      * @param backoffMax longest exponential delay or {@code null}
      * @param jitter fraction in [0, 1]
+     * @param retryClosedBulkheads whether a bulkhead's refusal for {@link Rejection.Reason#CLOSED} may be retried
+     *     (when selected); otherwise it never is
      * @param listeners listeners in order
      * @param scheduler for asynchronous delays
      * @param ticker for synchronous delays
      */
     public RetryStep(String name, List<Class<? extends Throwable>> handledTypes,
                      List<Predicate<? super Throwable>> handledIf, int maxRetries, Duration delay,
-                     Duration backoffInitial, Duration backoffMax, double jitter, List<RetryListener> listeners,
-                     Scheduler scheduler, Ticker ticker) {
+                     Duration backoffInitial, Duration backoffMax, double jitter, boolean retryClosedBulkheads,
+                     List<RetryListener> listeners, Scheduler scheduler, Ticker ticker) {
         this.name = name;
         this.handledTypes = handledTypes;
         this.handledIf = handledIf;
@@ -75,6 +80,7 @@ public final class RetryStep implements ChainStep {
         this.backoffInitialNanos = backoffInitial == null ? 0L : saturatedNanos(backoffInitial);
         this.backoffMaxNanos = backoffMax == null ? 0L : saturatedNanos(backoffMax);
         this.jitter = jitter;
+        this.retryClosedBulkheads = retryClosedBulkheads;
         this.listeners = new Listeners<>(name, listeners);
         this.scheduler = scheduler;
         this.ticker = ticker;
@@ -126,6 +132,12 @@ public final class RetryStep implements ChainStep {
 
     private boolean handles(Throwable failure) {
         if (failure instanceof CancellationException) {
+            return false;
+        }
+        if (!retryClosedBulkheads && failure instanceof BulkheadRejectedException refusal
+                && refusal.rejection().reason() == Rejection.Reason.CLOSED) {
+            // A closed or draining bulkhead never admits again: another attempt would only wait out the delay
+            // before failing the same way, keeping the caller (or its fallback) waiting for nothing.
             return false;
         }
         if (handledTypes.isEmpty() && handledIf.isEmpty()) {
@@ -500,6 +512,7 @@ public final class RetryStep implements ChainStep {
     public String toString() {
         return name + ": maxRetries=" + maxRetries + (backoffInitialNanos > 0
                 ? ", backoff=" + Duration.ofNanos(backoffInitialNanos) + ".." + Duration.ofNanos(backoffMaxNanos)
-                : ", delay=" + Duration.ofNanos(fixedDelayNanos)) + (jitter > 0 ? ", jitter=" + jitter : "");
+                : ", delay=" + Duration.ofNanos(fixedDelayNanos)) + (jitter > 0 ? ", jitter=" + jitter : "")
+                + (retryClosedBulkheads ? ", retryClosedBulkheads" : "");
     }
 }

@@ -2,15 +2,20 @@ package dev.bulwark.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.Bulkheads;
 import dev.bulwark.Permit;
+import dev.bulwark.Rejection;
 import dev.bulwark.micrometer.BulwarkMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -216,6 +221,30 @@ class BulwarkAutoConfigurationTest {
     }
 
     @Test
+    void aRetryOnRefusalsDoesNotRetryADrainedBulkhead() {
+        runner.withUserConfiguration(RetriedConfiguration.class)
+                .withPropertyValues("bulwark.retries.refused.retry-on=dev.bulwark.BulkheadRejectedException",
+                        "bulwark.retries.refused.max-retries=3").run(context -> {
+                    BulwarkPolicies policies = context.getBean(BulwarkPolicies.class);
+                    List<Integer> attempts = new CopyOnWriteArrayList<>();
+                    policies.retry("refused").addListener(new dev.bulwark.RetryListener() {
+                        @Override
+                        public void failed(int made, Throwable failure, boolean retriesExhausted) {
+                            attempts.add(made);
+                        }
+                    });
+                    policies.bulkhead("drained-db").drain(Duration.ZERO);
+
+                    Throwable thrown = catchThrowable(() -> context.getBean(Retried.class).call());
+
+                    assertThat(thrown).isInstanceOf(BulkheadRejectedException.class);
+                    assertThat(((BulkheadRejectedException) thrown).rejection().reason())
+                            .isEqualTo(Rejection.Reason.CLOSED);
+                    assertThat(attempts).as("one attempt, not retried").containsExactly(1);
+                });
+    }
+
+    @Test
     void configurationMetadataListsTheKeysForIdes() throws Exception {
         String metadata = Files.readString(Path.of(System.getProperty("bulwark.spring.classes"),
                 "META-INF", "spring-configuration-metadata.json"));
@@ -286,6 +315,23 @@ class BulwarkAutoConfigurationTest {
 
         int packageVisible(dev.bulwark.Bulkhead db) {
             return db.executingCount();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class RetriedConfiguration {
+        @Bean
+        Retried retried() {
+            return new Retried();
+        }
+    }
+
+    /** Retries the refusals of its bulkhead. */
+    public static class Retried {
+        @dev.bulwark.spring.Retry("refused")
+        @dev.bulwark.spring.Bulkhead("drained-db")
+        public String call() {
+            return "ran";
         }
     }
 
