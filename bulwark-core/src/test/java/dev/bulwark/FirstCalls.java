@@ -2,6 +2,7 @@ package dev.bulwark;
 
 import dev.bulwark.testing.FreshJvm;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -11,12 +12,14 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The child program of {@link FirstCallsTest}: a fresh JVM's first calls, timed, as issue 37 measured them. Its
- * argument names the one scenario this JVM runs first ({@code refusal}, {@code queued} or {@code burst}), so that
+ * argument names the one scenario this JVM runs first ({@code refusal}, {@code perKey}, {@code queued} or
+ * {@code burst}), so that
  * each meets a cold JVM. Prints one {@code name=value} line per figure (times in microseconds), for the first
  * round and then for a second, warm round in the same JVM:
  * <ul>
  *   <li>{@code build}: the first {@code build()} of the JVM, then a later one;</li>
  *   <li>{@code refusal}: a refusal for a full queue (limit 1, queue 0);</li>
+ *   <li>{@code perKey.*}: a per-key bulkhead's first call, then its first refusal for the partition limit;</li>
  *   <li>{@code queued}: a call queued behind a permit that another thread releases 20 ms later (limit 1, queue 1,
  *       max wait 200 ms): it should return after about 20 ms;</li>
  *   <li>{@code burst.*}: 100 callers at once against 20 slots, a queue of 50 and a max wait of 200 ms, whose
@@ -53,6 +56,9 @@ public final class FirstCalls {
                 case "queued":
                     queued(round);
                     break;
+                case "perKey":
+                    perKey(round);
+                    break;
                 default:
                     burst(round);
             }
@@ -74,6 +80,25 @@ public final class FirstCalls {
         } catch (BulkheadRejectedException expected) {
             print(round, "refusal", micros(started));
         }
+    }
+
+    private static void perKey(String round) {
+        ThrowingSupplier<Integer, RuntimeException> operation = () -> 1;
+        PartitionedBulkhead<String> tenants = PartitionedBulkhead.<String>builder().name("tenants-" + round)
+                .maxPartitions(1).build();
+        long started = System.nanoTime();
+        tenants.call("first", operation);
+        print(round, "perKey.firstCall", micros(started));
+
+        CompletableFuture<Integer> running = new CompletableFuture<>();
+        tenants.callAsync("first", () -> running);
+        started = System.nanoTime();
+        try {
+            tenants.call("second", operation);
+        } catch (BulkheadRejectedException expected) {
+            print(round, "perKey.partitionLimit", micros(started));
+        }
+        running.complete(1);
     }
 
     private static void queued(String round) {

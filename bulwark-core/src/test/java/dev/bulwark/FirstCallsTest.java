@@ -23,7 +23,7 @@ class FirstCallsTest {
         for (int round = 0; round < 3; round++) {
             StringBuilder outputs = new StringBuilder();
             Map<String, Long> figures = new HashMap<>();
-            for (String scenario : List.of("refusal", "queued", "burst")) {
+            for (String scenario : List.of("refusal", "perKey", "queued", "burst")) {
                 FreshJvm.Result run = FreshJvm.run(FirstCalls.class, Duration.ofSeconds(60), List.of(), scenario);
                 assertThat(run.exitCode()).as(run.output()).isZero();
                 outputs.append(run.output());
@@ -47,6 +47,9 @@ class FirstCallsTest {
                     .isCloseTo(figures.get("warm.burst.timedOut"), within(2L));
             // A refusal for a full queue is immediate: it waits for nothing.
             assertThat(figures.get("cold.refusal")).as(result).isLessThan(20_000);
+            // A per-key bulkhead builds its first partition on the first call: no first-use cost there either.
+            assertThat(figures.get("cold.perKey.firstCall")).as(result).isLessThan(20_000);
+            assertThat(figures.get("cold.perKey.partitionLimit")).as(result).isLessThan(20_000);
             assertThat(figures.get("cold.burst.slowestQueueFull")).as(result).isLessThan(100_000);
         }
     }

@@ -5,7 +5,9 @@ import dev.bulwark.BulkheadConfig;
 import dev.bulwark.BulkheadListener;
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Permit;
+import dev.bulwark.Timeout;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -23,10 +25,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * overrun its max wait (a 200 ms wait returned after 267 to 515 ms). Paid here, they cost the first {@code build()}
  * of the JVM a few milliseconds more, and every later build nothing (one volatile read).
  *
- * <p><b>How.</b> The first constructing thread rehearses, on two private bulkheads that nobody else sees, each path
- * a caller can take: a free slot, sync and async; a permit; a refusal for a full queue, with and without an overflow
- * handler and a listener; an async waiter granted on release; a cancelled wait; a wait that times out, sync (a
- * parked thread) and async (on the timer wheel). Only then are the Flight Recorder events set up
+ * <p><b>How.</b> The first constructing thread (of a bulkhead, a partitioned bulkhead or a timeout) rehearses, on
+ * private bulkheads and policies that nobody else sees, each path a caller can take: a free slot, sync and async; a
+ * permit; a refusal for a full queue, with and without an overflow handler and a listener; an async waiter granted
+ * on release; a cancelled wait; a wait that times out, sync (a parked thread) and async (on the timer wheel); a
+ * drain; a per-key call, a new key evicting an idle partition and a partition-limit refusal; a timeout, sync and
+ * async. Only then are the Flight Recorder events set up
  * ({@link FlightRecorderEvents#prepare()}), so a running recording sees none of the rehearsal. Other threads that
  * construct a bulkhead meanwhile wait for the rehearsal to end (at most {@link #MAX_WAIT_SECONDS} seconds), so that
  * no bulkhead is handed out before the rehearsal is done; the rehearsal's own constructions, on the rehearsing
@@ -40,7 +44,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>No static initialiser here waits on another class: the state is an atomic reference and a latch, and the
  * rehearsal runs in a method called from a constructor, never in a class initialiser.
  */
-final class FirstUse {
+public final class FirstUse {
 
     /**
      * The logger, looked up when first needed: finding the logging back end costs milliseconds (a service look-up)
@@ -71,7 +75,7 @@ final class FirstUse {
      * Rehearses once per JVM; see the class documentation. Cheap once done (one volatile read). Never throws; keeps
      * the caller's interrupt status.
      */
-    static void prepare() {
+    public static void prepare() {
         if (done) {
             return;
         }
@@ -119,6 +123,9 @@ final class FirstUse {
         Rehearsal.run(Bulkhead.builder().name("bulwark-rehearsal-observed").maxConcurrency(1).maxQueue(1)
                 .maxWait(Duration.ofMinutes(1)).onRejected(rejection -> { })
                 .listener(new BulkheadListener() { }).build());
+        Rehearsal.perKey(PartitionedBulkhead.<String>builder().name("bulwark-rehearsal-per-key").maxPartitions(1)
+                .build());
+        Rehearsal.timeout(Timeout.of(Duration.ofMinutes(1)));
     }
 
     /** The steps of one rehearsal, on one private bulkhead of limit 1 and queue 1. */
@@ -155,6 +162,22 @@ final class FirstUse {
 
             bulkhead.drain(Duration.ZERO);
             refused(() -> bulkhead.call(() -> null));
+        }
+
+        static void perKey(PartitionedBulkhead<String> perKey) {
+            perKey.call("a", () -> null);
+            perKey.callAsync("b", () -> CompletableFuture.completedFuture(null)).join(); // evicts idle "a"
+            CompletableFuture<Object> running = new CompletableFuture<>();
+            CompletableFuture<Object> busy = perKey.callAsync("b", () -> running);
+            refused(() -> perKey.call("c", () -> null)); // the one partition is in use: PARTITION_LIMIT
+            running.complete(null);
+            busy.join();
+            perKey.drain(Duration.ZERO);
+        }
+
+        static void timeout(Timeout timeout) {
+            timeout.call(() -> null);
+            timeout.callAsync(() -> CompletableFuture.completedFuture(null)).join();
         }
 
         private static void refused(Runnable call) {

@@ -65,6 +65,7 @@ public final class TimeoutStep implements ChainStep {
         this.scheduler = scheduler;
         this.ticker = ticker;
         this.sharedWheel = scheduler == SharedScheduler.INSTANCE;
+        FirstUse.prepare();
     }
 
     /**

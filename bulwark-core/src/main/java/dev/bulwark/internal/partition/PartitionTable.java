@@ -5,6 +5,7 @@ import dev.bulwark.BulkheadConfig;
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.Rejection;
 import dev.bulwark.Ticker;
+import dev.bulwark.internal.FirstUse;
 import dev.bulwark.internal.spi.Outcomes;
 import java.time.Duration;
 import java.util.Collections;
@@ -148,6 +149,7 @@ public final class PartitionTable<K> {
         this.shareWeight = shareWeight;
         this.evictIdleWhenFull = evictIdleWhenFull;
         this.nextSweepAt = ticker.read() + idleNanos / 2;
+        FirstUse.prepare(); // a partitioned bulkhead builds its partitions' bulkheads on calls, not here
     }
 
     /**
