@@ -176,7 +176,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
             return Optional.empty();
         } catch (ExecutionException failure) {
             orphans.add(id, ticker.read() + leaseNanos);
-            if (failOpen) {
+            if (runsUnbacked(failure.getCause())) {
                 return Optional.of(unbackedPermit(failure.getCause(), priority)); // counted above
             }
             runningEnded();
@@ -360,14 +360,14 @@ public final class ClusterBulkhead extends ClusterProtocol {
             case RemoteWaiter.TIMED_OUT:
                 throw reject(rejection(Rejection.Reason.WAIT_TIMEOUT, waited, waiter.priority), null);
             case RemoteWaiter.UNAVAILABLE:
-                if (failOpen && gaveUp) {
+                if (runsUnbacked(waiter.failure) && gaveUp) {
                     // As a grant to a caller who gave up: nothing runs for nobody; counted out, ends cancelled.
                     runningEnded();
                     events.cancelled(waited, waiter.priority);
                     throw interrupted ? Outcomes.interruptedWhileQueued(name)
                             : Outcomes.cancelledWhileQueued(name, waiter.signal);
                 }
-                if (failOpen) {
+                if (runsUnbacked(waiter.failure)) {
                     return unbackedPermit(waiter.failure, waiter.priority); // counted when decided
                 }
                 throw reject(rejection(Rejection.Reason.UNAVAILABLE, waited, waiter.priority), waiter.failure);

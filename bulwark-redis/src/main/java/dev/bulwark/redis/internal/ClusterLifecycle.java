@@ -2,6 +2,7 @@ package dev.bulwark.redis.internal;
 
 import dev.bulwark.DrainResult;
 import dev.bulwark.Rejection;
+import dev.bulwark.redis.RedisBulkheadException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -53,6 +54,9 @@ final class ClusterLifecycle {
     /**
      * Reads (and, when absent, initializes) the cluster-wide limits as the instance starts, retrying for up to one
      * command timeout: a cluster client rejects the first commands to a node whose connection is still being opened.
+     *
+     * @throws RedisBulkheadException when Redis holds a limit that is not a whole number in range (its cause, an
+     *     {@link IllegalStateException}, names the field)
      */
     void readLimitsOnStart(long timeoutNanos) {
         long deadline = System.nanoTime() + timeoutNanos;
@@ -64,6 +68,11 @@ final class ClusterLifecycle {
                 Thread.currentThread().interrupt();
                 return;
             } catch (ExecutionException unavailable) {
+                if (CorruptConfigException.isCause(unavailable.getCause())) {
+                    // Not an outage to wait out: every call would be refused, so the instance is not built.
+                    throw new RedisBulkheadException(engine.name, "read the cluster-wide limits",
+                            unavailable.getCause());
+                }
                 if (System.nanoTime() - deadline >= 0) {
                     LOGGER.log(System.Logger.Level.WARNING, "Bulkhead '" + engine.name + "': could not read the "
                             + "cluster-wide limits yet; using the configured ones until Redis answers",

@@ -411,10 +411,21 @@ abstract class ClusterProtocol {
      * it ({@link #unbackedPermit}) is counted out when closed.
      */
     private void removeUnavailable(RemoteWaiter waiter) {
-        if (failOpen) {
+        if (runsUnbacked(waiter.failure)) {
             running.incrementAndGet();
         }
         removeWaiter(waiter);
+    }
+
+    /**
+     * Whether a call that Redis could not decide because of {@code failure} runs without a permit: only when failing
+     * open, and never for a corrupt config in Redis ({@link CorruptConfigException}), which is no outage but a wrong
+     * limit on every instance: admitting on it would break the cluster-wide limit, so such a call is refused
+     * {@code UNAVAILABLE} with the field named in its cause. Every path that decides on a failure asks this, with
+     * the failure that decided, so counting a call as running and running it always agree.
+     */
+    final boolean runsUnbacked(Throwable failure) {
+        return failOpen && !CorruptConfigException.isCause(failure);
     }
 
     /**

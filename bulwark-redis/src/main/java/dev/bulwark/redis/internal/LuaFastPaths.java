@@ -46,7 +46,12 @@ final class LuaFastPaths {
     static final String ACQUIRE = """
             local c = redis.call('HMGET', config, 'maxConcurrency', 'maxQueue', 'maxWaitNanos')
             local fastLimit = tonumber(c[1])
+            -- Only limits that are whole numbers in range (digits only: tonumber also reads '0x10', ' 5', '1.5');
+            -- anything else goes to the general path, whose limits() answers with an error naming the field.
             local fastTried = fastLimit and c[2] and c[3] and #ARGV <= 6
+                and not string.find(c[1] .. ':' .. c[2] .. ':' .. c[3], '[^%d:]') and fastLimit >= 1
+                and fastLimit <= 2147483647 and #c[2] > 0 and #c[2] <= 10 and tonumber(c[2]) <= 2147483647
+                and #c[3] > 0 and #c[3] <= 18
             -- One EXISTS for two keys: 0 means nobody queued and no weighted holder (extra absent is 0), 2 means
             -- someone queued; 1 means one of the two, and GET extra tells which (present: the queue is empty).
             local fastExtra = nil

@@ -1,0 +1,105 @@
+package dev.bulwark.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.bulwark.BulkheadRejectedException;
+import dev.bulwark.Permit;
+import dev.bulwark.Rejection;
+import dev.bulwark.redis.testing.RedisFixture;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Issue 38, findings 5 and 6: what someone with write rights on Redis, or a caller that leaks permits, must not be
+ * able to do to the cluster-wide limit (a corrupt config, a forged grant, a leaked permit).
+ */
+class RedisHostileWriterTest {
+
+    @RegisterExtension
+    final RedisFixture redis = RedisFixture.perTest();
+
+    private RedisBulkhead.Builder builder(String name) {
+        return RedisBulkhead.builder(redis.newClient(), name).maxConcurrency(1).maxQueue(5)
+                .leaseDuration(Duration.ofMillis(1500)).heartbeatInterval(Duration.ofMillis(200))
+                .pollInterval(Duration.ofMillis(200)).commandTimeout(Duration.ofMillis(500));
+    }
+
+    private static String configKey(String name) {
+        return "bulwark:{" + name + "}:config";
+    }
+
+    @Test
+    void aCorruptConfigIsNeverAnAdmissionEvenFailingOpen() throws Exception {
+        List<Throwable> ranWithout = new CopyOnWriteArrayList<>();
+        RedisBulkhead bulkhead = redis.track(builder("corrupt").failureMode(FailureMode.FAIL_OPEN)
+                .redisListener(new RedisBulkheadListener() {
+                    @Override
+                    public void ranWithoutPermit(Throwable cause) {
+                        ranWithout.add(cause);
+                    }
+                }).build());
+        redis.inspect().hset(configKey("corrupt"), "maxConcurrency", "abc");
+
+        AtomicInteger ran = new AtomicInteger();
+        for (int i = 0; i < 5; i++) {
+            assertThatThrownBy(() -> bulkhead.run(ran::incrementAndGet)).isInstanceOfSatisfying(
+                    BulkheadRejectedException.class, e -> {
+                        assertThat(e.rejection().reason()).isEqualTo(Rejection.Reason.UNAVAILABLE);
+                        assertThat(e.getCause()).isInstanceOf(IllegalStateException.class)
+                                .hasMessageContaining("corrupt").hasMessageContaining("maxConcurrency")
+                                .hasMessageContaining("abc");
+                    });
+        }
+        assertThat(bulkhead.tryAcquire()).as("tryAcquire fails open only on an outage").isEmpty();
+        CompletableFuture<Permit> async = bulkhead.acquireAsync();
+        assertThatThrownBy(() -> async.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOfSatisfying(BulkheadRejectedException.class,
+                        e -> assertThat(e.getCause()).hasMessageContaining("maxConcurrency"));
+        assertThat(ran).as("nothing ran at limit 'abc'").hasValue(0);
+        assertThat(ranWithout).isEmpty();
+        assertThat(bulkhead.localExecutingCount()).isZero();
+        assertThatThrownBy(bulkhead::executingCount).isInstanceOf(RedisBulkheadException.class)
+                .hasMessageContaining("maxConcurrency").hasMessageContaining("abc");
+
+        // Another field, a value that Lua's tonumber would read (and the fast path must not admit on either).
+        redis.inspect().hset(configKey("corrupt"), "maxConcurrency", "1");
+        redis.inspect().hset(configKey("corrupt"), "maxQueue", "1.5");
+        assertThatThrownBy(() -> bulkhead.run(ran::incrementAndGet)).isInstanceOfSatisfying(
+                BulkheadRejectedException.class, e -> assertThat(e.getCause()).hasMessageContaining("maxQueue"));
+        redis.inspect().hset(configKey("corrupt"), "maxQueue", "5");
+        redis.inspect().hset(configKey("corrupt"), "maxConcurrency", "0x10");
+        assertThat(bulkhead.tryAcquire()).isEmpty();
+        assertThat(ran).hasValue(0);
+
+        // The setter repairs the field it sets.
+        bulkhead.changeMaxConcurrency(1);
+        bulkhead.run(ran::incrementAndGet);
+        assertThat(ran).hasValue(1);
+        assertThat(ranWithout).isEmpty();
+    }
+
+    @Test
+    void aNewInstanceRefusesToBuildOnACorruptConfigAndNamesTheField() {
+        redis.track(builder("corrupt-build").build()).close();
+        redis.inspect().hset(configKey("corrupt-build"), "maxConcurrency", "abc");
+
+        assertThatThrownBy(() -> builder("corrupt-build").failureMode(FailureMode.FAIL_OPEN).build())
+                .isInstanceOf(RedisBulkheadException.class)
+                .hasMessageContaining("maxConcurrency").hasMessageContaining("abc")
+                .hasMessageNotContaining("connection")
+                .hasRootCauseInstanceOf(io.lettuce.core.RedisCommandExecutionException.class);
+
+        redis.inspect().del(configKey("corrupt-build"));
+        RedisBulkhead repaired = redis.track(builder("corrupt-build").build());
+        await().untilAsserted(() -> assertThat(repaired.call(() -> true)).isTrue());
+    }
+}
