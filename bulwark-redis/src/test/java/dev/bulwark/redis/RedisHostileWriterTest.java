@@ -102,4 +102,31 @@ class RedisHostileWriterTest {
         RedisBulkhead repaired = redis.track(builder("corrupt-build").build());
         await().untilAsserted(() -> assertThat(repaired.call(() -> true)).isTrue());
     }
+
+    @Test
+    void aForgedGrantOnTheChannelAdmitsNobody() throws Exception {
+        RedisBulkhead holderInstance = redis.track(builder("forged").build());
+        // Poll and heartbeat far apart from the forged message: only the message could wake the waiter.
+        RedisBulkhead waiterInstance = redis.track(builder("forged").pollInterval(Duration.ofSeconds(5))
+                .heartbeatInterval(Duration.ofSeconds(1)).leaseDuration(Duration.ofSeconds(10))
+                .commandTimeout(Duration.ofSeconds(2)).build());
+        Permit held = holderInstance.acquire();
+        CompletableFuture<Permit> waiting = waiterInstance.acquireAsync();
+        await().untilAsserted(() -> assertThat(redis.queuedOnServer("forged")).isEqualTo(1));
+        String waiterId = redis.inspect().zrange("bulwark:{forged}:queue", 0, 0).get(0);
+
+        long receivers = redis.inspect().publish("bulwark:{forged}:granted", waiterId);
+
+        assertThat(receivers).as("both instances subscribe to the channel").isEqualTo(2);
+        await("the forged grant admits nobody while the only slot is taken").during(Duration.ofSeconds(1))
+                .atMost(Duration.ofSeconds(3)).until(() -> !waiting.isDone());
+        assertThat(waiterInstance.localExecutingCount()).isZero();
+        assertThat(redis.holdersOnServer("forged")).isEqualTo(1);
+        assertThat(redis.queuedOnServer("forged")).as("the waiter keeps its place").isEqualTo(1);
+
+        held.close();
+        Permit granted = waiting.get(10, TimeUnit.SECONDS);
+        assertThat(holderInstance.executingCount()).isEqualTo(1);
+        granted.close();
+    }
 }

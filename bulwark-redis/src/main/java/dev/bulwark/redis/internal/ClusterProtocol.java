@@ -31,7 +31,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p><b>Waiting.</b> A call the script queued is a {@link RemoteWaiter} registered under its id <em>before</em> the
  * acquire is sent, because the grant travels on the pub/sub connection and may overtake the acquire's own reply. A
  * release anywhere in the cluster hands the slot to the head of the queue inside the script and publishes the
- * id; {@link GrantSubscriber} finds the waiter and decides it {@code GRANTED}. The {@link LeaseKeeper}'s poll asks
+ * id; {@link GrantSubscriber} finds the waiter, asks Redis to confirm ({@link #confirmGrants}: a message is a hint,
+ * never a grant) and decides it {@code GRANTED}. The {@link LeaseKeeper}'s poll asks
  * Redis about every waiter at the poll interval, which catches a wake-up lost while the pub/sub connection was
  * down. A sync waiter parks its own thread; an async waiter holds no thread at all.
  *
@@ -241,6 +242,39 @@ abstract class ClusterProtocol {
         removeWaiter(waiter);
         waiter.decided();
         return true;
+    }
+
+    /**
+     * Asks Redis whether the waiters named in a grant message hold their slots, and grants only those it lists as
+     * holders. The channel is not the script's alone: any client with the right to {@code PUBLISH} could name a
+     * waiter (its id is readable in the queue key), and a message taken for a grant would run a call past the
+     * cluster-wide limit. So a message is only a hint, answered by one {@code renew} of just these ids, which
+     * Redis runs after the script that published it (it reads the same keys): a real grant is confirmed (1), a
+     * forged one finds the call still waiting (2) and changes nothing, an evicted waiter's tombstone (3) refuses
+     * it as the eviction notice would have. Anything else, and a renewal that fails, is left to the next poll,
+     * which asks again; its {@code renew} extends the leases it names, which only helps their owners. Costs a
+     * granted waiter one round trip before it runs.
+     */
+    void confirmGrants(List<RemoteWaiter> hinted) {
+        String[] arguments = new String[1 + hinted.size()];
+        arguments[0] = leaseMillis;
+        for (int i = 0; i < hinted.size(); i++) {
+            arguments[1 + i] = hinted.get(i).id;
+        }
+        scripts.run(LuaScripts.RENEW, arguments).whenComplete((reply, failure) -> {
+            if (failure != null) {
+                return; // the poll asks again, and refuses the waiters if Redis stays silent
+            }
+            refreshLimits(reply, 0);
+            for (int i = 0; i < hinted.size(); i++) {
+                long outcome = Replies.longAt(reply, 3 + i);
+                if (outcome == 1) {
+                    grant(hinted.get(i), false);
+                } else if (outcome == 3) {
+                    refusedByRedis(hinted.get(i), Rejection.Reason.EVICTED, 0);
+                }
+            }
+        });
     }
 
     /**
