@@ -15,6 +15,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -128,5 +132,77 @@ class RedisHostileWriterTest {
         Permit granted = waiting.get(10, TimeUnit.SECONDS);
         assertThat(holderInstance.executingCount()).isEqualTo(1);
         granted.close();
+    }
+
+    @Test
+    void aLeakedPermitIsReleasedAndLoggedOnceCollected() throws Exception {
+        List<LogRecord> warnings = new CopyOnWriteArrayList<>();
+        Logger logger = Logger.getLogger("dev.bulwark.redis.RedisBulkhead");
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel() == Level.WARNING) {
+                    warnings.add(record);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(handler);
+        try {
+            RedisBulkhead bulkhead = redis.track(builder("leaked").maxConcurrency(2).build());
+            leakTwoPermits(bulkhead);
+            assertThat(redis.holdersOnServer("leaked")).isEqualTo(2);
+
+            await("the collected permits are released").atMost(Duration.ofSeconds(20)).until(() -> {
+                System.gc();
+                return redis.holdersOnServer("leaked") == 0;
+            });
+            assertThat(bulkhead.localExecutingCount()).isZero();
+            await().untilAsserted(() -> assertThat(warnings).hasSize(2));
+            assertThat(warnings).allSatisfy(w -> assertThat(w.getMessage()).contains("'leaked'")
+                    .contains("never closed"));
+            assertThat(bulkhead.drain(Duration.ofSeconds(5)).stillExecuting())
+                    .as("nothing of the leaked permits keeps the drain waiting").isZero();
+        } finally {
+            logger.removeHandler(handler);
+        }
+    }
+
+    /** Acquires two permits and drops them unclosed, in a frame of its own so that nothing keeps them reachable. */
+    private static void leakTwoPermits(RedisBulkhead bulkhead) {
+        bulkhead.acquire();
+        assertThat(bulkhead.tryAcquire()).isPresent();
+    }
+
+    @Test
+    void aPermitStillHeldWhenItsInstanceClosesEndsOneLeaseAfterTheDeadline() throws Exception {
+        List<LostPermit> lost = new CopyOnWriteArrayList<>();
+        RedisBulkhead bulkhead = redis.track(builder("outlived").redisListener(new RedisBulkheadListener() {
+            @Override
+            public void permitLost(LostPermit lostPermit) {
+                lost.add(lostPermit);
+            }
+        }).build());
+        Permit held = bulkhead.acquire();
+
+        assertThat(bulkhead.drain(Duration.ofMillis(200)).stillExecuting()).isEqualTo(1);
+
+        // Lease 1.5 s: renewed past the deadline for one lease at most, then ended and released.
+        await("the closed instance stops renewing the permit it holds").atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(redis.holdersOnServer("outlived")).isZero());
+        await().untilAsserted(() -> assertThat(lost).hasSize(1));
+        assertThat(lost.get(0).cause().name()).isEqualTo("BULKHEAD_CLOSED");
+        assertThat(lost.get(0).bulkheadName()).isEqualTo("outlived");
+        RedisBulkhead other = redis.track(builder("outlived").build());
+        other.run(() -> { });
+        held.close(); // harmless: frees nobody else's slot
+        assertThat(other.executingCount()).isZero();
     }
 }

@@ -190,7 +190,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
         RemotePermit permit = new RemotePermit(this, id, weight, ticker.read(), startedAt);
         holdPermit(permit);
         events.admitted(0, priority);
-        return Optional.of(permit);
+        return Optional.of(handOut(permit));
     }
 
     /**
@@ -346,7 +346,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
             case RemoteWaiter.GRANTED:
                 if (!gaveUp) {
                     events.admitted(waiter.grantedOnArrival ? 0 : waited, waiter.priority);
-                    return waiter.permit;
+                    return handOut(waiter.permit);
                 }
                 // Granted at the same instant the caller gave up: pass the slot on instead of running for nobody,
                 // and end as a cancellation.

@@ -90,6 +90,7 @@ final class ClusterLifecycle {
      */
     DrainResult drain(long deadlineNanos) {
         int refused = 0;
+        extendRenewals(deadlineNanos);
         if (closing.compareAndSet(false, true)) {
             // Counted as running while it refuses: the last refusal must not let the instance shut down (closing
             // the connections) before the releases of the refused places below are on the connection.
@@ -118,6 +119,18 @@ final class ClusterLifecycle {
             shutdown();
         }
         return new DrainResult(engine.name, refused, engine.running.get(), ClusterEvents.duration(waited));
+    }
+
+    /**
+     * Lets the lease keeper renew what still runs until this drain's deadline plus one lease (the latest of every
+     * drain's), never longer: then it ends those permits (see {@link LeaseKeeper}). Written before {@code closed}
+     * is set by the first drain, so the keeper never reads a closed instance with no bound yet.
+     */
+    private synchronized void extendRenewals(long deadlineNanos) {
+        long until = engine.ticker.read() + Math.min(deadlineNanos, Long.MAX_VALUE / 4) + engine.leaseNanos;
+        if (!closing.get() || until - engine.renewUntil > 0) {
+            engine.renewUntil = until;
+        }
     }
 
     /** Refuses every waiter of this instance with {@code CLOSED}; returns how many this call refused. */

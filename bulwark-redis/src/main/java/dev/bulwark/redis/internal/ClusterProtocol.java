@@ -7,8 +7,11 @@ import dev.bulwark.Ticker;
 import dev.bulwark.redis.FailureMode;
 import dev.bulwark.redis.LostPermit;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -79,6 +82,17 @@ abstract class ClusterProtocol {
     final ScriptRunner scripts;
     final ConcurrentHashMap<String, RemoteWaiter> waiters = new ConcurrentHashMap<>();
     final ConcurrentHashMap<String, RemotePermit> permits = new ConcurrentHashMap<>();
+    /** Where the garbage collector puts the trackers of handles collected without a close ({@link #reapLeaked}). */
+    private final ReferenceQueue<PermitHandle> leaked = new ReferenceQueue<>();
+    /** Keeps the trackers of open handed-out permits reachable, lost ones included, until closed or reaped. */
+    private final Set<PermitHandle.Tracker> trackers = ConcurrentHashMap.newKeySet();
+    /**
+     * Once closed: the ticker reading after which this instance renews nothing it holds and ends what still runs
+     * ({@link #endPermit}, cause {@code BULKHEAD_CLOSED}): the latest drain's deadline plus one lease. Written by
+     * drains (under the lifecycle's lock), read by the lease keeper's tick.
+     */
+    volatile long renewUntil;
+    private static final System.Logger LOGGER = System.getLogger("dev.bulwark.redis.RedisBulkhead");
     /** The slots of the permits in {@link #permits}: this instance's share of the cluster's slots in use. */
     final AtomicInteger heldSlots = new AtomicInteger();
     /** The acquire script's priority argument per ordinal, made once. */
@@ -355,6 +369,11 @@ abstract class ClusterProtocol {
         if (!permit.setFlag(RemotePermit.CLOSED)) {
             return;
         }
+        PermitHandle.Tracker tracker = permit.tracker;
+        if (tracker != null) {
+            trackers.remove(tracker);
+            tracker.clear(); // closed: nothing left for the reaper to do
+        }
         dropPermit(permit);
         if (reportRelease) {
             reportReleased(permit.acquiredAt);
@@ -376,6 +395,57 @@ abstract class ClusterProtocol {
                 permitLost(permit, LostPermit.Cause.UNKNOWN_TO_REDIS, true);
             }
         }
+    }
+
+    /**
+     * The handle a caller gets for a permit held in Redis, tracked so that a handle collected without a close
+     * releases its permit ({@link #reapLeaked}) rather than keep it renewed for the life of the process.
+     */
+    final Permit handOut(RemotePermit permit) {
+        PermitHandle handle = new PermitHandle(permit, leaked);
+        trackers.add(permit.tracker);
+        return handle;
+    }
+
+    /**
+     * Releases every permit whose handle the garbage collector found unreachable while the permit was still open
+     * (its caller never closed it), and logs each at {@code WARNING} with the bulkhead's name. Called by the lease
+     * keeper's tick; a permit already lost is closed the same way, so its call stops counting as running and a
+     * drain is not kept waiting for it.
+     */
+    final void reapLeaked() {
+        for (Reference<? extends PermitHandle> collected; (collected = leaked.poll()) != null; ) {
+            PermitHandle.Tracker tracker = (PermitHandle.Tracker) collected;
+            trackers.remove(tracker);
+            RemotePermit permit = tracker.permit;
+            if ((permit.flags() & RemotePermit.CLOSED) == 0) {
+                LOGGER.log(System.Logger.Level.WARNING, "Bulkhead '" + name + "': permit " + permit.id
+                        + " was never closed and is no longer reachable after "
+                        + ClusterEvents.duration(ticker.read() - permit.acquiredAt).toMillis()
+                        + " ms; releasing it. Close every permit (try-with-resources)");
+                closePermit(permit, false);
+            }
+        }
+    }
+
+    /**
+     * Ends a permit its caller still holds (the bulkhead closed past its grace, or the permit was held longer
+     * than allowed): releases it in Redis now and tells the holder through {@code permitLost} with {@code cause}.
+     * The holder's later close changes nothing (this call set {@link RemotePermit#CLOSED}), and the call stops
+     * counting as running, so the instance can shut down.
+     */
+    final void endPermit(RemotePermit permit, LostPermit.Cause cause) {
+        if (!permit.setFlag(RemotePermit.CLOSED)) {
+            return;
+        }
+        PermitHandle.Tracker tracker = permit.tracker;
+        if (tracker != null) {
+            trackers.remove(tracker);
+            tracker.clear();
+        }
+        permitLost(permit, cause, true);
+        scripts.release(permit);
+        runningEnded();
     }
 
     /** Registers a permit held in Redis, unless one with its id is registered already. */

@@ -142,6 +142,8 @@ final class LeaseKeeper {
         }
         try {
             long now = bulkhead.ticker.read();
+            bulkhead.reapLeaked();
+            endAfterClose(now);
             giveUpOverdue(now);
             boolean heartbeat = now - lastHeartbeatAt >= heartbeatNanos;
             boolean poll = pollRequested || now - lastPollAt >= pollNanos;
@@ -184,6 +186,20 @@ final class LeaseKeeper {
             if (reschedule) {
                 schedule(tickNanos);
             }
+        }
+    }
+
+    /**
+     * Once closed, renews nothing past {@link ClusterProtocol#renewUntil}: every permit still held then is ended
+     * (released in Redis, its holder told), so a held permit never keeps a closed instance, its heartbeat and its
+     * slots alive for longer than the drain's deadline plus one lease.
+     */
+    private void endAfterClose(long now) {
+        if (!bulkhead.closed || now - bulkhead.renewUntil < 0) {
+            return;
+        }
+        for (RemotePermit permit : bulkhead.permits.values()) {
+            bulkhead.endPermit(permit, LostPermit.Cause.BULKHEAD_CLOSED);
         }
     }
 
