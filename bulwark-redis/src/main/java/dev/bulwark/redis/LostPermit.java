@@ -46,6 +46,12 @@ public record LostPermit(String bulkheadName, String permitId, Duration heldFor,
          * after the drain's deadline: the instance released it in Redis and shut down, so that no permit outlives
          * its bulkhead. The call keeps running; closing the permit later changes nothing.
          */
-        BULKHEAD_CLOSED
+        BULKHEAD_CLOSED,
+        /**
+         * The permit was held longer than the builder's {@code maxHoldTime}: the instance released it in Redis at
+         * its first heartbeat tick after that time. The call keeps running (a bulkhead never interrupts it);
+         * closing the permit later changes nothing.
+         */
+        HELD_TOO_LONG
     }
 }

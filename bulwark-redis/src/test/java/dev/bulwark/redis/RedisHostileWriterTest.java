@@ -205,4 +205,28 @@ class RedisHostileWriterTest {
         held.close(); // harmless: frees nobody else's slot
         assertThat(other.executingCount()).isZero();
     }
+
+    @Test
+    void aPermitHeldPastTheMaximumHoldTimeIsEndedAndItsHolderTold() throws Exception {
+        List<LostPermit> lost = new CopyOnWriteArrayList<>();
+        RedisBulkhead bulkhead = redis.track(builder("held-too-long").maxHoldTime(Duration.ofMillis(300))
+                .redisListener(new RedisBulkheadListener() {
+                    @Override
+                    public void permitLost(LostPermit lostPermit) {
+                        lost.add(lostPermit);
+                    }
+                }).build());
+        Permit held = bulkhead.acquire();
+
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(lost).hasSize(1));
+        assertThat(lost.get(0).cause()).isEqualTo(LostPermit.Cause.HELD_TOO_LONG);
+        assertThat(lost.get(0).heldFor()).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+        await().untilAsserted(() -> assertThat(redis.holdersOnServer("held-too-long")).isZero());
+        assertThat(bulkhead.localExecutingCount()).isZero();
+        Permit next = bulkhead.tryAcquire().orElseThrow();
+        held.close(); // harmless: frees nobody else's slot
+        assertThat(bulkhead.executingCount()).isEqualTo(1);
+        next.close();
+        assertThat(bulkhead.drain(Duration.ofSeconds(5)).isComplete()).isTrue();
+    }
 }

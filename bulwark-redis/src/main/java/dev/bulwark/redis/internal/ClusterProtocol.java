@@ -124,6 +124,8 @@ abstract class ClusterProtocol {
     final AtomicInteger acquiresInFlight = new AtomicInteger();
     /** Whether a waiter that Redis cannot decide runs without a permit ({@code FAIL_OPEN}) instead of refused. */
     final boolean failOpen;
+    /** How long a permit may be held before the lease keeper ends it ({@link #endPermit}); 0 for no bound. */
+    final long maxHoldNanos;
     /** Completed once this instance is closed, waits for nothing and runs nothing: what drains wait for. */
     final CompletableFuture<Void> idle = new CompletableFuture<>();
 
@@ -136,6 +138,7 @@ abstract class ClusterProtocol {
         this.leaseMillis = Long.toString(Math.max(1, settings.lease().toMillis()));
         this.limits = settings.initialLimits();
         this.failOpen = settings.failureMode() == FailureMode.FAIL_OPEN;
+        this.maxHoldNanos = settings.maxHoldTime() == null ? 0 : settings.maxHoldTime().toNanos();
         this.keys = new BulkheadKeys(name);
         this.scripts = new ScriptRunner(commands, keys, () -> limits, settings.scheduler(),
                 releaseFlusher, this::releasesSettled,

@@ -144,6 +144,7 @@ final class LeaseKeeper {
             long now = bulkhead.ticker.read();
             bulkhead.reapLeaked();
             endAfterClose(now);
+            endHeldTooLong(now);
             giveUpOverdue(now);
             boolean heartbeat = now - lastHeartbeatAt >= heartbeatNanos;
             boolean poll = pollRequested || now - lastPollAt >= pollNanos;
@@ -200,6 +201,22 @@ final class LeaseKeeper {
         }
         for (RemotePermit permit : bulkhead.permits.values()) {
             bulkhead.endPermit(permit, LostPermit.Cause.BULKHEAD_CLOSED);
+        }
+    }
+
+    /**
+     * With a maximum hold time, ends every permit held for that long (released in Redis, its holder told with
+     * cause {@code HELD_TOO_LONG}), at the first tick after it: a hung call cannot keep a fleet-wide slot for good.
+     */
+    private void endHeldTooLong(long now) {
+        long maxHold = bulkhead.maxHoldNanos;
+        if (maxHold <= 0) {
+            return;
+        }
+        for (RemotePermit permit : bulkhead.permits.values()) {
+            if (now - permit.acquiredAt >= maxHold) {
+                bulkhead.endPermit(permit, LostPermit.Cause.HELD_TOO_LONG);
+            }
         }
     }
 
