@@ -31,6 +31,8 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
     private final List<RedisBulkheadListener> redisListeners = new ArrayList<>();
     private Duration leaseDuration = Duration.ofSeconds(10);
     private Duration heartbeatInterval = Duration.ofSeconds(3);
+    /** {@code null}: no bound. */
+    private Duration maxHoldTime;
     private Duration pollInterval = Duration.ofSeconds(1);
     private Duration commandTimeout = Duration.ofSeconds(1);
     private FailureMode failureMode = FailureMode.FAIL_CLOSED;
@@ -133,6 +135,24 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
             throw new IllegalArgumentException("leaseDuration must be at least 1 ms but was " + leaseDuration);
         }
         this.leaseDuration = leaseDuration;
+        return self();
+    }
+
+    /**
+     * Sets how long a permit may be held: a permit held longer is ended by this instance at its next heartbeat
+     * tick (released in Redis, so the slot goes to the next caller) and its holder is told through
+     * {@link RedisBulkheadListener#permitLost} with cause {@link LostPermit.Cause#HELD_TOO_LONG}. The call itself
+     * keeps running: a bulkhead never interrupts an operation, so pick a bound that no healthy call reaches. Default:
+     * none (a permit is renewed until it is closed, collected unclosed, or its instance closes).
+     *
+     * @param maxHoldTime a positive duration
+     * @return this builder
+     * @throws NullPointerException when {@code maxHoldTime} is {@code null}
+     * @throws IllegalArgumentException when it is zero or negative
+     */
+    public RedisBulkhead.Builder maxHoldTime(Duration maxHoldTime) {
+        this.maxHoldTime = Arguments.requirePositive(
+                Objects.requireNonNull(maxHoldTime, "maxHoldTime"), "maxHoldTime");
         return self();
     }
 
@@ -290,7 +310,7 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
         return new ClusterSettings(name, new ClusterLimits(maxConcurrency, maxQueue,
                 maxWait == null ? 0L : Arguments.boundedNanos(maxWait)), leaseDuration, heartbeatInterval,
                 pollInterval, commandTimeout, failureMode, rejectionHandler, listeners, redisListeners, ticker,
-                scheduler, executor, adaptiveLimit, releaseFlusher);
+                scheduler, executor, adaptiveLimit, releaseFlusher, maxHoldTime);
     }
 
     /**

@@ -40,6 +40,18 @@ public record LostPermit(String bulkheadName, String permitId, Duration heldFor,
          * or any lease of at least the heartbeat interval plus two and a quarter command timeouts; with a shorter
          * lease the notice may only come as it ends), so the server drops the permit soon (when the holder closes it, its release frees the slot at once if Redis still counts it).
          */
-        LEASE_NOT_RENEWED
+        LEASE_NOT_RENEWED,
+        /**
+         * The instance was closed ({@code close()} or {@code drain}) and the call still held the permit one lease
+         * after the drain's deadline: the instance released it in Redis and shut down, so that no permit outlives
+         * its bulkhead. The call keeps running; closing the permit later changes nothing.
+         */
+        BULKHEAD_CLOSED,
+        /**
+         * The permit was held longer than the builder's {@code maxHoldTime}: the instance released it in Redis at
+         * its first heartbeat tick after that time. The call keeps running (a bulkhead never interrupts it);
+         * closing the permit later changes nothing.
+         */
+        HELD_TOO_LONG
     }
 }

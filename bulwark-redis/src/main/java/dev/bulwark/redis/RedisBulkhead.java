@@ -204,7 +204,10 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
     /**
      * {@inheritDoc}
      *
-     * <p>The permit is held in Redis under a cluster-unique id and its lease is renewed until it is closed.
+     * <p>The permit is held in Redis under a cluster-unique id and its lease is renewed until it is closed. A
+     * permit that is never closed and becomes unreachable is released by the next heartbeat tick after the garbage
+     * collector finds it, and logged at {@code WARNING} with the bulkhead's name; one still held when this instance
+     * closes is ended one lease after the drain's deadline (see {@link #drain(Duration)}).
      *
      * @throws dev.bulwark.BulkheadRejectedException also with reason {@code CLOSED} once this instance is closed or
      *     draining
@@ -410,7 +413,11 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
      *
      * <p>Once nothing of this instance runs any more, it shuts down: the heartbeat stops and both connections close
      * (after pending releases had up to one command timeout to reach Redis). Calls still running at the deadline
-     * keep their leases renewed and their connections open until the last of them ends.
+     * keep their leases renewed and their connections open until the last of them ends, but for at most one lease
+     * duration past the latest drain's deadline: then each permit still held is released in Redis and reported to
+     * {@link RedisBulkheadListener#permitLost} with cause {@link LostPermit.Cause#BULKHEAD_CLOSED}, and the
+     * instance shuts down, so that no permit outlives its bulkhead (the calls keep running; a bulkhead never
+     * interrupts them).
      *
      * <p>Idempotent and thread-safe: a later drain refuses nothing more and waits again for what still runs.
      * It does not wait for running calls past the deadline ({@link Duration#ZERO} does not wait for them); once

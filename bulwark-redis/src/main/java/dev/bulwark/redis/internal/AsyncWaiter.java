@@ -47,7 +47,7 @@ abstract class AsyncWaiter extends RemoteWaiter implements WaiterFuture.Owner {
             return true;
         }
         int status = status();
-        return status == GRANTED || (status == UNAVAILABLE && bulkhead.failOpen);
+        return status == GRANTED || (status == UNAVAILABLE && bulkhead.runsUnbacked(failure));
     }
 
     /** Runs the work this waiter was queued for, holding {@code permit}; every path must end by closing it. */

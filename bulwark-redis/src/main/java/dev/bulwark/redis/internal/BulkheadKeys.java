@@ -6,10 +6,12 @@ package dev.bulwark.redis.internal;
  */
 final class BulkheadKeys {
 
+    private final String bulkheadName;
     private final String[] all;
     private final String channel;
 
     BulkheadKeys(String bulkheadName) {
+        this.bulkheadName = bulkheadName;
         String prefix = "bulwark:{" + bulkheadName + "}:";
         this.all = new String[] {prefix + "holders", prefix + "queue", prefix + "waiters", prefix + "config",
                 prefix + "tickets", prefix + "extra"};
@@ -19,6 +21,11 @@ final class BulkheadKeys {
     /** Holders, queue, waiters, config, tickets, extra: the {@code KEYS} of every script. Shared: never modify it. */
     String[] all() {
         return all;
+    }
+
+    /** The bulkhead's name, for messages. */
+    String bulkheadName() {
+        return bulkheadName;
     }
 
     String channel() {

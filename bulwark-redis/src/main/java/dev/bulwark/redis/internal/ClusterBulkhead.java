@@ -176,7 +176,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
             return Optional.empty();
         } catch (ExecutionException failure) {
             orphans.add(id, ticker.read() + leaseNanos);
-            if (failOpen) {
+            if (runsUnbacked(failure.getCause())) {
                 return Optional.of(unbackedPermit(failure.getCause(), priority)); // counted above
             }
             runningEnded();
@@ -190,7 +190,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
         RemotePermit permit = new RemotePermit(this, id, weight, ticker.read(), startedAt);
         holdPermit(permit);
         events.admitted(0, priority);
-        return Optional.of(permit);
+        return Optional.of(handOut(permit));
     }
 
     /**
@@ -346,7 +346,7 @@ public final class ClusterBulkhead extends ClusterProtocol {
             case RemoteWaiter.GRANTED:
                 if (!gaveUp) {
                     events.admitted(waiter.grantedOnArrival ? 0 : waited, waiter.priority);
-                    return waiter.permit;
+                    return handOut(waiter.permit);
                 }
                 // Granted at the same instant the caller gave up: pass the slot on instead of running for nobody,
                 // and end as a cancellation.
@@ -360,14 +360,14 @@ public final class ClusterBulkhead extends ClusterProtocol {
             case RemoteWaiter.TIMED_OUT:
                 throw reject(rejection(Rejection.Reason.WAIT_TIMEOUT, waited, waiter.priority), null);
             case RemoteWaiter.UNAVAILABLE:
-                if (failOpen && gaveUp) {
+                if (runsUnbacked(waiter.failure) && gaveUp) {
                     // As a grant to a caller who gave up: nothing runs for nobody; counted out, ends cancelled.
                     runningEnded();
                     events.cancelled(waited, waiter.priority);
                     throw interrupted ? Outcomes.interruptedWhileQueued(name)
                             : Outcomes.cancelledWhileQueued(name, waiter.signal);
                 }
-                if (failOpen) {
+                if (runsUnbacked(waiter.failure)) {
                     return unbackedPermit(waiter.failure, waiter.priority); // counted when decided
                 }
                 throw reject(rejection(Rejection.Reason.UNAVAILABLE, waited, waiter.priority), waiter.failure);

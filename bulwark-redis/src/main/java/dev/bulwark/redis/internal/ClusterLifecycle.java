@@ -2,6 +2,7 @@ package dev.bulwark.redis.internal;
 
 import dev.bulwark.DrainResult;
 import dev.bulwark.Rejection;
+import dev.bulwark.redis.RedisBulkheadException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -53,6 +54,9 @@ final class ClusterLifecycle {
     /**
      * Reads (and, when absent, initializes) the cluster-wide limits as the instance starts, retrying for up to one
      * command timeout: a cluster client rejects the first commands to a node whose connection is still being opened.
+     *
+     * @throws RedisBulkheadException when Redis holds a limit that is not a whole number in range (its cause, an
+     *     {@link IllegalStateException}, names the field)
      */
     void readLimitsOnStart(long timeoutNanos) {
         long deadline = System.nanoTime() + timeoutNanos;
@@ -64,6 +68,11 @@ final class ClusterLifecycle {
                 Thread.currentThread().interrupt();
                 return;
             } catch (ExecutionException unavailable) {
+                if (CorruptConfigException.isCause(unavailable.getCause())) {
+                    // Not an outage to wait out: every call would be refused, so the instance is not built.
+                    throw new RedisBulkheadException(engine.name, "read the cluster-wide limits",
+                            unavailable.getCause());
+                }
                 if (System.nanoTime() - deadline >= 0) {
                     LOGGER.log(System.Logger.Level.WARNING, "Bulkhead '" + engine.name + "': could not read the "
                             + "cluster-wide limits yet; using the configured ones until Redis answers",
@@ -81,6 +90,7 @@ final class ClusterLifecycle {
      */
     DrainResult drain(long deadlineNanos) {
         int refused = 0;
+        extendRenewals(deadlineNanos);
         if (closing.compareAndSet(false, true)) {
             // Counted as running while it refuses: the last refusal must not let the instance shut down (closing
             // the connections) before the releases of the refused places below are on the connection.
@@ -109,6 +119,18 @@ final class ClusterLifecycle {
             shutdown();
         }
         return new DrainResult(engine.name, refused, engine.running.get(), ClusterEvents.duration(waited));
+    }
+
+    /**
+     * Lets the lease keeper renew what still runs until this drain's deadline plus one lease (the latest of every
+     * drain's), never longer: then it ends those permits (see {@link LeaseKeeper}). Written before {@code closed}
+     * is set by the first drain, so the keeper never reads a closed instance with no bound yet.
+     */
+    private synchronized void extendRenewals(long deadlineNanos) {
+        long until = engine.ticker.read() + Math.min(deadlineNanos, Long.MAX_VALUE / 4) + engine.leaseNanos;
+        if (!closing.get() || until - engine.renewUntil > 0) {
+            engine.renewUntil = until;
+        }
     }
 
     /** Refuses every waiter of this instance with {@code CLOSED}; returns how many this call refused. */

@@ -7,8 +7,11 @@ import dev.bulwark.Ticker;
 import dev.bulwark.redis.FailureMode;
 import dev.bulwark.redis.LostPermit;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,7 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p><b>Waiting.</b> A call the script queued is a {@link RemoteWaiter} registered under its id <em>before</em> the
  * acquire is sent, because the grant travels on the pub/sub connection and may overtake the acquire's own reply. A
  * release anywhere in the cluster hands the slot to the head of the queue inside the script and publishes the
- * id; {@link GrantSubscriber} finds the waiter and decides it {@code GRANTED}. The {@link LeaseKeeper}'s poll asks
+ * id; {@link GrantSubscriber} finds the waiter, asks Redis to confirm ({@link #confirmGrants}: a message is a hint,
+ * never a grant) and decides it {@code GRANTED}. The {@link LeaseKeeper}'s poll asks
  * Redis about every waiter at the poll interval, which catches a wake-up lost while the pub/sub connection was
  * down. A sync waiter parks its own thread; an async waiter holds no thread at all.
  *
@@ -78,6 +82,17 @@ abstract class ClusterProtocol {
     final ScriptRunner scripts;
     final ConcurrentHashMap<String, RemoteWaiter> waiters = new ConcurrentHashMap<>();
     final ConcurrentHashMap<String, RemotePermit> permits = new ConcurrentHashMap<>();
+    /** Where the garbage collector puts the trackers of handles collected without a close ({@link #reapLeaked}). */
+    private final ReferenceQueue<PermitHandle> leaked = new ReferenceQueue<>();
+    /** Keeps the trackers of open handed-out permits reachable, lost ones included, until closed or reaped. */
+    private final Set<PermitHandle.Tracker> trackers = ConcurrentHashMap.newKeySet();
+    /**
+     * Once closed: the ticker reading after which this instance renews nothing it holds and ends what still runs
+     * ({@link #endPermit}, cause {@code BULKHEAD_CLOSED}): the latest drain's deadline plus one lease. Written by
+     * drains (under the lifecycle's lock), read by the lease keeper's tick.
+     */
+    volatile long renewUntil;
+    private static final System.Logger LOGGER = System.getLogger("dev.bulwark.redis.RedisBulkhead");
     /** The slots of the permits in {@link #permits}: this instance's share of the cluster's slots in use. */
     final AtomicInteger heldSlots = new AtomicInteger();
     /** The acquire script's priority argument per ordinal, made once. */
@@ -109,6 +124,8 @@ abstract class ClusterProtocol {
     final AtomicInteger acquiresInFlight = new AtomicInteger();
     /** Whether a waiter that Redis cannot decide runs without a permit ({@code FAIL_OPEN}) instead of refused. */
     final boolean failOpen;
+    /** How long a permit may be held before the lease keeper ends it ({@link #endPermit}); 0 for no bound. */
+    final long maxHoldNanos;
     /** Completed once this instance is closed, waits for nothing and runs nothing: what drains wait for. */
     final CompletableFuture<Void> idle = new CompletableFuture<>();
 
@@ -121,6 +138,7 @@ abstract class ClusterProtocol {
         this.leaseMillis = Long.toString(Math.max(1, settings.lease().toMillis()));
         this.limits = settings.initialLimits();
         this.failOpen = settings.failureMode() == FailureMode.FAIL_OPEN;
+        this.maxHoldNanos = settings.maxHoldTime() == null ? 0 : settings.maxHoldTime().toNanos();
         this.keys = new BulkheadKeys(name);
         this.scripts = new ScriptRunner(commands, keys, () -> limits, settings.scheduler(),
                 releaseFlusher, this::releasesSettled,
@@ -244,6 +262,39 @@ abstract class ClusterProtocol {
     }
 
     /**
+     * Asks Redis whether the waiters named in a grant message hold their slots, and grants only those it lists as
+     * holders. The channel is not the script's alone: any client with the right to {@code PUBLISH} could name a
+     * waiter (its id is readable in the queue key), and a message taken for a grant would run a call past the
+     * cluster-wide limit. So a message is only a hint, answered by one {@code renew} of just these ids, which
+     * Redis runs after the script that published it (it reads the same keys): a real grant is confirmed (1), a
+     * forged one finds the call still waiting (2) and changes nothing, an evicted waiter's tombstone (3) refuses
+     * it as the eviction notice would have. Anything else, and a renewal that fails, is left to the next poll,
+     * which asks again; its {@code renew} extends the leases it names, which only helps their owners. Costs a
+     * granted waiter one round trip before it runs.
+     */
+    void confirmGrants(List<RemoteWaiter> hinted) {
+        String[] arguments = new String[1 + hinted.size()];
+        arguments[0] = leaseMillis;
+        for (int i = 0; i < hinted.size(); i++) {
+            arguments[1 + i] = hinted.get(i).id;
+        }
+        scripts.run(LuaScripts.RENEW, arguments).whenComplete((reply, failure) -> {
+            if (failure != null) {
+                return; // the poll asks again, and refuses the waiters if Redis stays silent
+            }
+            refreshLimits(reply, 0);
+            for (int i = 0; i < hinted.size(); i++) {
+                long outcome = Replies.longAt(reply, 3 + i);
+                if (outcome == 1) {
+                    grant(hinted.get(i), false);
+                } else if (outcome == 3) {
+                    refusedByRedis(hinted.get(i), Rejection.Reason.EVICTED, 0);
+                }
+            }
+        });
+    }
+
+    /**
      * Gives up on a waiter (cancellation, interruption, maximum wait) if its fate is still open.
      *
      * @return whether this call decided the fate
@@ -321,6 +372,11 @@ abstract class ClusterProtocol {
         if (!permit.setFlag(RemotePermit.CLOSED)) {
             return;
         }
+        PermitHandle.Tracker tracker = permit.tracker;
+        if (tracker != null) {
+            trackers.remove(tracker);
+            tracker.clear(); // closed: nothing left for the reaper to do
+        }
         dropPermit(permit);
         if (reportRelease) {
             reportReleased(permit.acquiredAt);
@@ -342,6 +398,57 @@ abstract class ClusterProtocol {
                 permitLost(permit, LostPermit.Cause.UNKNOWN_TO_REDIS, true);
             }
         }
+    }
+
+    /**
+     * The handle a caller gets for a permit held in Redis, tracked so that a handle collected without a close
+     * releases its permit ({@link #reapLeaked}) rather than keep it renewed for the life of the process.
+     */
+    final Permit handOut(RemotePermit permit) {
+        PermitHandle handle = new PermitHandle(permit, leaked);
+        trackers.add(permit.tracker);
+        return handle;
+    }
+
+    /**
+     * Releases every permit whose handle the garbage collector found unreachable while the permit was still open
+     * (its caller never closed it), and logs each at {@code WARNING} with the bulkhead's name. Called by the lease
+     * keeper's tick; a permit already lost is closed the same way, so its call stops counting as running and a
+     * drain is not kept waiting for it.
+     */
+    final void reapLeaked() {
+        for (Reference<? extends PermitHandle> collected; (collected = leaked.poll()) != null; ) {
+            PermitHandle.Tracker tracker = (PermitHandle.Tracker) collected;
+            trackers.remove(tracker);
+            RemotePermit permit = tracker.permit;
+            if ((permit.flags() & RemotePermit.CLOSED) == 0) {
+                LOGGER.log(System.Logger.Level.WARNING, "Bulkhead '" + name + "': permit " + permit.id
+                        + " was never closed and is no longer reachable after "
+                        + ClusterEvents.duration(ticker.read() - permit.acquiredAt).toMillis()
+                        + " ms; releasing it. Close every permit (try-with-resources)");
+                closePermit(permit, false);
+            }
+        }
+    }
+
+    /**
+     * Ends a permit its caller still holds (the bulkhead closed past its grace, or the permit was held longer
+     * than allowed): releases it in Redis now and tells the holder through {@code permitLost} with {@code cause}.
+     * The holder's later close changes nothing (this call set {@link RemotePermit#CLOSED}), and the call stops
+     * counting as running, so the instance can shut down.
+     */
+    final void endPermit(RemotePermit permit, LostPermit.Cause cause) {
+        if (!permit.setFlag(RemotePermit.CLOSED)) {
+            return;
+        }
+        PermitHandle.Tracker tracker = permit.tracker;
+        if (tracker != null) {
+            trackers.remove(tracker);
+            tracker.clear();
+        }
+        permitLost(permit, cause, true);
+        scripts.release(permit);
+        runningEnded();
     }
 
     /** Registers a permit held in Redis, unless one with its id is registered already. */
@@ -411,10 +518,21 @@ abstract class ClusterProtocol {
      * it ({@link #unbackedPermit}) is counted out when closed.
      */
     private void removeUnavailable(RemoteWaiter waiter) {
-        if (failOpen) {
+        if (runsUnbacked(waiter.failure)) {
             running.incrementAndGet();
         }
         removeWaiter(waiter);
+    }
+
+    /**
+     * Whether a call that Redis could not decide because of {@code failure} runs without a permit: only when failing
+     * open, and never for a corrupt config in Redis ({@link CorruptConfigException}), which is no outage but a wrong
+     * limit on every instance: admitting on it would break the cluster-wide limit, so such a call is refused
+     * {@code UNAVAILABLE} with the field named in its cause. Every path that decides on a failure asks this, with
+     * the failure that decided, so counting a call as running and running it always agree.
+     */
+    final boolean runsUnbacked(Throwable failure) {
+        return failOpen && !CorruptConfigException.isCause(failure);
     }
 
     /**

@@ -32,12 +32,14 @@ import java.util.function.Consumer;
  * @param releaseFlusher where the releases that no script carried are flushed, or {@code null} (always, outside
  *     the module's tests) for the command connection's own I/O event loop (see {@link ReleaseFlusher}); the tests
  *     that count exactly what rides on what give an executor they hold
+ * @param maxHoldTime how long a permit may be held before this instance ends it, or {@code null} for no bound
  */
 public record ClusterSettings(String name, ClusterLimits initialLimits, Duration lease, Duration heartbeatInterval,
                        Duration pollInterval, Duration commandTimeout, FailureMode failureMode,
                        Consumer<? super Rejection> rejectionHandler, List<BulkheadListener> listeners,
                        List<RedisBulkheadListener> redisListeners, Ticker ticker, Scheduler scheduler,
-                       Executor executor, AdaptiveLimit adaptiveLimit, Executor releaseFlusher) {
+                       Executor executor, AdaptiveLimit adaptiveLimit, Executor releaseFlusher,
+                       Duration maxHoldTime) {
 
     /**
      * Copies the listener lists.
@@ -45,5 +47,16 @@ public record ClusterSettings(String name, ClusterLimits initialLimits, Duration
     public ClusterSettings {
         listeners = List.copyOf(listeners);
         redisListeners = List.copyOf(redisListeners);
+    }
+
+    /** The settings without a maximum hold time. */
+    public ClusterSettings(String name, ClusterLimits initialLimits, Duration lease, Duration heartbeatInterval,
+                           Duration pollInterval, Duration commandTimeout, FailureMode failureMode,
+                           Consumer<? super Rejection> rejectionHandler, List<BulkheadListener> listeners,
+                           List<RedisBulkheadListener> redisListeners, Ticker ticker, Scheduler scheduler,
+                           Executor executor, AdaptiveLimit adaptiveLimit, Executor releaseFlusher) {
+        this(name, initialLimits, lease, heartbeatInterval, pollInterval, commandTimeout, failureMode,
+                rejectionHandler, listeners, redisListeners, ticker, scheduler, executor, adaptiveLimit, releaseFlusher,
+                null);
     }
 }

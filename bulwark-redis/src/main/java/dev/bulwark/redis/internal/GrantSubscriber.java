@@ -5,13 +5,15 @@ import dev.bulwark.redis.RedisBulkheadException;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Listens on the bulkhead's grant channel. A message lists ids that some instance's script just granted (decided
- * {@code GRANTED} here), refused because their weight exceeds a lowered limit ({@code !limit:id}) or evicted by a
+ * Listens on the bulkhead's grant channel. A message lists ids that some instance's script just granted (asked of
+ * Redis, and decided {@code GRANTED} here once it confirms: see {@link ClusterProtocol#confirmGrants}), refused because their weight exceeds a lowered limit ({@code !limit:id}) or evicted by a
  * newcomer of a higher priority (prefix {@code ~}); only this instance's waiters are decided, on the pub/sub I/O
  * thread (which only flips states and hands work on). When the subscription is (re)established, for example after a reconnect during which
  * messages may have been missed, the lease keeper polls at once.
@@ -47,6 +49,7 @@ final class GrantSubscriber extends RedisPubSubAdapter<String, String> {
         if (!channel.equals(messageChannel)) {
             return;
         }
+        List<RemoteWaiter> hinted = null;
         int start = 0;
         int length = message.length();
         while (start < length) {
@@ -71,10 +74,18 @@ final class GrantSubscriber extends RedisPubSubAdapter<String, String> {
             } else {
                 RemoteWaiter waiter = bulkhead.waiters.get(message.substring(start, end));
                 if (waiter != null) {
-                    bulkhead.grant(waiter, false);
+                    if (hinted == null) {
+                        hinted = new ArrayList<>(2);
+                    }
+                    hinted.add(waiter);
                 }
             }
             start = end + 1;
+        }
+        if (hinted != null) {
+            // Anyone who may PUBLISH on the channel could name a waiter: the message is a hint to ask Redis, and
+            // only the script's answer grants (one round trip, with the waiters of this message only).
+            bulkhead.confirmGrants(hinted);
         }
     }
 

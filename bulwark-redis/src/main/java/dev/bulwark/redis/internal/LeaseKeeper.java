@@ -142,6 +142,9 @@ final class LeaseKeeper {
         }
         try {
             long now = bulkhead.ticker.read();
+            bulkhead.reapLeaked();
+            endAfterClose(now);
+            endHeldTooLong(now);
             giveUpOverdue(now);
             boolean heartbeat = now - lastHeartbeatAt >= heartbeatNanos;
             boolean poll = pollRequested || now - lastPollAt >= pollNanos;
@@ -183,6 +186,36 @@ final class LeaseKeeper {
             running.set(false);
             if (reschedule) {
                 schedule(tickNanos);
+            }
+        }
+    }
+
+    /**
+     * Once closed, renews nothing past {@link ClusterProtocol#renewUntil}: every permit still held then is ended
+     * (released in Redis, its holder told), so a held permit never keeps a closed instance, its heartbeat and its
+     * slots alive for longer than the drain's deadline plus one lease.
+     */
+    private void endAfterClose(long now) {
+        if (!bulkhead.closed || now - bulkhead.renewUntil < 0) {
+            return;
+        }
+        for (RemotePermit permit : bulkhead.permits.values()) {
+            bulkhead.endPermit(permit, LostPermit.Cause.BULKHEAD_CLOSED);
+        }
+    }
+
+    /**
+     * With a maximum hold time, ends every permit held for that long (released in Redis, its holder told with
+     * cause {@code HELD_TOO_LONG}), at the first tick after it: a hung call cannot keep a fleet-wide slot for good.
+     */
+    private void endHeldTooLong(long now) {
+        long maxHold = bulkhead.maxHoldNanos;
+        if (maxHold <= 0) {
+            return;
+        }
+        for (RemotePermit permit : bulkhead.permits.values()) {
+            if (now - permit.acquiredAt >= maxHold) {
+                bulkhead.endPermit(permit, LostPermit.Cause.HELD_TOO_LONG);
             }
         }
     }

@@ -41,12 +41,20 @@ final class LuaFastPaths {
      * holder is no waiter either (invariant 2): it is unknown (0) and nothing changes for it, as
      * {@code releaseAll} would decide. It leaves the general path {@code c}, the limits' {@code HMGET} reply, and
      * {@code fastTried}, whether it was tried (if not, the general path tries the same decision after releasing
-     * every carried id).
+     * every carried id). Limits that are not whole numbers in range (digits only: a corrupt config hash) are not
+     * tried here, so that only the general path's {@code limits()} decides on them, with an error naming the field
+     * (issue 38); the check is one concatenation and one character-class scan per acquire, not measured with
+     * callgrind yet.
      */
     static final String ACQUIRE = """
             local c = redis.call('HMGET', config, 'maxConcurrency', 'maxQueue', 'maxWaitNanos')
             local fastLimit = tonumber(c[1])
+            -- Only limits that are whole numbers in range (digits only: tonumber also reads '0x10', ' 5', '1.5');
+            -- anything else goes to the general path, whose limits() answers with an error naming the field.
             local fastTried = fastLimit and c[2] and c[3] and #ARGV <= 6
+                and not string.find(c[1] .. ':' .. c[2] .. ':' .. c[3], '[^%d:]') and fastLimit >= 1
+                and fastLimit <= 2147483647 and #c[2] > 0 and #c[2] <= 10 and tonumber(c[2]) <= 2147483647
+                and #c[3] > 0 and #c[3] <= 18
             -- One EXISTS for two keys: 0 means nobody queued and no weighted holder (extra absent is 0), 2 means
             -- someone queued; 1 means one of the two, and GET extra tells which (present: the queue is empty).
             local fastExtra = nil

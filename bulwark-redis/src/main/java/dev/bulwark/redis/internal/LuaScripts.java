@@ -28,7 +28,12 @@ import java.util.HexFormat;
  *       waiters. It costs nothing unless someone is evicted: no extra key for every script to carry.</li>
  *   <li>{@code bulwark:{N}:config} (hash): {@code maxConcurrency}, {@code maxQueue}, {@code maxWaitNanos}
  *       (0 for no bound) shared by every instance; with a self-tuning adaptive limit also {@code decider} and
- *       {@code deciderUntil} (server ms), the instance whose decisions alone apply until then.</li>
+ *       {@code deciderUntil} (server ms), the instance whose decisions alone apply until then. A limit that is
+ *       present but not a whole number in range (only a writer other than these scripts can make one) is never
+ *       read as a limit: a script that would admit, queue or grant answers with an error reply
+ *       {@code BULWARK_CONFIG <key> field <name> holds "<value>", ...} before it does (a release still frees
+ *       what it releases first: that only lowers the slots in use), and {@link #CONFIGURE} repairs the field it
+ *       sets.</li>
  *   <li>{@code bulwark:{N}:tickets} (string): the ticket counter ({@code INCR}).</li>
  *   <li>Channel {@code bulwark:{N}:granted}: each message lists, separated by spaces, the ids just granted, the
  *       ids refused because their weight exceeds a lowered limit (as {@code !limit:id}) and the ids evicted by a
@@ -136,11 +141,30 @@ public final class LuaScripts {
      * fast path).
      */
     private static final String HEAD = """
-            local function limits(c)
+            -- A field that is present but not a whole number in range (someone with write rights on Redis wrote
+            -- it) is an error reply naming it, never a limit: nothing is admitted or queued on a guess.
+            local function checked(c)
+              for i, field in ipairs({'maxConcurrency', 'maxQueue', 'maxWaitNanos'}) do
+                local v = c[i]
+                local n = #v <= 18 and not string.find(v, '%D') and tonumber(v)
+                if not n or (i == 1 and n < 1) or (i < 3 and n > 2147483647) then
+                  error({err = 'BULWARK_CONFIG ' .. config .. ' field ' .. field .. ' holds "' .. string.sub(v, 1, 40)
+                      .. '", not a whole number from ' .. (i == 1 and 1 or 0) .. ' to '
+                      .. (i < 3 and '2147483647' or '999999999999999999')})
+                end
+              end
+              return c
+            end
+
+            -- The limits, initialized from ARGV[1] when a field is missing; unchecked only for CONFIGURE's first
+            -- read, which may be about to repair a corrupt field.
+            local function limits(c, unchecked)
               c = c or redis.call('HMGET', config, 'maxConcurrency', 'maxQueue', 'maxWaitNanos')
               if not c[1] or not c[2] or not c[3] then
                 c = {string.match(ARGV[1], '^(%d+):(%d+):(%d+)$')}
                 redis.call('HSET', config, 'maxConcurrency', c[1], 'maxQueue', c[2], 'maxWaitNanos', c[3])
+              elseif not unchecked then
+                checked(c)
               end
               return tonumber(c[1]), tonumber(c[2]), c[3]
             end
@@ -416,14 +440,14 @@ public final class LuaScripts {
      *  claim: the claim alone (no compare, no value written), which is how a decider gives its claim back
      *  whatever limit Redis holds by then. */
     public static final LuaScripts.Script CONFIGURE = new Script("configure", CLOCK + HEAD + FULL + """
-            limits()
+            limits(nil, true)
             local applied = 1
             if ARGV[4] and ARGV[4] ~= '' and tonumber(redis.call('HGET', config, ARGV[2])) ~= tonumber(ARGV[4]) then
               applied = 0
             elseif ARGV[5] then
               -- One decider at a time: another instance's claim that has not run out wins over this decision.
               local claim = redis.call('HMGET', config, 'decider', 'deciderUntil')
-              if claim[1] and claim[1] ~= ARGV[5] and tonumber(claim[2]) > now then
+              if claim[1] and claim[1] ~= ARGV[5] and (tonumber(claim[2]) or 0) > now then
                 applied = 0
               else
                 redis.call('HSET', config, 'decider', ARGV[5], 'deciderUntil', now + tonumber(ARGV[6]))

@@ -33,6 +33,11 @@ final class RemotePermit implements Permit, OutcomeClassifier {
     final long acquiredAt;
     /** Ticker reading when the last request that renewed (or created) the lease was sent. */
     volatile long leaseRenewedAt;
+    /**
+     * Set once, before the permit's handle is published to the caller, when it gets one ({@link PermitHandle});
+     * {@code null} for a permit nobody outside holds.
+     */
+    volatile PermitHandle.Tracker tracker;
     private volatile int flags;
 
     RemotePermit(ClusterProtocol bulkhead, String id, int weight, long acquiredAt, long leaseRenewedAt) {

@@ -9,7 +9,8 @@ final class Replies {
     }
 
     static long longAt(List<Object> reply, int index) {
-        Object value = reply.get(index);
+        // A short reply is a script that answered something else than this version expects, not a lost connection.
+        Object value = index < reply.size() ? reply.get(index) : null;
         if (value instanceof Long number) {
             return number;
         }

@@ -147,7 +147,10 @@ final class ScriptRunner {
                 }
                 return;
             }
-            finish(value, cause);
+            // A corrupt config is not an unavailable Redis: named, so that no path fails open on it.
+            CorruptConfigException corrupt = cause == null ? null
+                    : CorruptConfigException.of(keys.bulkheadName(), cause);
+            finish(value, corrupt != null ? corrupt : cause);
         }
 
         private void finish(List<Object> value, Throwable cause) {

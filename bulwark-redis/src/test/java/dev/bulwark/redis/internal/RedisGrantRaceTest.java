@@ -87,7 +87,7 @@ class RedisGrantRaceTest {
         engine.removeWaiter(raced.waiter());
         raced.waiter().decided();
         Permit granted = raced.future().get(10, TimeUnit.SECONDS);
-        assertThat(granted).isSameAs(raced.permit());
+        assertThat(((PermitHandle) granted).permit()).isSameAs(raced.permit());
         granted.close();
         await().atMost(Duration.ofSeconds(10))
                 .untilAsserted(() -> assertThat(redis.holdersOnServer(engine.name())).isZero());
