@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;
 
@@ -27,6 +28,10 @@ public final class SheddingRoute {
     private final Duration retryAfter;
     private final String problemType;
     private final RoutePriority priority;
+    private final boolean includeCounts;
+    private final int maxKeyLength;
+    /** The whole key must match it; {@code null}: any key of at most {@link #maxKeyLength} characters. */
+    private final Pattern keyPattern;
     /** Nanoseconds the last request that had to queue waited before it was admitted; 0 while none has. */
     private volatile long lastQueueWaitNanos;
 
@@ -47,6 +52,34 @@ public final class SheddingRoute {
     public SheddingRoute(int index, PathPattern pattern, Set<String> methods, RouteLimiter limiter,
                          KeySource keySource, String defaultKey, int status, Duration retryAfter,
                          String problemType, RoutePriority priority) {
+        this(index, pattern, methods, limiter, keySource, defaultKey, status, retryAfter, problemType, priority,
+                true, DEFAULT_MAX_KEY_LENGTH, null);
+    }
+
+    /** The longest key a keyed route accepts unless configured otherwise. */
+    public static final int DEFAULT_MAX_KEY_LENGTH = 256;
+
+    /**
+     * Makes a route from checked settings, with the refusal body's and the key's rules.
+     *
+     * @param index the route's position in {@code bulwark.shedding.routes}
+     * @param pattern the parsed pattern
+     * @param methods the upper-case methods it applies to; empty for every method
+     * @param limiter the bulkhead
+     * @param keySource where the key comes from
+     * @param defaultKey the key of requests that carry none
+     * @param status the refusal status
+     * @param retryAfter a fixed Retry-After, or {@code null} to derive it
+     * @param problemType the problem body's {@code type}
+     * @param priority where a request's priority comes from ({@link RoutePriority#NONE}: always NORMAL)
+     * @param includeCounts whether a refusal's body carries the bulkhead's limits and counts
+     * @param maxKeyLength the longest key accepted, at least 1
+     * @param keyPattern a pattern the whole key must match, or {@code null} for any key
+     */
+    public SheddingRoute(int index, PathPattern pattern, Set<String> methods, RouteLimiter limiter,
+                         KeySource keySource, String defaultKey, int status, Duration retryAfter,
+                         String problemType, RoutePriority priority, boolean includeCounts, int maxKeyLength,
+                         Pattern keyPattern) {
         this.index = index;
         this.pattern = Objects.requireNonNull(pattern, "pattern");
         this.methods = Set.copyOf(methods);
@@ -57,6 +90,12 @@ public final class SheddingRoute {
         this.retryAfter = retryAfter;
         this.problemType = Objects.requireNonNull(problemType, "problemType");
         this.priority = Objects.requireNonNull(priority, "priority");
+        this.includeCounts = includeCounts;
+        if (maxKeyLength < 1) {
+            throw new IllegalArgumentException("maxKeyLength must be at least 1 but was " + maxKeyLength);
+        }
+        this.maxKeyLength = maxKeyLength;
+        this.keyPattern = keyPattern;
     }
 
     /**
@@ -91,6 +130,28 @@ public final class SheddingRoute {
             key = headerOrPrincipal;
         }
         return key == null || key.isBlank() ? defaultKey : key;
+    }
+
+    /**
+     * Says why a keyed route does not accept a key, or {@code null} when it does. A route without a key, and the
+     * route's default key, are always accepted. The client chooses the key, and each key is a partition whose name
+     * embeds it: an unchecked 8,000-character key made a partition of about 16 KB, so length is always bounded.
+     *
+     * @param key the request's key, from {@link #key}
+     * @return a sentence for the refusal's {@code detail} that does not repeat the key, or {@code null}
+     */
+    String keyProblem(String key) {
+        if (keySource instanceof KeySource.None || key.equals(defaultKey)) {
+            return null; // the default key is the operator's, not the client's: accepted whatever the rules
+        }
+        if (key.length() > maxKeyLength) {
+            return "The request's partition key is longer than the " + maxKeyLength + " characters this route "
+                    + "accepts.";
+        }
+        if (keyPattern != null && !keyPattern.matcher(key).matches()) {
+            return "The request's partition key is not one this route accepts.";
+        }
+        return null;
     }
 
     /** Records how long a request that had to queue waited before it was admitted. */
@@ -141,6 +202,15 @@ public final class SheddingRoute {
      */
     public RoutePriority priority() {
         return priority;
+    }
+
+    /**
+     * Returns whether a refusal's body carries the bulkhead's limits and counts.
+     *
+     * @return {@code bulwark.shedding.include-counts}
+     */
+    boolean includeCounts() {
+        return includeCounts;
     }
 
     int status() {
