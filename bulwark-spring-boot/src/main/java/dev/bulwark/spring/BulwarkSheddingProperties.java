@@ -118,7 +118,7 @@ public record BulwarkSheddingProperties(Boolean enabled, Integer order, String p
      *     refused with 400 and never makes a partition, whose name embeds the key
      * @param pattern a regular expression the whole key must match, such as {@code [A-Za-z0-9_-]+} (a charset)
      *     or {@code acme|globex} (an allow-list); a request whose key does not match is refused with 400
-     *     (default: any key up to {@code maxLength})
+     *     (default: any key up to {@code maxLength}); a {@link SheddingKeyValidator} bean checks keys further
      */
     public record Key(String header, String pathVariable, Boolean principal, String defaultKey,
                       String globalBulkhead, Integer maxPartitions, Duration idleTimeout, Integer maxLength,

@@ -34,17 +34,18 @@ final class SheddingRouteFactory {
     }
 
     static SheddingRoutes routes(BulwarkSheddingProperties shedding, BulwarkPolicies policies,
-                                 BulwarkProperties bulwark) {
+                                 BulwarkProperties bulwark, SheddingKeyValidator keyValidator) {
         List<SheddingRoute> routes = new ArrayList<>();
         for (int i = 0; i < shedding.routes().size(); i++) {
             routes.add(route(i, shedding.routes().get(i), shedding.problemType(), shedding.includeCounts(),
-                    policies, bulwark));
+                    keyValidator, policies, bulwark));
         }
         return new SheddingRoutes(routes, shedding.order());
     }
 
     private static SheddingRoute route(int index, BulwarkSheddingProperties.Route route, String problemType,
-                                       boolean includeCounts, BulwarkPolicies policies, BulwarkProperties bulwark) {
+                                       boolean includeCounts, SheddingKeyValidator keyValidator,
+                                       BulwarkPolicies policies, BulwarkProperties bulwark) {
         String prefix = "bulwark.shedding.routes[" + index + "].";
         if (route == null) {
             throw new IllegalStateException(prefix.substring(0, prefix.length() - 1) + " is empty");
@@ -82,7 +83,8 @@ final class SheddingRouteFactory {
             maxKeyLength = key.maxLength();
         }
         return new SheddingRoute(index, pattern, methods, limiter, source, defaultKey, status, retryAfter,
-                problemType, priority, includeCounts, maxKeyLength, keyPattern(prefix + "key.pattern", key));
+                problemType, priority, includeCounts, maxKeyLength, keyPattern(prefix + "key.pattern", key),
+                keyValidator == null ? null : keyValidator::accepts);
     }
 
     private static Pattern keyPattern(String property, BulwarkSheddingProperties.Key key) {

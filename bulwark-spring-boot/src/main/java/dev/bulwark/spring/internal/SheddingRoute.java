@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import java.util.regex.Pattern;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;
@@ -32,6 +33,8 @@ public final class SheddingRoute {
     private final int maxKeyLength;
     /** The whole key must match it; {@code null}: any key of at most {@link #maxKeyLength} characters. */
     private final Pattern keyPattern;
+    /** The application's check after length and pattern; {@code null}: none. */
+    private final BiPredicate<String, String> keyValidator;
     /** Nanoseconds the last request that had to queue waited before it was admitted; 0 while none has. */
     private volatile long lastQueueWaitNanos;
 
@@ -53,7 +56,7 @@ public final class SheddingRoute {
                          KeySource keySource, String defaultKey, int status, Duration retryAfter,
                          String problemType, RoutePriority priority) {
         this(index, pattern, methods, limiter, keySource, defaultKey, status, retryAfter, problemType, priority,
-                true, DEFAULT_MAX_KEY_LENGTH, null);
+                true, DEFAULT_MAX_KEY_LENGTH, null, null);
     }
 
     /** The longest key a keyed route accepts unless configured otherwise. */
@@ -75,11 +78,13 @@ public final class SheddingRoute {
      * @param includeCounts whether a refusal's body carries the bulkhead's limits and counts
      * @param maxKeyLength the longest key accepted, at least 1
      * @param keyPattern a pattern the whole key must match, or {@code null} for any key
+     * @param keyValidator the application's check of a key that passed length and pattern, given the bulkhead's
+     *     name and the key, or {@code null} for none
      */
     public SheddingRoute(int index, PathPattern pattern, Set<String> methods, RouteLimiter limiter,
                          KeySource keySource, String defaultKey, int status, Duration retryAfter,
                          String problemType, RoutePriority priority, boolean includeCounts, int maxKeyLength,
-                         Pattern keyPattern) {
+                         Pattern keyPattern, BiPredicate<String, String> keyValidator) {
         this.index = index;
         this.pattern = Objects.requireNonNull(pattern, "pattern");
         this.methods = Set.copyOf(methods);
@@ -96,6 +101,7 @@ public final class SheddingRoute {
         }
         this.maxKeyLength = maxKeyLength;
         this.keyPattern = keyPattern;
+        this.keyValidator = keyValidator;
     }
 
     /**
@@ -148,10 +154,23 @@ public final class SheddingRoute {
             return "The request's partition key is longer than the " + maxKeyLength + " characters this route "
                     + "accepts.";
         }
-        if (keyPattern != null && !keyPattern.matcher(key).matches()) {
+        if (keyPattern != null && !keyPattern.matcher(key).matches() || !validatorAccepts(key)) {
             return "The request's partition key is not one this route accepts.";
         }
         return null;
+    }
+
+    private boolean validatorAccepts(String key) {
+        if (keyValidator == null) {
+            return true;
+        }
+        try {
+            return keyValidator.test(limiter.name(), key);
+        } catch (RuntimeException failure) {
+            // Refused, as a key it said no to: a failing check must not let unchecked keys make partitions.
+            Log.LOGGER.log(System.Logger.Level.WARNING, "The SheddingKeyValidator threw; refusing the key", failure);
+            return false;
+        }
     }
 
     /** Records how long a request that had to queue waited before it was admitted. */
@@ -219,6 +238,11 @@ public final class SheddingRoute {
 
     String problemType() {
         return problemType;
+    }
+
+    /** Looked up when first needed: most applications never log from here. */
+    private static final class Log {
+        static final System.Logger LOGGER = System.getLogger(SheddingRoute.class.getName());
     }
 
     @Override

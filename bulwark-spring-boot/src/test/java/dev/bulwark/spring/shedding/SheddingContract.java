@@ -464,6 +464,25 @@ abstract class SheddingContract {
         }
     }
 
+    @Test
+    void anApplicationKeyValidatorRefusesKeysAfterLengthAndPattern() {
+        try (RunningApp app = start("test.refused-key-prefix=guest-", "bulwark.bulkheads.tenant.max-concurrency=1",
+                "bulwark.shedding.routes[0].pattern=/api/**", "bulwark.shedding.routes[0].bulkhead=tenant",
+                "bulwark.shedding.routes[0].key.header=X-Tenant")) {
+            for (String refused : List.of("guest-1", "boom")) {
+                HttpResponse<String> answer = answer(app.get("/api/now", "X-Tenant", refused));
+                assertThat(answer.statusCode()).as(refused).isEqualTo(400);
+                assertThat(answer.body()).contains("\"detail\":\"The request's partition key is not one this route "
+                        + "accepts.\"", "\"reason\":\"INVALID_KEY\"");
+                assertThat(partitions(app).partition(refused)).isEmpty();
+            }
+            assertThat(answer(app.get("/api/now", "X-Tenant", "member-1")).statusCode()).isEqualTo(200);
+            assertThat(answer(app.get("/api/now", "X-Tenant", "k".repeat(257))).body())
+                    .as("the length is checked before the application's validator")
+                    .contains("longer than the 256 characters");
+        }
+    }
+
     private static dev.bulwark.PartitionedBulkhead<String> partitions(RunningApp app) {
         return ((dev.bulwark.spring.internal.RouteLimiter.Partitioned) app
                 .bean(dev.bulwark.spring.internal.SheddingRoutes.class).routes().get(0).limiter()).partitions();
