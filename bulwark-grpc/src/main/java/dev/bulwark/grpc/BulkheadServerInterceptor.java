@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Inbound load shedding for a gRPC server: every call is admitted through a bulkhead before the service sees it, and
@@ -39,6 +40,12 @@ import java.util.function.Function;
  * method, on its first call; an empty answer leaves the method unlimited, health checks for example), and
  * {@link Builder#perKey(PartitionedBulkhead, Metadata.Key, String)} picks a partition per value of a request header
  * (per tenant, say).
+ *
+ * <p><b>Keys.</b> With {@code perKey} the client chooses the key, and each key is a partition whose name embeds it,
+ * so a call whose key is longer than {@link Builder#maxKeyLength(int)} (default {@value #DEFAULT_MAX_KEY_LENGTH})
+ * or fails {@link Builder#keyValidator(Predicate)} is closed at once with {@link Status.Code#INVALID_ARGUMENT} and
+ * the trailer {@value #REJECTION_REASON_HEADER} {@value #INVALID_KEY}, and makes no partition. The description
+ * names the header, not the value.
  *
  * <p><b>Admission.</b> A call with a free slot starts at once, on the transport's thread. A call that must wait is a
  * queue entry, not a thread: nothing blocks a transport thread, and the call is started by the thread that frees the
@@ -75,15 +82,23 @@ public final class BulkheadServerInterceptor implements ServerInterceptor {
     public static final Metadata.Key<String> REJECTION_REASON =
             Metadata.Key.of(REJECTION_REASON_HEADER, Metadata.ASCII_STRING_MARSHALLER);
 
+    /** The longest key {@code perKey} accepts unless {@link Builder#maxKeyLength(int)} says otherwise. */
+    public static final int DEFAULT_MAX_KEY_LENGTH = 256;
+    /** The {@value #REJECTION_REASON_HEADER} of a call refused for its key, not by a bulkhead. */
+    public static final String INVALID_KEY = "invalid_key";
+
     private static final System.Logger LOGGER = System.getLogger(BulkheadServerInterceptor.class.getName());
     private static final Duration DEFAULT_PUSHBACK_WITHOUT_WAIT = Duration.ofSeconds(1);
 
     private final BiFunction<MethodDescriptor<?, ?>, Metadata, Optional<Policy>> admission;
     private final Function<? super Rejection, Optional<Duration>> retryPushback;
     private final String description;
+    /** Why a call's key is not accepted, or {@code null}; absent ({@code null}) without {@code perKey}. */
+    private final Function<Metadata, String> keyProblem;
 
     private BulkheadServerInterceptor(Builder builder) {
         this.admission = builder.admission;
+        this.keyProblem = builder.keyProblem();
         this.retryPushback = builder.retryPushback;
         this.description = builder.description;
     }
@@ -135,6 +150,15 @@ public final class BulkheadServerInterceptor implements ServerInterceptor {
         Objects.requireNonNull(call, "call");
         Objects.requireNonNull(headers, "headers");
         Objects.requireNonNull(next, "next");
+        String problem = keyProblem == null ? null : keyProblem.apply(headers);
+        if (problem != null) {
+            // Refused before a partition is made: the client chose the key, and each key costs memory.
+            Metadata trailers = new Metadata();
+            trailers.put(REJECTION_REASON, INVALID_KEY);
+            call.close(Status.INVALID_ARGUMENT.withDescription(problem), trailers);
+            return new ServerCall.Listener<>() {
+            };
+        }
         Optional<Policy> policy = admission.apply(call.getMethodDescriptor(), headers);
         if (policy.isEmpty()) {
             return next.startCall(call, headers);
@@ -205,6 +229,11 @@ public final class BulkheadServerInterceptor implements ServerInterceptor {
         private String description;
         private Function<? super Rejection, Optional<Duration>> retryPushback =
                 BulkheadServerInterceptor::defaultRetryPushback;
+        /** The {@code perKey} header and the key of calls without it; {@code null} without {@code perKey}. */
+        private Metadata.Key<String> keyHeader;
+        private String keyWhenAbsent;
+        private int maxKeyLength = DEFAULT_MAX_KEY_LENGTH;
+        private Predicate<? super String> keyValidator;
 
         private Builder() {
         }
@@ -256,7 +285,70 @@ public final class BulkheadServerInterceptor implements ServerInterceptor {
                 return Optional.of(bulkhead.forKey(value == null ? keyWhenAbsent : value));
             };
             description = "per '" + key.name() + "' of " + bulkhead.name();
+            keyHeader = key;
+            this.keyWhenAbsent = keyWhenAbsent;
             return this;
+        }
+
+        /**
+         * Sets the longest key {@code perKey} accepts, in characters (default {@value #DEFAULT_MAX_KEY_LENGTH}). A
+         * call with a longer value in the key header is closed with {@code INVALID_ARGUMENT} and makes no partition:
+         * the partition's name embeds the key, so unbounded keys are unbounded memory.
+         *
+         * @param maxKeyLength the longest key, at least 1
+         * @return this builder
+         * @throws IllegalArgumentException when {@code maxKeyLength} is below 1
+         */
+        public Builder maxKeyLength(int maxKeyLength) {
+            if (maxKeyLength < 1) {
+                throw new IllegalArgumentException("maxKeyLength must be at least 1 but was " + maxKeyLength);
+            }
+            this.maxKeyLength = maxKeyLength;
+            return this;
+        }
+
+        /**
+         * Sets a check every {@code perKey} key must also pass, after the length check: a charset, an allow-list
+         * of known tenants. A call whose key fails it (or makes it throw) is closed with {@code INVALID_ARGUMENT}
+         * and makes no partition. The key of calls without the header ({@code keyWhenAbsent}) is not checked.
+         * Called on the transport's thread for every call: it must be quick and must not block.
+         *
+         * @param keyValidator {@code true} for a key the service accepts
+         * @return this builder
+         * @throws NullPointerException when {@code keyValidator} is {@code null}
+         */
+        public Builder keyValidator(Predicate<? super String> keyValidator) {
+            this.keyValidator = Objects.requireNonNull(keyValidator, "keyValidator");
+            return this;
+        }
+
+        /** The key check of {@code perKey}; never repeats the key, which is the client's text. */
+        private Function<Metadata, String> keyProblem() {
+            if (keyHeader == null) {
+                return null;
+            }
+            Metadata.Key<String> header = keyHeader;
+            String absent = keyWhenAbsent;
+            int longest = maxKeyLength;
+            Predicate<? super String> valid = keyValidator;
+            return headers -> {
+                String value = headers.get(header);
+                if (value == null || value.equals(absent)) {
+                    return null;
+                }
+                if (value.length() > longest) {
+                    return "the '" + header.name() + "' header is longer than the " + longest
+                            + " characters this service accepts";
+                }
+                boolean accepted;
+                try {
+                    accepted = valid == null || valid.test(value);
+                } catch (RuntimeException failure) {
+                    LOGGER.log(System.Logger.Level.WARNING, "The key validator threw; refusing the key", failure);
+                    accepted = false;
+                }
+                return accepted ? null : "the '" + header.name() + "' header is not a key this service accepts";
+            };
         }
 
         /**
@@ -285,11 +377,15 @@ public final class BulkheadServerInterceptor implements ServerInterceptor {
          * Builds the interceptor.
          *
          * @return a new interceptor
-         * @throws IllegalStateException when neither {@link #perMethod} nor {@link #perKey} was set
+         * @throws IllegalStateException when neither {@link #perMethod} nor {@link #perKey} was set, or
+         *     {@link #keyValidator} or {@link #maxKeyLength} was set without {@link #perKey}
          */
         public BulkheadServerInterceptor build() {
             if (admission == null) {
                 throw new IllegalStateException("no bulkhead chosen: set perMethod or perKey");
+            }
+            if (keyHeader == null && (keyValidator != null || maxKeyLength != DEFAULT_MAX_KEY_LENGTH)) {
+                throw new IllegalStateException("keyValidator and maxKeyLength apply only with perKey");
             }
             return new BulkheadServerInterceptor(this);
         }

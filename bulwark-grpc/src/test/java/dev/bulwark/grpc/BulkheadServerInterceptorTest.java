@@ -250,6 +250,67 @@ class BulkheadServerInterceptorTest {
         }
     }
 
+    /** Issue 38 finding 3: a client-chosen key is a partition whose name embeds it. */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aKeyTooLongOrRefusedByTheValidatorClosesTheCallInvalidArgumentAndMakesNoPartition(Transport transport)
+            throws Exception {
+        PartitionedBulkhead<String> tenants = PartitionedBulkhead.<String>builder().name("tenants")
+                .defaultConfig(Bulkhead.builder().maxConcurrency(1).config()).build();
+        BulkheadServerInterceptor interceptor = BulkheadServerInterceptor.builder()
+                .perKey(tenants, TENANT, "anonymous")
+                .keyValidator(key -> {
+                    if (key.equals("boom")) {
+                        throw new IllegalStateException("a validator that fails");
+                    }
+                    return !key.startsWith("bad");
+                }).build();
+        String longest = "k".repeat(BulkheadServerInterceptor.DEFAULT_MAX_KEY_LENGTH);
+        String tooLong = longest + "k";
+        try (Transport.Running running = transport.start(service, interceptor)) {
+            HoldService.Outcome long257 = HoldService.start(running.channel(), HoldService.ECHO, "long",
+                    CallOptions.DEFAULT, tenant(tooLong)).await();
+            HoldService.Outcome bad = HoldService.start(running.channel(), HoldService.ECHO, "bad",
+                    CallOptions.DEFAULT, tenant("bad<key>")).await();
+            HoldService.Outcome failing = HoldService.start(running.channel(), HoldService.ECHO, "boom",
+                    CallOptions.DEFAULT, tenant("boom")).await();
+            HoldService.Outcome long256 = HoldService.start(running.channel(), HoldService.ECHO, "longest",
+                    CallOptions.DEFAULT, tenant(longest)).await();
+            HoldService.Outcome anonymous = HoldService.start(running.channel(), HoldService.ECHO, "none").await();
+
+            assertThat(long257.status().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+            assertThat(long257.status().getDescription())
+                    .isEqualTo("the 'x-tenant' header is longer than the 256 characters this service accepts");
+            assertThat(long257.trailers().get(REJECTION_REASON)).isEqualTo("invalid_key");
+            for (HoldService.Outcome refused : List.of(bad, failing)) {
+                assertThat(refused.status().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+                assertThat(refused.status().getDescription())
+                        .isEqualTo("the 'x-tenant' header is not a key this service accepts");
+                assertThat(refused.trailers().get(REJECTION_REASON)).isEqualTo("invalid_key");
+            }
+            assertThat(long256.status().isOk()).isTrue();
+            assertThat(anonymous.status().isOk()).as("the key of calls without the header is not checked").isTrue();
+            assertThat(tenants.partitions()).containsOnlyKeys(longest, "anonymous");
+            assertThat(service.started).containsExactlyInAnyOrder("longest", "none");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aShorterMaximumKeyLengthIsKept(Transport transport) throws Exception {
+        PartitionedBulkhead<String> tenants = PartitionedBulkhead.<String>builder().name("tenants")
+                .defaultConfig(Bulkhead.builder().maxConcurrency(1).config()).build();
+        BulkheadServerInterceptor interceptor = BulkheadServerInterceptor.builder()
+                .perKey(tenants, TENANT, "anonymous").maxKeyLength(4).build();
+        try (Transport.Running running = transport.start(service, interceptor)) {
+            assertThat(HoldService.start(running.channel(), HoldService.ECHO, "five", CallOptions.DEFAULT,
+                    tenant("acme1")).await().status().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+            assertThat(HoldService.start(running.channel(), HoldService.ECHO, "four", CallOptions.DEFAULT,
+                    tenant("acme")).await().status().isOk()).isTrue();
+            assertThat(tenants.partitions()).containsOnlyKeys("acme");
+        }
+    }
+
     @Test
     void badConfigurationFailsAtOnceNamingTheProblem() {
         assertThatThrownBy(() -> BulkheadServerInterceptor.builder().build())
@@ -263,6 +324,14 @@ class BulkheadServerInterceptorTest {
                 .isInstanceOf(NullPointerException.class).hasMessage("pushback");
         assertThatThrownBy(() -> BulkheadServerInterceptor.builder().perKey(null, TENANT, ""))
                 .isInstanceOf(NullPointerException.class).hasMessage("bulkhead");
+        assertThatThrownBy(() -> BulkheadServerInterceptor.builder().perMethod(method -> Optional.empty())
+                .keyValidator(key -> true).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("keyValidator and maxKeyLength apply only with perKey");
+        assertThatThrownBy(() -> BulkheadServerInterceptor.builder().maxKeyLength(0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxKeyLength must be at least 1 but was 0");
+        assertThatThrownBy(() -> BulkheadServerInterceptor.builder().keyValidator(null))
+                .isInstanceOf(NullPointerException.class).hasMessage("keyValidator");
     }
 
     private static Metadata tenant(String tenant) {

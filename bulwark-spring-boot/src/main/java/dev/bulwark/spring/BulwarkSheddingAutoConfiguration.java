@@ -40,14 +40,16 @@ public final class BulwarkSheddingAutoConfiguration {
      * @param shedding the route declarations
      * @param policies the named policies, whose bulkheads the routes use
      * @param bulwark the policy declarations
+     * @param keyValidator the application's {@link SheddingKeyValidator} bean, if it has one
      * @return the routes
      * @throws IllegalStateException when a route is invalid; the message starts with the property
      */
     @Bean
     @ConditionalOnMissingBean
     public SheddingRoutes bulwarkSheddingRoutes(BulwarkSheddingProperties shedding, BulwarkPolicies policies,
-                                                BulwarkProperties bulwark) {
-        return SheddingRouteFactory.routes(shedding, policies, bulwark);
+                                                BulwarkProperties bulwark,
+                                                ObjectProvider<SheddingKeyValidator> keyValidator) {
+        return SheddingRouteFactory.routes(shedding, policies, bulwark, keyValidator.getIfAvailable());
     }
 
     /** The servlet filter, in servlet web applications. */

@@ -36,12 +36,16 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param order the filters' order among the application's filters (default 0: after Spring Security's
  *     filter chain at -100, so that a principal key sees the authenticated user)
  * @param problemType the {@code type} member of every refusal's problem body (default {@code about:blank})
+ * @param includeCounts whether a refusal's problem body carries the bulkhead's limits and counts ({@code limit},
+ *     {@code queueLimit}, {@code executing}, {@code queued}, and the numbers in {@code detail}); default
+ *     {@code true}, as documented since the filters exist. {@code false} keeps a client from learning the
+ *     service's load, a keyed route's partition count, or, with a global bulkhead, every tenant's combined load
  * @param servlet settings that only apply to the servlet (Spring MVC) filter
  * @param routes the routes, first match wins
  */
 @ConfigurationProperties("bulwark.shedding")
-public record BulwarkSheddingProperties(Boolean enabled, Integer order, String problemType, Servlet servlet,
-                                        List<Route> routes) {
+public record BulwarkSheddingProperties(Boolean enabled, Integer order, String problemType, Boolean includeCounts,
+                                        Servlet servlet, List<Route> routes) {
 
     /** The {@code type} of a refusal's problem body when none is configured. */
     public static final String DEFAULT_PROBLEM_TYPE = "about:blank";
@@ -51,6 +55,7 @@ public record BulwarkSheddingProperties(Boolean enabled, Integer order, String p
         enabled = enabled == null ? Boolean.TRUE : enabled;
         order = order == null ? 0 : order;
         problemType = problemType == null || problemType.isBlank() ? DEFAULT_PROBLEM_TYPE : problemType;
+        includeCounts = includeCounts == null ? Boolean.TRUE : includeCounts;
         servlet = servlet == null ? new Servlet(null) : servlet;
         routes = routes == null ? List.of() : List.copyOf(routes);
     }
@@ -109,8 +114,14 @@ public record BulwarkSheddingProperties(Boolean enabled, Integer order, String p
      *     that evicts an idle partition, and is refused with {@code PARTITION_LIMIT} only when the partitions looked
      *     at are all in use
      * @param idleTimeout how long a partition with no request in it is kept (default 1 minute)
+     * @param maxLength the longest key accepted, in characters (default 256); a request with a longer key is
+     *     refused with 400 and never makes a partition, whose name embeds the key
+     * @param pattern a regular expression the whole key must match, such as {@code [A-Za-z0-9_-]+} (a charset)
+     *     or {@code acme|globex} (an allow-list); a request whose key does not match is refused with 400
+     *     (default: any key up to {@code maxLength}); a {@link SheddingKeyValidator} bean checks keys further
      */
     public record Key(String header, String pathVariable, Boolean principal, String defaultKey,
-                      String globalBulkhead, Integer maxPartitions, Duration idleTimeout) {
+                      String globalBulkhead, Integer maxPartitions, Duration idleTimeout, Integer maxLength,
+                      String pattern) {
     }
 }

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
@@ -33,15 +34,17 @@ final class SheddingRouteFactory {
     }
 
     static SheddingRoutes routes(BulwarkSheddingProperties shedding, BulwarkPolicies policies,
-                                 BulwarkProperties bulwark) {
+                                 BulwarkProperties bulwark, SheddingKeyValidator keyValidator) {
         List<SheddingRoute> routes = new ArrayList<>();
         for (int i = 0; i < shedding.routes().size(); i++) {
-            routes.add(route(i, shedding.routes().get(i), shedding.problemType(), policies, bulwark));
+            routes.add(route(i, shedding.routes().get(i), shedding.problemType(), shedding.includeCounts(),
+                    keyValidator, policies, bulwark));
         }
         return new SheddingRoutes(routes, shedding.order());
     }
 
     private static SheddingRoute route(int index, BulwarkSheddingProperties.Route route, String problemType,
+                                       boolean includeCounts, SheddingKeyValidator keyValidator,
                                        BulwarkPolicies policies, BulwarkProperties bulwark) {
         String prefix = "bulwark.shedding.routes[" + index + "].";
         if (route == null) {
@@ -71,8 +74,29 @@ final class SheddingRouteFactory {
                 : partitioned(prefix, name, key, policies, bulwark);
         String defaultKey = key == null || key.defaultKey() == null || key.defaultKey().isBlank() ? "-"
                 : key.defaultKey();
+        int maxKeyLength = SheddingRoute.DEFAULT_MAX_KEY_LENGTH;
+        if (key != null && key.maxLength() != null) {
+            if (key.maxLength() < 1) {
+                throw new IllegalStateException(prefix + "key.max-length must be at least 1 but was "
+                        + key.maxLength());
+            }
+            maxKeyLength = key.maxLength();
+        }
         return new SheddingRoute(index, pattern, methods, limiter, source, defaultKey, status, retryAfter,
-                problemType, priority);
+                problemType, priority, includeCounts, maxKeyLength, keyPattern(prefix + "key.pattern", key),
+                keyValidator == null ? null : keyValidator::accepts);
+    }
+
+    private static Pattern keyPattern(String property, BulwarkSheddingProperties.Key key) {
+        if (key == null || key.pattern() == null) {
+            return null;
+        }
+        try {
+            return Pattern.compile(key.pattern());
+        } catch (PatternSyntaxException invalid) {
+            throw new IllegalStateException(property + " '" + key.pattern() + "' is not a valid regular expression: "
+                    + invalid.getDescription(), invalid);
+        }
     }
 
     private static RoutePriority priority(String prefix, BulwarkSheddingProperties.Route route, boolean keyed) {
@@ -155,7 +179,7 @@ final class SheddingRouteFactory {
         }
         if (sources.isEmpty()) {
             if (key.globalBulkhead() != null || key.maxPartitions() != null || key.idleTimeout() != null
-                    || key.defaultKey() != null) {
+                    || key.defaultKey() != null || key.maxLength() != null || key.pattern() != null) {
                 throw new IllegalStateException(property + " needs one of header, path-variable or principal");
             }
             return new KeySource.None();

@@ -33,7 +33,7 @@ final class ScenarioOptions {
                         "Forms: 2000/s, 120000/m, 5/ms."})
         Rate rate;
 
-        @Option(names = "--clients", order = 21, paramLabel = "N", converter = Converters.PositiveInteger.class,
+        @Option(names = "--clients", order = 21, paramLabel = "N", converter = Converters.Population.class,
                 description = "Closed-loop arrivals instead: N clients that each make one call at a time and "
                         + "think (--think-time) between calls, as a worker pool does.")
         Integer clients;

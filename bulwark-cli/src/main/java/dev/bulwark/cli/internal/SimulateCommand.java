@@ -110,7 +110,7 @@ final class SimulateCommand implements Callable<Integer> {
                     + "never drops calls, so without a threshold only --timeout would ever cut the limit).")
     Duration latencyThreshold;
 
-    @Option(names = "--tenants", order = 100, paramLabel = "N", converter = Converters.PositiveInteger.class,
+    @Option(names = "--tenants", order = 100, paramLabel = "N", converter = Converters.Population.class,
             description = "Per-key run: N tenants t0..t(N-1), each with its own partition (--limit, --queue, "
                     + "--max-wait) of a PartitionedBulkhead under --global-limit, with fair shares; each tenant "
                     + "makes Poisson calls at --rate. Runs in virtual time against a downstream that is a pure "

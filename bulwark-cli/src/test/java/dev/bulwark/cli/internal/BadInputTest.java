@@ -74,6 +74,8 @@ class BadInputTest {
         "simulate --service-time fixed:0ms | --service-time: expected a service time of more than zero",
         "simulate --max-wait 2562048h    | --max-wait: expected a duration such as 20ms, 1.5s, 250us or 2m (more than zero), or none, got '2562048h' (too long)",
         "simulate --retry 101            | --retry: expected a whole number from 1 to 100, got '101'",
+        "simulate --tenants 100001 --duration 1ms | --tenants: expected a whole number from 1 to 100000, got '100001'",
+        "simulate --clients 100001 --virtual-time --duration 1ms | --clients: expected a whole number from 1 to 100000",
         "compare --duration 999ms        | --duration: compare needs at least 1s of virtual time per run",
         "sweep --limit 4,0               | --limit: expected a whole number of at least 1, got '0'",
         "sweep --queue 0,x               | --queue: expected a whole number of at least 0, got 'x'",
@@ -89,6 +91,18 @@ class BadInputTest {
         assertThat(outcome.err.lines()).hasSize(1);
         assertThat(outcome.err).contains(expected).contains("see 'bulwark")
                 .doesNotContain("Exception").doesNotContain("\tat ").doesNotContain("Usage:");
+        assertThat(outcome.out).isEmpty();
+    }
+
+    /** Issue 38 finding 7: a hundred million tenants or clients ran out of memory instead of answering. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"--tenants", "--clients"})
+    void aPopulationThatCannotFitInMemoryIsBadInputNamingTheMaximum(String option) {
+        Outcome outcome = run("simulate", option, "100000000", "--progress", "off");
+
+        assertThat(outcome.exitCode).isEqualTo(2);
+        assertThat(outcome.err.strip()).isEqualTo("bulwark simulate: " + option
+                + ": expected a whole number from 1 to 100000, got '100000000' (see 'bulwark simulate --help')");
         assertThat(outcome.out).isEmpty();
     }
 

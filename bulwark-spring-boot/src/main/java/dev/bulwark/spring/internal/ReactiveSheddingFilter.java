@@ -101,6 +101,12 @@ public final class ReactiveSheddingFilter implements WebFilter, Ordered {
     }
 
     private Mono<Void> admit(ServerWebExchange exchange, WebFilterChain chain, SheddingRoute route, String key) {
+        String keyProblem = route.keyProblem(key);
+        if (keyProblem != null) {
+            // Refused before it can make a partition: the client chose the key, and each key costs memory.
+            return writeRefusal(exchange, Refusal.invalidKey(route, keyProblem,
+                    exchange.getRequest().getPath().value()));
+        }
         return Mono.defer(() -> {
             Admission admission = new Admission();
             RoutePriority priorities = route.priority();
@@ -133,6 +139,7 @@ public final class ReactiveSheddingFilter implements WebFilter, Ordered {
         }
         response.setStatusCode(HttpStatusCode.valueOf(refusal.status()));
         response.getHeaders().set("Retry-After", refusal.retryAfterHeader());
+        response.getHeaders().set(Refusal.CONTENT_TYPE_OPTIONS, Refusal.NOSNIFF);
         response.getHeaders().setContentType(MediaType.parseMediaType(Refusal.PROBLEM_JSON));
         response.getHeaders().setContentLength(refusal.body().length);
         return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(refusal.body())));

@@ -14,13 +14,25 @@ import org.springframework.http.HttpStatus;
  * {@code detail} and {@code instance} (the request path), and the extension members {@code bulkhead},
  * {@code reason} (a {@link Rejection.Reason} name), {@code priority} (the request's {@link dev.bulwark.Priority}
  * name; only on a route that declares a priority setting), {@code limit}, {@code queueLimit}, {@code executing},
- * {@code queued}, {@code waitedMillis} and {@code retryAfter}. Immutable and thread-safe.
+ * {@code queued} (these four, and the numbers in {@code detail}, only with {@code bulwark.shedding.include-counts}),
+ * {@code waitedMillis} and {@code retryAfter}. A key the route does not accept is answered 400 by
+ * {@link #invalidKey}. Every string is escaped by {@link #member}, so a client's key in {@code bulkhead} or
+ * {@code instance} can neither break the JSON nor, with {@code <}, {@code >} and {@code &} written as
+ * <code>&#92;u003c</code> and so on, read as markup to a client that sniffs it as HTML. Immutable and thread-safe.
  *
  * @param status the HTTP status
  * @param retryAfterSeconds the {@code Retry-After} value
  * @param body the problem document, UTF-8
  */
 public record Refusal(int status, long retryAfterSeconds, byte[] body) {
+
+    /**
+     * The header every refusal carries, with the value {@value #NOSNIFF}: a browser must take the body for the
+     * problem JSON it is, never sniff it as HTML (the body carries the client's own key and path).
+     */
+    public static final String CONTENT_TYPE_OPTIONS = "X-Content-Type-Options";
+    /** The value of {@link #CONTENT_TYPE_OPTIONS}. */
+    public static final String NOSNIFF = "nosniff";
 
     /** The media type of the body. */
     public static final String PROBLEM_JSON = "application/problem+json";
@@ -42,26 +54,55 @@ public record Refusal(int status, long retryAfterSeconds, byte[] body) {
     public static Refusal of(SheddingRoute route, String key, Rejection rejection, String instance) {
         int status = route.status();
         long retryAfter = route.retryAfterSeconds(key);
+        boolean counts = route.includeCounts();
+        StringBuilder json = start(route, status, counts ? detail(rejection) : detailWithoutCounts(rejection),
+                instance);
+        member(json, "bulkhead", rejection.bulkheadName()).append(',');
+        member(json, "reason", rejection.reason().name()).append(',');
+        if (route.priority().declared()) {
+            member(json, "priority", rejection.priority().name()).append(',');
+        }
+        if (counts) {
+            json.append("\"limit\":").append(rejection.maxConcurrency()).append(',');
+            json.append("\"queueLimit\":").append(rejection.maxQueue()).append(',');
+            json.append("\"executing\":").append(rejection.executingCount()).append(',');
+            json.append("\"queued\":").append(rejection.queuedCount()).append(',');
+        }
+        json.append("\"waitedMillis\":").append(rejection.waited().toMillis()).append(',');
+        json.append("\"retryAfter\":").append(retryAfter).append('}');
+        return new Refusal(status, retryAfter, json.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Makes the answer to a request whose key the route does not accept: {@code 400 Bad Request} with a problem
+     * body whose {@code reason} is {@value #INVALID_KEY} and which does not repeat the key. No {@code Retry-After}
+     * value matters (the same request fails again), so it is 1 second, as the header is always sent.
+     *
+     * @param route the route whose key rules refused it
+     * @param problem why, from {@link SheddingRoute#keyProblem}
+     * @param instance the request's path, for the {@code instance} member
+     * @return the answer
+     */
+    public static Refusal invalidKey(SheddingRoute route, String problem, String instance) {
+        StringBuilder json = start(route, 400, problem, instance);
+        member(json, "reason", INVALID_KEY).append('}');
+        return new Refusal(400, 1, json.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The {@code reason} of a request refused because of its key, not by a bulkhead. */
+    public static final String INVALID_KEY = "INVALID_KEY";
+
+    /** The standard members, up to and including the comma after {@code instance}. */
+    private static StringBuilder start(SheddingRoute route, int status, String detail, String instance) {
         HttpStatus known = HttpStatus.resolve(status);
         String title = known == null ? "Request refused" : known.getReasonPhrase();
         StringBuilder json = new StringBuilder(384).append('{');
         member(json, "type", route.problemType()).append(',');
         member(json, "title", title).append(',');
         json.append("\"status\":").append(status).append(',');
-        member(json, "detail", detail(rejection)).append(',');
+        member(json, "detail", detail).append(',');
         member(json, "instance", instance).append(',');
-        member(json, "bulkhead", rejection.bulkheadName()).append(',');
-        member(json, "reason", rejection.reason().name()).append(',');
-        if (route.priority().declared()) {
-            member(json, "priority", rejection.priority().name()).append(',');
-        }
-        json.append("\"limit\":").append(rejection.maxConcurrency()).append(',');
-        json.append("\"queueLimit\":").append(rejection.maxQueue()).append(',');
-        json.append("\"executing\":").append(rejection.executingCount()).append(',');
-        json.append("\"queued\":").append(rejection.queuedCount()).append(',');
-        json.append("\"waitedMillis\":").append(rejection.waited().toMillis()).append(',');
-        json.append("\"retryAfter\":").append(retryAfter).append('}');
-        return new Refusal(status, retryAfter, json.toString().getBytes(StandardCharsets.UTF_8));
+        return json;
     }
 
     /**
@@ -91,7 +132,26 @@ public record Refusal(int status, long retryAfterSeconds, byte[] body) {
         };
     }
 
-    private static StringBuilder member(StringBuilder json, String name, String value) {
+    /** {@link #detail} without the limits and counts, for {@code include-counts: false}. */
+    static String detailWithoutCounts(Rejection rejection) {
+        String name = rejection.bulkheadName();
+        return switch (rejection.reason()) {
+            case QUEUE_FULL -> "Bulkhead '" + name + "' is at its limit of concurrent requests and its queue is full.";
+            case PARTITION_LIMIT -> "Bulkhead '" + name + "' already holds as many partitions as it may, so none "
+                    + "could be made for this request's key.";
+            case WEIGHT_EXCEEDS_LIMIT -> "Bulkhead '" + name + "' lowered its limit below what this request needs.";
+            default -> detail(rejection); // the others carry no count: only this request's own wait
+        };
+    }
+
+    /**
+     * Appends {@code "name":"value"} with the value escaped for JSON (RFC 8259) and for a reader that sniffs the
+     * body as HTML: quote, backslash and every control character (C0, DEL and C1), and also {@code <}, {@code >},
+     * {@code &} and the line separators U+2028 and U+2029 (which end a line in a script), all as
+     * <code>&#92;uXXXX</code>. The module does not depend on a JSON library (an application need not have
+     * Jackson), hence the hand-written escape.
+     */
+    static StringBuilder member(StringBuilder json, String name, String value) {
         json.append('"').append(name).append("\":\"");
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
@@ -102,7 +162,8 @@ public record Refusal(int status, long retryAfterSeconds, byte[] body) {
                 case '\r' -> json.append("\\r");
                 case '\t' -> json.append("\\t");
                 default -> {
-                    if (c < 0x20) {
+                    if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == '<' || c == '>' || c == '&'
+                            || c == 0x2028 || c == 0x2029) {
                         json.append(String.format("\\u%04x", (int) c));
                     } else {
                         json.append(c);

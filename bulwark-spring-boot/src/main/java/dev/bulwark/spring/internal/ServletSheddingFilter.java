@@ -97,7 +97,14 @@ public final class ServletSheddingFilter extends OncePerRequestFilter implements
         }
         SheddingRoute route = match.route();
         RoutePriority priorities = route.priority();
-        ServletAdmission admission = new ServletAdmission(route, route.key(match.variables(), keyValue(route, request)),
+        String key = route.key(match.variables(), keyValue(route, request));
+        String keyProblem = route.keyProblem(key);
+        if (keyProblem != null) {
+            // Refused before it can make a partition: the client chose the key, and each key costs memory.
+            writeRefusal(response, Refusal.invalidKey(route, keyProblem, request.getRequestURI()));
+            return;
+        }
+        ServletAdmission admission = new ServletAdmission(route, key,
                 priorities.of(priorities.header() == null ? null : request.getHeader(priorities.header())),
                 request.getRequestURI());
         request.setAttribute(ADMISSION, admission);
@@ -192,6 +199,7 @@ public final class ServletSheddingFilter extends OncePerRequestFilter implements
         response.resetBuffer();
         response.setStatus(refusal.status());
         response.setHeader("Retry-After", refusal.retryAfterHeader());
+        response.setHeader(Refusal.CONTENT_TYPE_OPTIONS, Refusal.NOSNIFF);
         response.setContentType(Refusal.PROBLEM_JSON);
         response.setContentLength(refusal.body().length);
         response.getOutputStream().write(refusal.body());

@@ -5,6 +5,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiPredicate;
+import java.util.regex.Pattern;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;
 
@@ -27,6 +29,12 @@ public final class SheddingRoute {
     private final Duration retryAfter;
     private final String problemType;
     private final RoutePriority priority;
+    private final boolean includeCounts;
+    private final int maxKeyLength;
+    /** The whole key must match it; {@code null}: any key of at most {@link #maxKeyLength} characters. */
+    private final Pattern keyPattern;
+    /** The application's check after length and pattern; {@code null}: none. */
+    private final BiPredicate<String, String> keyValidator;
     /** Nanoseconds the last request that had to queue waited before it was admitted; 0 while none has. */
     private volatile long lastQueueWaitNanos;
 
@@ -47,6 +55,36 @@ public final class SheddingRoute {
     public SheddingRoute(int index, PathPattern pattern, Set<String> methods, RouteLimiter limiter,
                          KeySource keySource, String defaultKey, int status, Duration retryAfter,
                          String problemType, RoutePriority priority) {
+        this(index, pattern, methods, limiter, keySource, defaultKey, status, retryAfter, problemType, priority,
+                true, DEFAULT_MAX_KEY_LENGTH, null, null);
+    }
+
+    /** The longest key a keyed route accepts unless configured otherwise. */
+    public static final int DEFAULT_MAX_KEY_LENGTH = 256;
+
+    /**
+     * Makes a route from checked settings, with the refusal body's and the key's rules.
+     *
+     * @param index the route's position in {@code bulwark.shedding.routes}
+     * @param pattern the parsed pattern
+     * @param methods the upper-case methods it applies to; empty for every method
+     * @param limiter the bulkhead
+     * @param keySource where the key comes from
+     * @param defaultKey the key of requests that carry none
+     * @param status the refusal status
+     * @param retryAfter a fixed Retry-After, or {@code null} to derive it
+     * @param problemType the problem body's {@code type}
+     * @param priority where a request's priority comes from ({@link RoutePriority#NONE}: always NORMAL)
+     * @param includeCounts whether a refusal's body carries the bulkhead's limits and counts
+     * @param maxKeyLength the longest key accepted, at least 1
+     * @param keyPattern a pattern the whole key must match, or {@code null} for any key
+     * @param keyValidator the application's check of a key that passed length and pattern, given the bulkhead's
+     *     name and the key, or {@code null} for none
+     */
+    public SheddingRoute(int index, PathPattern pattern, Set<String> methods, RouteLimiter limiter,
+                         KeySource keySource, String defaultKey, int status, Duration retryAfter,
+                         String problemType, RoutePriority priority, boolean includeCounts, int maxKeyLength,
+                         Pattern keyPattern, BiPredicate<String, String> keyValidator) {
         this.index = index;
         this.pattern = Objects.requireNonNull(pattern, "pattern");
         this.methods = Set.copyOf(methods);
@@ -57,6 +95,13 @@ public final class SheddingRoute {
         this.retryAfter = retryAfter;
         this.problemType = Objects.requireNonNull(problemType, "problemType");
         this.priority = Objects.requireNonNull(priority, "priority");
+        this.includeCounts = includeCounts;
+        if (maxKeyLength < 1) {
+            throw new IllegalArgumentException("maxKeyLength must be at least 1 but was " + maxKeyLength);
+        }
+        this.maxKeyLength = maxKeyLength;
+        this.keyPattern = keyPattern;
+        this.keyValidator = keyValidator;
     }
 
     /**
@@ -91,6 +136,41 @@ public final class SheddingRoute {
             key = headerOrPrincipal;
         }
         return key == null || key.isBlank() ? defaultKey : key;
+    }
+
+    /**
+     * Says why a keyed route does not accept a key, or {@code null} when it does. A route without a key, and the
+     * route's default key, are always accepted. The client chooses the key, and each key is a partition whose name
+     * embeds it: an unchecked 8,000-character key made a partition of about 16 KB, so length is always bounded.
+     *
+     * @param key the request's key, from {@link #key}
+     * @return a sentence for the refusal's {@code detail} that does not repeat the key, or {@code null}
+     */
+    String keyProblem(String key) {
+        if (keySource instanceof KeySource.None || key.equals(defaultKey)) {
+            return null; // the default key is the operator's, not the client's: accepted whatever the rules
+        }
+        if (key.length() > maxKeyLength) {
+            return "The request's partition key is longer than the " + maxKeyLength + " characters this route "
+                    + "accepts.";
+        }
+        if (keyPattern != null && !keyPattern.matcher(key).matches() || !validatorAccepts(key)) {
+            return "The request's partition key is not one this route accepts.";
+        }
+        return null;
+    }
+
+    private boolean validatorAccepts(String key) {
+        if (keyValidator == null) {
+            return true;
+        }
+        try {
+            return keyValidator.test(limiter.name(), key);
+        } catch (RuntimeException failure) {
+            // Refused, as a key it said no to: a failing check must not let unchecked keys make partitions.
+            Log.LOGGER.log(System.Logger.Level.WARNING, "The SheddingKeyValidator threw; refusing the key", failure);
+            return false;
+        }
     }
 
     /** Records how long a request that had to queue waited before it was admitted. */
@@ -143,12 +223,26 @@ public final class SheddingRoute {
         return priority;
     }
 
+    /**
+     * Returns whether a refusal's body carries the bulkhead's limits and counts.
+     *
+     * @return {@code bulwark.shedding.include-counts}
+     */
+    boolean includeCounts() {
+        return includeCounts;
+    }
+
     int status() {
         return status;
     }
 
     String problemType() {
         return problemType;
+    }
+
+    /** Looked up when first needed: most applications never log from here. */
+    private static final class Log {
+        static final System.Logger LOGGER = System.getLogger(SheddingRoute.class.getName());
     }
 
     @Override

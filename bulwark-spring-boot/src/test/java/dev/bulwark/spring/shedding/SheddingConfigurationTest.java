@@ -104,6 +104,20 @@ class SheddingConfigurationTest {
     }
 
     @Test
+    void badKeyRulesFailTheStartupNamingTheProperty() {
+        failure("bulwark.shedding.routes[0].pattern=/api/**", "bulwark.shedding.routes[0].bulkhead=api",
+                "bulwark.shedding.routes[0].key.header=X-Tenant", "bulwark.shedding.routes[0].key.max-length=0")
+                .hasMessage("bulwark.shedding.routes[0].key.max-length must be at least 1 but was 0");
+        failure("bulwark.shedding.routes[0].pattern=/api/**", "bulwark.shedding.routes[0].bulkhead=api",
+                "bulwark.shedding.routes[0].key.header=X-Tenant", "bulwark.shedding.routes[0].key.pattern=[a-")
+                .hasMessageStartingWith("bulwark.shedding.routes[0].key.pattern '[a-' is not a valid regular "
+                        + "expression: ");
+        failure("bulwark.shedding.routes[0].pattern=/api/**", "bulwark.shedding.routes[0].bulkhead=api",
+                "bulwark.shedding.routes[0].key.max-length=8")
+                .hasMessage("bulwark.shedding.routes[0].key needs one of header, path-variable or principal");
+    }
+
+    @Test
     void anUnknownDefaultPriorityOrAPriorityOnAKeyedRouteFailsTheStartupNamingTheProperty() {
         failure("bulwark.shedding.routes[0].pattern=/api/**", "bulwark.shedding.routes[0].bulkhead=api",
                 "bulwark.shedding.routes[0].priority-header=X-Priority",

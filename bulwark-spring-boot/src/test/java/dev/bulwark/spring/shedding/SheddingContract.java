@@ -3,6 +3,8 @@ package dev.bulwark.spring.shedding;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.testing.CountingListener;
 import java.net.Socket;
@@ -355,5 +357,134 @@ abstract class SheddingContract {
             assertThat(app.gate().entered()).isEqualTo(limit + queue);
             assertThat(api.executingCount()).isZero();
         }
+    }
+    // Issue 38 finding 7: the client's key comes back in a refusal's body.
+
+    @Test
+    void aRefusalEscapesTheClientsKeyAndTellsBrowsersNotToSniffIt() throws Exception {
+        String key = "<b onclick=\"x\">\\&</b>";
+        try (RunningApp app = start("bulwark.bulkheads.tenant.max-concurrency=1",
+                "bulwark.shedding.routes[0].pattern=/tenants/**", "bulwark.shedding.routes[0].bulkhead=tenant",
+                "bulwark.shedding.routes[0].key.header=X-Tenant")) {
+            CompletableFuture<HttpResponse<String>> holder = app.get("/tenants/x/hold/1", "X-Tenant", key);
+            await().until(() -> app.gate().entered() == 1);
+
+            HttpResponse<String> refused = answer(app.get("/tenants/x/hold/2", "X-Tenant", key));
+            assertThat(refused.statusCode()).isEqualTo(503);
+            assertThat(refused.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
+            assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
+            assertThat(refused.body()).as("no markup character comes back as itself")
+                    .doesNotContain("<", ">", "&")
+                    .contains("\"bulkhead\":\"tenant[\\u003cb onclick=\\\"x\\\"\\u003e\\\\\\u0026\\u003c/b\\u003e]\"");
+            JsonNode body = new ObjectMapper().readTree(refused.body());
+            assertThat(body.get("bulkhead").asText()).as("a JSON parser reads the key back exactly")
+                    .isEqualTo("tenant[" + key + "]");
+            assertThat(body.get("detail").asText()).contains("'tenant[" + key + "]'");
+
+            app.gate().release("1");
+            assertThat(answer(holder).statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void withoutCountsAPartitionLimitBodyTellsNothingOfTheLoad() throws Exception {
+        try (RunningApp app = start("bulwark.bulkheads.tenant.max-concurrency=3",
+                "bulwark.bulkheads.all.max-concurrency=5", "bulwark.shedding.include-counts=false",
+                "bulwark.shedding.routes[0].pattern=/tenants/**", "bulwark.shedding.routes[0].bulkhead=tenant",
+                "bulwark.shedding.routes[0].key.header=X-Tenant", "bulwark.shedding.routes[0].key.max-partitions=1",
+                "bulwark.shedding.routes[0].key.global-bulkhead=all")) {
+            CompletableFuture<HttpResponse<String>> a = app.get("/tenants/x/hold/a", "X-Tenant", "A");
+            await().until(() -> app.gate().entered() == 1);
+
+            HttpResponse<String> b = answer(app.get("/tenants/x/hold/b", "X-Tenant", "B"));
+            assertThat(b.statusCode()).isEqualTo(503);
+            assertThat(b.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
+            assertThat(b.headers().firstValue("Retry-After")).hasValue("1");
+            assertThat(b.body()).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Service Unavailable\","
+                    + "\"status\":503,\"detail\":\"Bulkhead 'tenant' already holds as many partitions as it may, so "
+                    + "none could be made for this request's key.\",\"instance\":\"/tenants/x/hold/b\","
+                    + "\"bulkhead\":\"tenant\",\"reason\":\"PARTITION_LIMIT\",\"waitedMillis\":0,\"retryAfter\":1}");
+
+            CompletableFuture<HttpResponse<String>> a2 = app.get("/tenants/x/hold/a2", "X-Tenant", "A");
+            CompletableFuture<HttpResponse<String>> a3 = app.get("/tenants/x/hold/a3", "X-Tenant", "A");
+            await().until(() -> app.gate().entered() == 3);
+            HttpResponse<String> a4 = answer(app.get("/tenants/x/hold/a4", "X-Tenant", "A"));
+            assertThat(a4.body()).as("a full partition: no limit, no count, not even in the detail")
+                    .contains("\"detail\":\"Bulkhead 'tenant[A]' is at its limit of concurrent requests and its "
+                            + "queue is full.\"", "\"reason\":\"QUEUE_FULL\"")
+                    .doesNotContain("\"limit\"", "\"queueLimit\"", "\"executing\"", "\"queued\"");
+
+            app.gate().releaseAll();
+            assertThat(Stream.of(a, a2, a3).map(SheddingContract::answer).map(HttpResponse::statusCode))
+                    .containsOnly(200);
+        }
+    }
+
+    // Issue 38 finding 3: a client-chosen key is a partition whose name embeds it.
+
+    @Test
+    void aKeyLongerThanTheMaximumIsRefused400AndMakesNoPartition() {
+        String longest = "k".repeat(256);
+        String tooLong = "k".repeat(257);
+        try (RunningApp app = start("bulwark.bulkheads.tenant.max-concurrency=1",
+                "bulwark.shedding.routes[0].pattern=/api/**", "bulwark.shedding.routes[0].bulkhead=tenant",
+                "bulwark.shedding.routes[0].key.header=X-Tenant")) {
+            HttpResponse<String> refused = answer(app.get("/api/now", "X-Tenant", tooLong));
+            assertThat(refused.statusCode()).isEqualTo(400);
+            assertThat(refused.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
+            assertThat(refused.headers().firstValue("Content-Type")).hasValueSatisfying(
+                    type -> assertThat(type).startsWith("application/problem+json"));
+            assertThat(refused.body()).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Bad Request\","
+                    + "\"status\":400,\"detail\":\"The request's partition key is longer than the 256 characters "
+                    + "this route accepts.\",\"instance\":\"/api/now\",\"reason\":\"INVALID_KEY\"}");
+            assertThat(partitions(app).partition(tooLong)).as("no partition for the refused key").isEmpty();
+
+            HttpResponse<String> accepted = answer(app.get("/api/now", "X-Tenant", longest));
+            assertThat(accepted.statusCode()).isEqualTo(200);
+            assertThat(partitions(app).partition(longest)).isPresent();
+        }
+    }
+
+    @Test
+    void aKeyPatternIsAnAllowListButTheDefaultKeyIsAlwaysAccepted() {
+        try (RunningApp app = start("bulwark.bulkheads.tenant.max-concurrency=1",
+                "bulwark.shedding.routes[0].pattern=/api/**", "bulwark.shedding.routes[0].bulkhead=tenant",
+                "bulwark.shedding.routes[0].key.header=X-Tenant", "bulwark.shedding.routes[0].key.pattern=acme|globex",
+                "bulwark.shedding.routes[0].key.max-length=10")) {
+            HttpResponse<String> stranger = answer(app.get("/api/now", "X-Tenant", "initech"));
+            assertThat(stranger.statusCode()).isEqualTo(400);
+            assertThat(stranger.body()).contains("\"detail\":\"The request's partition key is not one this route "
+                    + "accepts.\"", "\"reason\":\"INVALID_KEY\"").doesNotContain("initech");
+            assertThat(answer(app.get("/api/now", "X-Tenant", "acmeacmeacme")).body())
+                    .contains("longer than the 10 characters");
+            assertThat(answer(app.get("/api/now", "X-Tenant", "acme")).statusCode()).isEqualTo(200);
+            assertThat(answer(app.get("/api/now")).statusCode()).as("no header: the default key '-'")
+                    .isEqualTo(200);
+            assertThat(partitions(app).partition("initech")).isEmpty();
+        }
+    }
+
+    @Test
+    void anApplicationKeyValidatorRefusesKeysAfterLengthAndPattern() {
+        try (RunningApp app = start("test.refused-key-prefix=guest-", "bulwark.bulkheads.tenant.max-concurrency=1",
+                "bulwark.shedding.routes[0].pattern=/api/**", "bulwark.shedding.routes[0].bulkhead=tenant",
+                "bulwark.shedding.routes[0].key.header=X-Tenant")) {
+            for (String refused : List.of("guest-1", "boom")) {
+                HttpResponse<String> answer = answer(app.get("/api/now", "X-Tenant", refused));
+                assertThat(answer.statusCode()).as(refused).isEqualTo(400);
+                assertThat(answer.body()).contains("\"detail\":\"The request's partition key is not one this route "
+                        + "accepts.\"", "\"reason\":\"INVALID_KEY\"");
+                assertThat(partitions(app).partition(refused)).isEmpty();
+            }
+            assertThat(answer(app.get("/api/now", "X-Tenant", "member-1")).statusCode()).isEqualTo(200);
+            assertThat(answer(app.get("/api/now", "X-Tenant", "k".repeat(257))).body())
+                    .as("the length is checked before the application's validator")
+                    .contains("longer than the 256 characters");
+        }
+    }
+
+    private static dev.bulwark.PartitionedBulkhead<String> partitions(RunningApp app) {
+        return ((dev.bulwark.spring.internal.RouteLimiter.Partitioned) app
+                .bean(dev.bulwark.spring.internal.SheddingRoutes.class).routes().get(0).limiter()).partitions();
     }
 }

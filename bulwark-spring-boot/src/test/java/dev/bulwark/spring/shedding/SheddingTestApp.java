@@ -1,5 +1,6 @@
 package dev.bulwark.spring.shedding;
 
+import dev.bulwark.spring.SheddingKeyValidator;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -8,9 +9,11 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.security.Principal;
 import java.util.List;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
+import org.springframework.core.env.Environment;
 import org.springframework.core.annotation.Order;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.server.WebFilter;
@@ -40,6 +43,19 @@ public class SheddingTestApp {
     @Bean
     Gate gate() {
         return new Gate();
+    }
+
+    /** The application's key check of the tests that set {@code test.refused-key-prefix}; "boom" makes it throw. */
+    @Bean
+    @ConditionalOnProperty("test.refused-key-prefix")
+    SheddingKeyValidator keyValidator(Environment environment) {
+        String refused = environment.getRequiredProperty("test.refused-key-prefix");
+        return (bulkhead, key) -> {
+            if (key.equals("boom")) {
+                throw new IllegalStateException("a validator that fails");
+            }
+            return bulkhead.equals("tenant") && !key.startsWith(refused);
+        };
     }
 
     /** Handlers that wait at the gate. */
