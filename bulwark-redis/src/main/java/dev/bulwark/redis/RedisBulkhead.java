@@ -154,8 +154,8 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
      * plus a topology refresh every second and on each of Lettuce's adaptive triggers (at most one per 500 ms), so
      * that after a failover the client finds the promoted replica within about a second (a dead primary answers no
      * {@code MOVED}). Use these rather than {@code ClusterClientOptions.builder(RedisBulkhead.clientOptions())},
-     * which (in Lettuce 7.7) does not copy the replay filter; to change them, build the options whole, as
-     * docs/cluster.md shows ({@code mutate()} loses the replay filter too).
+     * which (in Lettuce 7.7) does not copy the replay filter; to change them, start from these with
+     * {@code mutate()}, which keeps it (checked on Lettuce 7.7), as docs/cluster.md shows.
      *
      * @return the options
      */
