@@ -12,14 +12,15 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The child program of {@link FirstCallsTest}: a fresh JVM's first calls, timed, as issue 37 measured them. Its
- * argument names the one scenario this JVM runs first ({@code refusal}, {@code perKey}, {@code queued} or
- * {@code burst}), so that
+ * argument names the one scenario this JVM runs first ({@code refusal}, {@code perKey}, {@code interruptedBuild},
+ * {@code queued} or {@code burst}), so that
  * each meets a cold JVM. Prints one {@code name=value} line per figure (times in microseconds), for the first
  * round and then for a second, warm round in the same JVM:
  * <ul>
  *   <li>{@code build}: the first {@code build()} of the JVM, then a later one;</li>
  *   <li>{@code refusal}: a refusal for a full queue (limit 1, queue 0);</li>
  *   <li>{@code perKey.*}: a per-key bulkhead's first call, then its first refusal for the partition limit;</li>
+ *   <li>{@code interruptKept}, {@code refusalAfterInterruptedBuild}: the first build on an interrupted thread;</li>
  *   <li>{@code queued}: a call queued behind a permit that another thread releases 20 ms later (limit 1, queue 1,
  *       max wait 200 ms): it should return after about 20 ms;</li>
  *   <li>{@code burst.*}: 100 callers at once against 20 slots, a queue of 50 and a max wait of 200 ms, whose
@@ -59,6 +60,9 @@ public final class FirstCalls {
                 case "perKey":
                     perKey(round);
                     break;
+                case "interruptedBuild":
+                    interruptedBuild(round);
+                    break;
                 default:
                     burst(round);
             }
@@ -79,6 +83,21 @@ public final class FirstCalls {
             refusing.call(operation);
         } catch (BulkheadRejectedException expected) {
             print(round, "refusal", micros(started));
+        }
+    }
+
+    /** The first build on an interrupted thread: the flag is kept, and the rehearsal still ran (a fast refusal). */
+    private static void interruptedBuild(String round) {
+        ThrowingSupplier<Integer, RuntimeException> operation = () -> 1;
+        Thread.currentThread().interrupt();
+        Bulkhead refusing = Bulkhead.builder().name("interrupted-" + round).maxConcurrency(1).maxQueue(0).build();
+        print(round, "interruptKept", Thread.interrupted() ? 1 : 0);
+        refusing.tryAcquire().orElseThrow();
+        long started = System.nanoTime();
+        try {
+            refusing.call(operation);
+        } catch (BulkheadRejectedException expected) {
+            print(round, "refusalAfterInterruptedBuild", micros(started));
         }
     }
 

@@ -23,7 +23,7 @@ class FirstCallsTest {
         for (int round = 0; round < 3; round++) {
             StringBuilder outputs = new StringBuilder();
             Map<String, Long> figures = new HashMap<>();
-            for (String scenario : List.of("refusal", "perKey", "queued", "burst")) {
+            for (String scenario : List.of("refusal", "perKey", "interruptedBuild", "queued", "burst")) {
                 FreshJvm.Result run = FreshJvm.run(FirstCalls.class, Duration.ofSeconds(60), List.of(), scenario);
                 assertThat(run.exitCode()).as(run.output()).isZero();
                 outputs.append(run.output());
@@ -49,6 +49,9 @@ class FirstCallsTest {
                     .isCloseTo(figures.get("warm.burst.timedOut"), within(2L));
             // A refusal for a full queue is immediate: it waits for nothing.
             assertThat(figures.get("cold.refusal")).as(result).isLessThan(20_000);
+            // A first build on an interrupted thread keeps the flag and still rehearses.
+            assertThat(figures.get("cold.interruptKept")).as(result).isEqualTo(1);
+            assertThat(figures.get("cold.refusalAfterInterruptedBuild")).as(result).isLessThan(20_000);
             // A per-key bulkhead builds its first partition on the first call: no first-use cost there either.
             assertThat(figures.get("cold.perKey.firstCall")).as(result).isLessThan(20_000);
             assertThat(figures.get("cold.perKey.partitionLimit")).as(result).isLessThan(20_000);

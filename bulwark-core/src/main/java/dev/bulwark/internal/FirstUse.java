@@ -81,6 +81,8 @@ public final class FirstUse {
         }
         Thread current = Thread.currentThread();
         if (REHEARSER.compareAndSet(null, current)) {
+            // An interrupted builder would see its rehearsed waits end at once; the flag is its own, given back after.
+            boolean interrupted = Thread.interrupted();
             try {
                 if (!"false".equalsIgnoreCase(System.getProperty(SWITCH))) {
                     rehearse();
@@ -89,6 +91,9 @@ public final class FirstUse {
                 Log.LOGGER.log(System.Logger.Level.DEBUG, "Bulwark's first-use rehearsal failed; first calls pay it",
                         failure);
             } finally {
+                if (interrupted) {
+                    current.interrupt();
+                }
                 FlightRecorderEvents.prepare();
                 done = true;
                 REHEARSED.countDown();
