@@ -24,4 +24,23 @@ public record ClusterLimits(int maxConcurrency, int maxQueue, long maxWaitNanos)
     String asArgument() {
         return maxConcurrency + ":" + maxQueue + ":" + maxWaitNanos;
     }
+
+    /**
+     * Written out, not the record's generated one: every script compares the limits it last saw (see
+     * {@code ScriptRunner}), and the generated method links through {@code ObjectMethods}' bootstrap on its first
+     * use, on the caller's thread. That made the first admission of a fresh JVM load 83 classes and take 30 to
+     * 60 ms of CPU (40 to 360 ms on a loaded machine) where a warm one takes a round trip (issue 37,
+     * {@code RedisFirstCallsTest}).
+     */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof ClusterLimits limits && limits.maxConcurrency == maxConcurrency
+                && limits.maxQueue == maxQueue && limits.maxWaitNanos == maxWaitNanos;
+    }
+
+    /** Written out with {@link #equals(Object)}, for the same reason. */
+    @Override
+    public int hashCode() {
+        return (31 * maxConcurrency + maxQueue) * 31 + Long.hashCode(maxWaitNanos);
+    }
 }
