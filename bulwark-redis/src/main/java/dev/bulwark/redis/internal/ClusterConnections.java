@@ -93,6 +93,7 @@ public final class ClusterConnections {
      */
     public static ClusterBulkhead start(ClusterSettings settings, RedisClient client) {
         checkOptions(client.getOptions());
+        FirstUse.prepare();
         return start(settings, client::connect, connection -> connection.async(), client::connectPubSub);
     }
 
@@ -108,6 +109,7 @@ public final class ClusterConnections {
      */
     public static ClusterBulkhead start(ClusterSettings settings, RedisClusterClient client) {
         checkOptions(client.getOptions());
+        FirstUse.prepare();
         return start(settings, client::connect, connection -> connection.async(), client::connectPubSub);
     }
 
