@@ -5,6 +5,7 @@ import dev.bulwark.BulkheadConfig;
 import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Priority;
 import dev.bulwark.spring.internal.KeySource;
+import dev.bulwark.spring.internal.Refusal;
 import dev.bulwark.spring.internal.RouteLimiter;
 import dev.bulwark.spring.internal.RoutePriority;
 import dev.bulwark.spring.internal.SheddingRoute;
@@ -39,6 +40,10 @@ final class SheddingRouteFactory {
         for (int i = 0; i < shedding.routes().size(); i++) {
             routes.add(route(i, shedding.routes().get(i), shedding.problemType(), shedding.includeCounts(),
                     keyValidator, policies, bulwark));
+        }
+        if (!routes.isEmpty()) {
+            // At startup, not on the server thread of the first request shed (issue 37).
+            Refusal.rehearse(routes.get(0));
         }
         return new SheddingRoutes(routes, shedding.order());
     }

@@ -27,7 +27,7 @@ final class RunningApp implements AutoCloseable {
             .connectTimeout(Duration.ofSeconds(10)).build();
     private final List<Socket> sockets = new ArrayList<>();
 
-    private RunningApp(ConfigurableApplicationContext context) {
+    RunningApp(ConfigurableApplicationContext context) {
         this.context = context;
         this.port = Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
     }
