@@ -97,7 +97,8 @@ public interface Bulkhead extends Policy, AutoCloseable {
      * @throws NullPointerException when an argument is {@code null}
      */
     @Override
-    <T extends @Nullable Object, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal) throws X;
+    <T extends @Nullable Object, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation,
+            CancellationSignal signal) throws X;
 
     /**
      * Starts {@code operation} once a slot is free and holds the slot until the stage it returns completes.
@@ -114,7 +115,8 @@ public interface Bulkhead extends Policy, AutoCloseable {
      * @throws NullPointerException when an argument is {@code null}
      */
     @Override
-    <T extends @Nullable Object> CompletableFuture<T> callAsync(java.util.function.Supplier<? extends java.util.concurrent.CompletionStage<T>> operation,
+    <T extends @Nullable Object> CompletableFuture<T> callAsync(
+            java.util.function.Supplier<? extends java.util.concurrent.CompletionStage<T>> operation,
                                        CancellationSignal signal);
 
     /**
@@ -298,7 +300,8 @@ public interface Bulkhead extends Policy, AutoCloseable {
      * @throws NullPointerException when an argument is {@code null}
      */
     <T extends @Nullable Object> CompletableFuture<T> callAsync(
-            CallOptions options, java.util.function.Supplier<? extends java.util.concurrent.CompletionStage<T>> operation);
+            CallOptions options,
+            java.util.function.Supplier<? extends java.util.concurrent.CompletionStage<T>> operation);
 
     /**
      * Takes {@link CallOptions#weight()} slots, waiting at the options' priority by the rules of
@@ -381,7 +384,8 @@ public interface Bulkhead extends Policy, AutoCloseable {
     }
 
     /**
-     * Takes {@code permits} slots without blocking; shorthand for {@code acquireAsyncWith(CallOptions.weight(permits))}.
+     * Takes {@code permits} slots without blocking; shorthand for
+     * {@code acquireAsyncWith(CallOptions.weight(permits))}.
      *
      * @param permits how many slots, at least 1
      * @return a future for the permit

@@ -55,10 +55,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread-safe and lock-free (fair shares take a short lock, only while calls wait for a global slot), and calls
  * for different keys do not contend: partitions live in a {@link java.util.concurrent.ConcurrentHashMap} and a call
- * touches only its own partition (and the global bulkhead if there is one). Idle partitions are swept by the calls themselves (a sweep falls due every half idle timeout,
- * and a call for a new key that finds no place sweeps at once), so there is no background thread and a dropped
- * instance is collected. No lock is held while user code ({@code configFor}, a key's {@code hashCode} and
- * {@code equals}) runs.
+ * touches only its own partition (and the global bulkhead if there is one). Idle partitions are swept by the calls
+ * themselves (a sweep falls due every half idle timeout, and a call for a new key that finds no place evicts an idle
+ * partition, or sweeps with {@link Builder#evictIdleWhenFull(boolean) evictIdleWhenFull(false)}), so there is no
+ * background thread and a dropped instance is collected. No lock is held while user code ({@code configFor}, a
+ * key's {@code hashCode} and {@code equals}) runs.
  *
  * @param <K> the key type; keys must have proper {@code equals}/{@code hashCode}
  */

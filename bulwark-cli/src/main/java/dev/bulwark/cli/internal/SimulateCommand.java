@@ -60,12 +60,14 @@ final class SimulateCommand implements Callable<Integer> {
     @Mixin
     ScenarioOptions scenario;
 
-    @Option(names = "--limit", order = 50, paramLabel = "N", defaultValue = "32", converter = Converters.PositiveInteger.class,
+    @Option(names = "--limit", order = 50, paramLabel = "N", defaultValue = "32",
+            converter = Converters.PositiveInteger.class,
             description = "The bulkhead's maxConcurrency: calls let through to the downstream at once. "
                     + "Default: ${DEFAULT-VALUE}.")
     int limit;
 
-    @Option(names = "--queue", order = 51, paramLabel = "N", defaultValue = "64", converter = Converters.NonNegativeInteger.class,
+    @Option(names = "--queue", order = 51, paramLabel = "N", defaultValue = "64",
+            converter = Converters.NonNegativeInteger.class,
             description = "The bulkhead's maxQueue: calls that may wait for a slot (0: refuse at once when full). "
                     + "Default: ${DEFAULT-VALUE}.")
     int queue;
@@ -138,7 +140,8 @@ final class SimulateCommand implements Callable<Integer> {
                     + "default) instead of by fair shares, to compare.")
     boolean globalFifo;
     // Classes of calls (issue 16): priorities, weights and reserved headroom.
-    @Option(names = "--priority-mix", order = 59, paramLabel = "MIX", converter = MixConverters.PriorityMixConverter.class,
+    @Option(names = "--priority-mix", order = 59, paramLabel = "MIX",
+            converter = MixConverters.PriorityMixConverter.class,
             description = {"Give each call a priority drawn from this mix (seeded), made with CallOptions: the "
                     + "queue serves higher priorities first and a newcomer evicts a lower-priority waiter from a full "
                     + "queue. The report adds the outcomes per priority. Default: every call normal.",
@@ -152,7 +155,8 @@ final class SimulateCommand implements Callable<Integer> {
                     "Form: 1:70%%,2:20%%,4:10%% (no weight above --limit; shares add up to 100%%)."})
     Mix<Integer> weights;
 
-    @Option(names = "--reserve", order = 59, paramLabel = "PRIORITY:SLOTS", converter = MixConverters.ReserveConverter.class,
+    @Option(names = "--reserve", order = 59, paramLabel = "PRIORITY:SLOTS",
+            converter = MixConverters.ReserveConverter.class,
             description = "Reserved headroom (Bulkhead.Builder.reserve): slots only that priority or a higher one "
                     + "may take, such as critical:2,high:1; together below --limit. Default: none.")
     MixConverters.Reserves reserve;
@@ -244,7 +248,8 @@ final class SimulateCommand implements Callable<Integer> {
         Rate rate = scenario.openLoopRate();
         long seed = scenario.seedOrRandom();
         TenantSimulation.Result result = new TenantSimulation(new TenantSimulation.Settings(tenants, noisyFactor,
-                rate, scenario.serviceTime, limit, noisyLimit == null ? limit : noisyLimit, queue, maxWait, globalLimit, !globalFifo, duration, seed)).run();
+                rate, scenario.serviceTime, limit, noisyLimit == null ? limit : noisyLimit, queue, maxWait, globalLimit,
+                !globalFifo, duration, seed)).run();
         PrintWriter out = spec.commandLine().getOut();
         switch (scenario.format) {
             case JSON:
