@@ -1,13 +1,12 @@
 package dev.bulwark;
 
 import dev.bulwark.testing.FreshJvm;
+import dev.bulwark.testing.FreshJvmRace;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A fresh JVM's first calls, raced: the child program of {@link FirstUseRaceTest}. It builds one bulkhead (or
@@ -33,40 +32,8 @@ public final class FirstUseRace {
     public static void main(String[] args) throws Exception {
         FreshJvm.watchdog(Duration.ofSeconds(20));
         List<Runnable> entryPoints = args.length > 0 && args[0].equals("refusals") ? refusals() : everyEntryPoint();
-        CountDownLatch go = new CountDownLatch(1);
-        CountDownLatch finished = new CountDownLatch(entryPoints.size());
-        List<Throwable> failures = new ArrayList<>();
-        for (int i = 0; i < entryPoints.size(); i++) {
-            Runnable entryPoint = entryPoints.get(i);
-            Thread thread = new Thread(() -> {
-                try {
-                    go.await();
-                    entryPoint.run();
-                } catch (Throwable unexpected) {
-                    synchronized (failures) {
-                        failures.add(unexpected);
-                    }
-                } finally {
-                    finished.countDown();
-                }
-            }, "first-use-" + i);
-            thread.setDaemon(true);
-            thread.start();
-        }
-        go.countDown();
-        if (!finished.await(15, TimeUnit.SECONDS)) {
-            System.out.println("HUNG: " + finished.getCount() + " of " + entryPoints.size() + " callers stuck");
-            System.out.println(FreshJvm.threadDump());
-            System.out.flush();
-            Runtime.getRuntime().halt(FreshJvm.HUNG);
-        }
-        synchronized (failures) {
-            if (!failures.isEmpty()) {
-                failures.forEach(Throwable::printStackTrace);
-                System.exit(1);
-            }
-        }
-        System.out.println("OK");
+        FreshJvmRace.race(entryPoints, Duration.ofSeconds(15));
+        System.exit(0);
     }
 
     /** Two full bulkheads, one with an overflow handler and one without; four callers each. */

@@ -1,14 +1,8 @@
 package dev.bulwark;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import dev.bulwark.testing.FreshJvm;
+import dev.bulwark.testing.FreshJvmRace;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,22 +34,6 @@ class FirstUseRaceTest {
     }
 
     private static void assertEveryRoundEnds(int rounds, List<String> jvmOptions, String scenario) throws Exception {
-        ExecutorService twoAtATime = Executors.newFixedThreadPool(2);
-        try {
-            List<Future<FreshJvm.Result>> results = new ArrayList<>();
-            for (int i = 0; i < rounds; i++) {
-                results.add(twoAtATime.submit(() -> FreshJvm.run(FirstUseRace.class, CHILD_DEADLINE, jvmOptions,
-                        scenario)));
-            }
-            for (int i = 0; i < rounds; i++) {
-                FreshJvm.Result result = results.get(i).get();
-                assertThat(result.exitCode())
-                        .as("fresh JVM %d of %d (%s %s) ended with %d:%n%s", i + 1, rounds, scenario, jvmOptions,
-                                result.exitCode(), result.output())
-                        .isZero();
-            }
-        } finally {
-            twoAtATime.shutdownNow();
-        }
+        FreshJvmRace.assertEveryRoundEnds(FirstUseRace.class, rounds, CHILD_DEADLINE, jvmOptions, scenario);
     }
 }
