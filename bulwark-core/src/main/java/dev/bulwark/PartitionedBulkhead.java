@@ -6,6 +6,7 @@ import dev.bulwark.internal.partition.FairShares;
 import dev.bulwark.internal.partition.KeyPolicy;
 import dev.bulwark.internal.partition.Partition;
 import dev.bulwark.internal.partition.PartitionDrain;
+import dev.bulwark.internal.partition.PartitionEvents;
 import dev.bulwark.internal.partition.PartitionTable;
 import dev.bulwark.internal.partition.PartitionedCalls;
 import java.time.Duration;
@@ -26,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  * the others keep their slots.
  *
  * <p><b>Partitions.</b> Each key gets a bulkhead configured by {@link Builder#configFor(Function)} (for overrides)
- * or the {@link Builder#defaultConfig(BulkheadConfig) default}, named {@code name[key]}. A partition with no call
+ * or the {@link Builder#defaultConfig(BulkheadConfig) default}, named {@code name[key]} (a key longer than 64
+ * characters appears there abbreviated: {@link #partitionName(Object)}). A partition with no call
  * in it (none waiting, none running) for {@link Builder#idleTimeout(Duration)} is evicted; eviction never races a
  * call into two bulkheads for one key. At most {@link Builder#maxPartitions(int)} partitions exist. A call for a
  * new key when all exist evicts one that is idle at that moment, least recently used first, so a flood of one-off
@@ -49,6 +51,12 @@ import org.jspecify.annotations.Nullable;
  * freed global slot goes to the waiting key with the fewest global slots per unit of weight. A key may borrow idle
  * share, but gets no slot while a key below its share waits; what it borrowed flows back as its calls finish. The
  * global limit is never exceeded. Details: {@code docs/per-key.md}.
+ *
+ * <p><b>Watching it.</b> {@link #addListener(BulkheadListener)} hears every partition and the refusals made here
+ * (such as {@code PARTITION_LIMIT}); {@link #partitionCount()}, {@link #maxPartitions()},
+ * {@link #evictionCount()}, {@link #executingCount()} and {@link #queuedCount()} show how full the table is. The
+ * first {@code PARTITION_LIMIT} refusal is logged at WARNING (logger {@code dev.bulwark.partition}), later ones at
+ * most once a minute with their count: a full table is what a flood of client-chosen keys looks like.
  *
  * <p><b>Closing.</b> After {@link #drain(Duration)} or {@link #close()} no operation starts: calls are refused with
  * {@link Rejection.Reason#CLOSED} and no partition is created. The global bulkhead is left alone.
@@ -77,12 +85,14 @@ public final class PartitionedBulkhead<K> implements AutoCloseable {
     private PartitionedBulkhead(Builder<K> builder) {
         this.name = Names.orNext(builder.name, "partitioned");
         this.global = builder.global;
+        PartitionEvents events = new PartitionEvents(name);
+        Consumer<Rejection> ownRefusals = events.reporting(builder.rejectionHandler);
         this.table = new PartitionTable<>(name, builder.defaultConfig, builder.configFor,
-                builder.idleTimeout, builder.maxPartitions, builder.ticker, builder.rejectionHandler,
-                builder.shareWeight, builder.evictIdleWhenFull);
+                builder.idleTimeout, builder.maxPartitions, builder.ticker, ownRefusals,
+                builder.shareWeight, builder.evictIdleWhenFull, events);
         this.fair = builder.shareWeight == null || builder.global == null ? null
                 : new FairShares(table::rejectClosed, builder.global, builder.scheduler, builder.ticker,
-                        builder.rejectionHandler);
+                        ownRefusals);
         this.calls = new PartitionedCalls<>(table, builder.global, fair);
     }
 
@@ -135,6 +145,81 @@ public final class PartitionedBulkhead<K> implements AutoCloseable {
      */
     public int partitionCount() {
         return table.partitionCount();
+    }
+
+    /**
+     * Returns the most partitions that may exist at once ({@link Builder#maxPartitions(int)}).
+     *
+     * @return the limit
+     */
+    public int maxPartitions() {
+        return table.maxPartitions();
+    }
+
+    /**
+     * Returns how many partitions were evicted since this bulkhead was built: idle for the idle timeout, or idle
+     * when a new key needed the place. A count that climbs with {@link #partitionCount()} at its maximum means
+     * more keys come and go than the table holds (a flood of one-off keys, for example). Exact when quiet.
+     *
+     * @return the count
+     */
+    public long evictionCount() {
+        return table.evictionCount();
+    }
+
+    /**
+     * Returns how many calls hold a slot in the partitions now (the sum over the partitions; it walks them).
+     *
+     * @return the count
+     */
+    public int executingCount() {
+        return table.executingCount();
+    }
+
+    /**
+     * Returns how many calls wait in the partitions' queues now (the sum over the partitions; it walks them). Calls
+     * waiting for a fair global slot are counted by {@link #fairQueuedCount()}.
+     *
+     * @return the count
+     */
+    public int queuedCount() {
+        return table.queuedCount();
+    }
+
+    /**
+     * Returns the name the key's partition has, or would have: {@code name[key]}, with the key's text
+     * ({@code String.valueOf(key)}) abbreviated when it is longer than 64 characters to its first 48 characters,
+     * {@code ...#} and the eight hexadecimal digits of its {@code String.hashCode()} (47 characters when the 48th
+     * would cut a surrogate pair), so that a long key is not stored a second time in the name.
+     *
+     * @param key the key
+     * @return the partition's name
+     * @throws NullPointerException when {@code key} is {@code null}
+     */
+    public String partitionName(K key) {
+        return table.partitionName(Objects.requireNonNull(key, "key"));
+    }
+
+    /**
+     * Attaches a listener that hears every partition (those that exist now and those created later, while it is
+     * attached) and the refusals this bulkhead makes itself: {@link Rejection.Reason#PARTITION_LIMIT}, {@code CLOSED}
+     * after a drain or close, and, under fair shares, the refusals of the wait for a global slot. Each partition's
+     * events are its bulkhead's ({@link BulkheadListener}'s contract), with {@link Rejection#bulkheadName()} naming
+     * the partition; the global bulkhead's own events go to the global bulkhead's listeners. With a global limit
+     * under global FIFO, a call that gave its key's slot back to wait for a global one is admitted by its partition
+     * again when it takes the slot back, and is reported each time. The listener is told before the
+     * {@link Builder#onRejected(Consumer) overflow handler}; one that throws is logged and changes nothing.
+     *
+     * <p>Cost: a partition's bulkhead with a listener reads the clock to time its calls. Partitions get the listener
+     * when the first one is attached (or when created after that); once the last is detached, partitions created
+     * later have none, and those that had one keep an empty forwarder until they are evicted. Thread-safe.
+     *
+     * @param listener the listener
+     * @return detaches it; events already being delivered may still reach it once
+     * @throws NullPointerException when {@code listener} is {@code null}
+     */
+    public Subscription addListener(BulkheadListener listener) {
+        return table.addListener(Objects.requireNonNull(listener, "listener"));
     }
 
     /**

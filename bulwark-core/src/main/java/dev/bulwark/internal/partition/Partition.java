@@ -41,6 +41,7 @@ public final class Partition extends PartitionLayout.HotFields {
 
     private static final VarHandle STATE;
     private static final VarHandle HELD;
+    private static final VarHandle HEARD;
     /** Low half of the word: the user count. */
     private static final long USERS_MASK = 0xFFFF_FFFFL;
     /** Adding this to the word removes one user and bumps the stamp, in one atomic add. */
@@ -50,6 +51,7 @@ public final class Partition extends PartitionLayout.HotFields {
         try {
             STATE = MethodHandles.lookup().findVarHandle(PartitionLayout.HotFields.class, "state", long.class);
             HELD = MethodHandles.lookup().findVarHandle(PartitionLayout.HotFields.class, "held", int.class);
+            HEARD = MethodHandles.lookup().findVarHandle(Partition.class, "heard", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -65,6 +67,8 @@ public final class Partition extends PartitionLayout.HotFields {
      * the {@code FairShares} lock, like everything about waiting there.
      */
     private @Nullable ArrayDeque<FairWaiter> fairQueue;
+    /** Whether the partitioned bulkhead's listeners hear this partition's bulkhead; see {@link #markHeard()}. */
+    private volatile boolean heard;
 
     /**
      * Creates a partition already entered once, by the call creating it.
@@ -126,6 +130,15 @@ public final class Partition extends PartitionLayout.HotFields {
      */
     public Bulkhead bulkhead() {
         return bulkhead;
+    }
+
+    /**
+     * Marks the partition as heard by its partitioned bulkhead's listeners, once.
+     *
+     * @return {@code true} for the one caller that marked it, which then attaches the listeners
+     */
+    boolean markHeard() {
+        return !heard && HEARD.compareAndSet(this, false, true);
     }
 
     /**

@@ -2,8 +2,10 @@ package dev.bulwark.internal.partition;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.BulkheadConfig;
+import dev.bulwark.BulkheadListener;
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.Rejection;
+import dev.bulwark.Subscription;
 import dev.bulwark.Ticker;
 import dev.bulwark.internal.FirstUse;
 import dev.bulwark.internal.spi.Outcomes;
@@ -16,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
@@ -77,6 +80,10 @@ import org.jspecify.annotations.Nullable;
  * poll and its re-add) plus evicted ones not yet passed over, and periodic sweeps, which walk the clock, keep the
  * latter few.
  *
+ * <p><b>Keys stored once.</b> The map holds the key; a partition's bulkhead is named after it
+ * ({@link #partitionName}), but a key longer than {@link #KEY_IN_NAME_MAX} characters appears there abbreviated, so
+ * that a long client-chosen key is not stored twice.
+ *
  * <p><b>Known window.</b> A call that finds every place taken while another call holds a reservation for a
  * partition not yet in the map is refused, although that creation may still lose its offer and give the place
  * back a moment later: the count is exact when quiet, momentarily conservative while creations are in flight.
@@ -100,6 +107,15 @@ public final class PartitionTable<K> {
     private final Ticker ticker;
     private final @Nullable Consumer<? super Rejection> rejectionHandler;
     private final @Nullable ToIntFunction<? super K> shareWeight;
+    private final PartitionEvents events;
+    private final PartitionLimitLog limitLog;
+    /** Partitions evicted, by sweeps and to make room. */
+    private final LongAdder evictions = new LongAdder();
+
+    /** The longest key text a partition's name holds in full; see {@link #partitionName}. */
+    public static final int KEY_IN_NAME_MAX = 64;
+    /** How many characters of a longer key its abbreviation keeps. */
+    private static final int KEY_IN_NAME_KEPT = 48;
 
     /** How many clock entries a new key at the limit looks at, at most; see the class notes. */
     static final int CLOCK_REACH = 16;
@@ -131,14 +147,16 @@ public final class PartitionTable<K> {
      * @param idleTimeout how long a partition with no call is kept; positive (saturated at {@link #MAX_IDLE_NANOS})
      * @param maxPartitions the most partitions at once, at least 1
      * @param ticker the clock for idle times
-     * @param rejectionHandler told of partition-limit and closed refusals, or {@code null}
+     * @param rejectionHandler told of partition-limit and closed refusals (after the listeners), or {@code null}
      * @param shareWeight each key's share weight under fair shares, or {@code null} for 1 each
      * @param evictIdleWhenFull whether a new key at the limit evicts an idle partition at once (see the class notes)
+     * @param events the partitioned bulkhead's listeners, which every partition's bulkhead reports to once one exists
      */
     public PartitionTable(String name, BulkheadConfig defaultConfig,
                           @Nullable Function<? super K, @Nullable BulkheadConfig> configFor, Duration idleTimeout,
                           int maxPartitions, Ticker ticker, @Nullable Consumer<? super Rejection> rejectionHandler,
-                          @Nullable ToIntFunction<? super K> shareWeight, boolean evictIdleWhenFull) {
+                          @Nullable ToIntFunction<? super K> shareWeight, boolean evictIdleWhenFull,
+                          PartitionEvents events) {
         this.name = name;
         this.defaultConfig = defaultConfig;
         this.configFor = configFor;
@@ -148,6 +166,8 @@ public final class PartitionTable<K> {
         this.rejectionHandler = rejectionHandler;
         this.shareWeight = shareWeight;
         this.evictIdleWhenFull = evictIdleWhenFull;
+        this.events = events;
+        this.limitLog = new PartitionLimitLog(name);
         this.nextSweepAt = ticker.read() + idleNanos / 2;
         FirstUse.prepare(); // a partitioned bulkhead builds its partitions' bulkheads on calls, not here
     }
@@ -182,6 +202,46 @@ public final class PartitionTable<K> {
      */
     public int maxPartitions() {
         return maxPartitions;
+    }
+
+    /**
+     * Returns how many partitions were evicted since the table was made: idle for the idle timeout, or idle when a
+     * new key needed the place.
+     *
+     * @return the count
+     */
+    public long evictionCount() {
+        return evictions.sum();
+    }
+
+    /**
+     * Returns the name of a key's partition: {@code name[key]}, with the key's text abbreviated when it is longer
+     * than {@link #KEY_IN_NAME_MAX} characters to its first 48, {@code ...#} and eight hexadecimal digits of its
+     * {@code String.hashCode()}.
+     *
+     * @param key the key
+     * @return the partition's name
+     */
+    public String partitionName(K key) {
+        String text = String.valueOf(key);
+        if (text.length() > KEY_IN_NAME_MAX) {
+            int kept = Character.isHighSurrogate(text.charAt(KEY_IN_NAME_KEPT - 1)) ? KEY_IN_NAME_KEPT - 1
+                    : KEY_IN_NAME_KEPT; // never cut a surrogate pair in two
+            String hash = Integer.toHexString(text.hashCode());
+            text = text.substring(0, kept) + "...#" + "00000000".substring(hash.length()) + hash;
+        }
+        return name + "[" + text + "]";
+    }
+
+    /**
+     * Attaches a listener that hears every partition's bulkhead, those alive now and those created later, and the
+     * partitioned bulkhead's own refusals; see {@link PartitionEvents}.
+     *
+     * @param listener the listener
+     * @return detaches it
+     */
+    public Subscription addListener(BulkheadListener listener) {
+        return events.add(listener, partitions.values());
     }
 
     /**
@@ -364,12 +424,13 @@ public final class PartitionTable<K> {
         if (config == null) {
             config = defaultConfig;
         }
-        Bulkhead bulkhead = Bulkhead.of(config.toBuilder().name(name + "[" + key + "]").config());
+        Bulkhead bulkhead = Bulkhead.of(config.toBuilder().name(partitionName(key)).config());
         int weight = weightOf(key);
         if (!reserve() && !(makeRoom(key) && reserve())) {
             return null;
         }
         Partition created = new Partition(bulkhead, weight);
+        events.attach(created); // before the offer: no call of this partition goes unheard (see PartitionEvents)
         boolean placed = false;
         try {
             placed = partitions.putIfAbsent(key, created) == null;
@@ -380,6 +441,7 @@ public final class PartitionTable<K> {
         }
         if (placed) {
             clock.add(new ClockEntry<>(key, created));
+            events.attach(created); // a listener added while this creation ran may have walked the map before it
         }
         if (placed && count.get() < 0) {
             // A drain closed the table after the reserve above and may have walked the map before this put:
@@ -399,10 +461,11 @@ public final class PartitionTable<K> {
      * @throws BulkheadRejectedException when every place stays taken
      */
     private boolean makeRoom(K key) {
+        long now = ticker.read();
         if (evictIdleWhenFull) {
-            evictOneIdle(ticker.read());
+            evictOneIdle(now);
         } else {
-            sweep(ticker.read());
+            sweep(now);
         }
         if (count.get() < maxPartitions) {
             return true;
@@ -410,6 +473,7 @@ public final class PartitionTable<K> {
         if (partitions.get(key) != null) {
             return false;
         }
+        limitLog.refused(now, maxPartitions);
         throw rejectAndNotify();
     }
 
@@ -511,6 +575,7 @@ public final class PartitionTable<K> {
     /** Counts out a partition this call's compare-and-set evicted, and removes it from the map. */
     private void evicted(ClockEntry<K> entry) {
         count.decrementAndGet(); // the evicting CAS owns the place, whoever removes the entry
+        evictions.increment();
         partitions.remove(entry.key, entry.partition);
     }
 

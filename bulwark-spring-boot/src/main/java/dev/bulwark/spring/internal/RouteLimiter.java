@@ -144,7 +144,7 @@ public sealed interface RouteLimiter {
             if (partition.isPresent()) {
                 return rejection(partition.get(), priority, waited);
             }
-            return new Rejection(partitions.name() + "[" + key + "]", Rejection.Reason.WAIT_TIMEOUT, 0, 0, 0, 0,
+            return new Rejection(partitions.partitionName(key), Rejection.Reason.WAIT_TIMEOUT, 0, 0, 0, 0,
                     waited, priority);
         }
     }

@@ -1,0 +1,59 @@
+package dev.bulwark.internal.partition;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Logs a partitioned bulkhead's {@code PARTITION_LIMIT} refusals at WARNING, at most one line per interval: a full
+ * table is what a flood of client-chosen keys looks like, and a refusal per call must not become a log line per
+ * call. The first refusal is logged at once; later ones are counted and reported with the next line, when the
+ * interval since the last one has passed. Logger {@code dev.bulwark.partition}.
+ *
+ * <p>Lock-free: every refusal adds to {@link #refused}; the one that moves {@link #nextLineAt} by compare-and-set
+ * takes the count and writes the line, on the refused caller's thread, holding no lock.
+ */
+final class PartitionLimitLog {
+
+    /** The shortest time between two lines. */
+    static final long INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    /** The logger, looked up on the first line, never while a class initialises (see the cold-start notes). */
+    private static final class Log {
+        static final System.Logger LOGGER = System.getLogger("dev.bulwark.partition");
+
+        private Log() {
+        }
+    }
+
+    private final String name;
+    private final AtomicLong refused = new AtomicLong();
+    /** When the next line may be written; {@code Long.MIN_VALUE} until the first. */
+    private final AtomicLong nextLineAt = new AtomicLong(Long.MIN_VALUE);
+
+    PartitionLimitLog(String name) {
+        this.name = name;
+    }
+
+    /**
+     * Counts one refusal and writes a line when one is due.
+     *
+     * @param now the table's ticker reading
+     * @param maxPartitions the partition limit, for the message
+     */
+    void refused(long now, int maxPartitions) {
+        refused.incrementAndGet();
+        long due = nextLineAt.get();
+        if ((due != Long.MIN_VALUE && now - due < 0) || !nextLineAt.compareAndSet(due, now + INTERVAL_NANOS)) {
+            return;
+        }
+        long count = refused.getAndSet(0);
+        System.Logger logger = Log.LOGGER;
+        if (logger.isLoggable(System.Logger.Level.WARNING)) {
+            logger.log(System.Logger.Level.WARNING, "Partitioned bulkhead '" + name + "' refused " + count
+                    + (count == 1 ? " call" : " calls") + " for new keys (PARTITION_LIMIT)"
+                    + (due == Long.MIN_VALUE ? "" : " in the last minute or more")
+                    + ": all " + maxPartitions + " partitions were in use. If clients choose the keys, bound them "
+                    + "(a key validator); otherwise raise maxPartitions. (At most one such line a minute.)");
+        }
+    }
+}
