@@ -8,6 +8,7 @@ import static dev.bulwark.micrometer.MeterNames.TAG_PRIORITY;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Bulkheads;
+import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Retry;
 import dev.bulwark.Subscription;
 import dev.bulwark.Timeout;
@@ -157,6 +158,25 @@ public final class BulwarkMetrics {
      */
     public Subscription bind(Bulkheads bulkheads) {
         return bindings.bind(bulkheads);
+    }
+
+    /**
+     * Binds a partitioned (per-key) bulkhead: the counter {@value MeterNames#PARTITIONED_CALLS} (its calls over all
+     * partitions, one series per outcome, {@code rejected.partition_limit} among them), the gauges
+     * {@value MeterNames#PARTITIONED_PARTITIONS}, {@value MeterNames#PARTITIONED_MAX_PARTITIONS},
+     * {@value MeterNames#PARTITIONED_EXECUTING} and {@value MeterNames#PARTITIONED_QUEUED}, and the function counter
+     * {@value MeterNames#PARTITIONED_EVICTIONS}, all tagged with its name and never with a key (a flood of keys adds
+     * no series). Attaches a listener ({@link PartitionedBulkhead#addListener}), so its partitions read the clock to
+     * time their calls from then on. Its partitions are not bound as bulkheads; bind one yourself if a key matters.
+     *
+     * @param partitioned the partitioned bulkhead
+     * @return the binding; closing it detaches the listener and removes the meters
+     * @throws NullPointerException when {@code partitioned} is {@code null}
+     * @throws IllegalStateException when a live partitioned bulkhead of the same name is already bound through this
+     *     instance
+     */
+    public Subscription bind(PartitionedBulkhead<?> partitioned) {
+        return bindings.bind(partitioned);
     }
 
     /**

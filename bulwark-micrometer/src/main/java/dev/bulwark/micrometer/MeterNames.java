@@ -35,8 +35,8 @@ public final class MeterNames {
      * Counter: calls by {@value #TAG_OUTCOME}: {@code admitted}, {@code cancelled}, and one series per
      * {@link dev.bulwark.Rejection.Reason}: {@code rejected.queue_full}, {@code rejected.wait_timeout},
      * {@code rejected.evicted} (LIFO queues, or calls with priorities), {@code rejected.unavailable} (cluster-wide
-     * bulkheads only), {@code rejected.partition_limit} (stays 0: a per-key bulkhead tells
-     * {@code PARTITION_LIMIT} only to its own overflow handler), {@code rejected.closed} (after
+     * bulkheads only), {@code rejected.partition_limit} (stays 0 on a bulkhead: a per-key bulkhead's
+     * {@code PARTITION_LIMIT} refusals are counted on {@value #PARTITIONED_CALLS}), {@code rejected.closed} (after
      * {@code close} or during {@code drain}) and {@code rejected.weight_exceeds_limit} (weighted calls only). Every bound bulkhead registers all of them, so that
      * dashboards and alerts see the same series everywhere; those a kind of bulkhead cannot produce stay at 0.
      * Exact counts.
@@ -71,6 +71,31 @@ public final class MeterNames {
     public static final String BULKHEAD_EXECUTION_PERCENTILE = "bulwark.bulkhead.execution.percentile";
     /** Tag on {@value #BULKHEAD_EXECUTION_PERCENTILE}: the percentile as a fraction, such as {@code 0.99}. */
     public static final String TAG_PHI = "phi";
+
+    /**
+     * Counter: calls through a partitioned (per-key) bulkhead, over all its partitions, by {@value #TAG_OUTCOME}:
+     * {@code admitted}, {@code cancelled} and one series per {@link dev.bulwark.Rejection.Reason} as on
+     * {@value #BULKHEAD_CALLS}, {@code rejected.partition_limit} among them (a new key refused because every
+     * partition was in use: what a flood of client-chosen keys shows as). Tagged with the partitioned bulkhead's
+     * name, never with a key, so a flood of keys adds no series. Exact counts. With a global limit under global
+     * FIFO, a call that gave its key's slot back to wait for a global one counts as admitted each time it takes
+     * its key's slot.
+     */
+    public static final String PARTITIONED_CALLS = "bulwark.partitioned.calls";
+    /** Gauge: the partitions (keys with a bulkhead) that exist now. */
+    public static final String PARTITIONED_PARTITIONS = "bulwark.partitioned.partitions";
+    /** Gauge: the most partitions that may exist at once. */
+    public static final String PARTITIONED_MAX_PARTITIONS = "bulwark.partitioned.max.partitions";
+    /** Gauge: calls holding a slot in any partition now. */
+    public static final String PARTITIONED_EXECUTING = "bulwark.partitioned.executing";
+    /** Gauge: calls waiting in any partition's queue now. */
+    public static final String PARTITIONED_QUEUED = "bulwark.partitioned.queued";
+    /**
+     * Function counter: partitions evicted, idle for the idle timeout or to make room for a new key. Climbing fast
+     * while {@value #PARTITIONED_PARTITIONS} sits at {@value #PARTITIONED_MAX_PARTITIONS}: more keys come and go than
+     * the table holds.
+     */
+    public static final String PARTITIONED_EVICTIONS = "bulwark.partitioned.evictions";
 
     /**
      * Counter: calls through a retry by {@value #TAG_OUTCOME}: {@code succeeded.without_retry},

@@ -4,6 +4,7 @@ import static dev.bulwark.micrometer.MeterNames.TAG_NAME;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Bulkheads;
+import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Retry;
 import dev.bulwark.Subscription;
 import dev.bulwark.Timeout;
@@ -77,6 +78,22 @@ public final class Bindings {
         return bind("bulkhead", bulkhead.name(), bulkhead, group -> {
             BulkheadMeters meters = BulkheadMeters.register(group, tags(bulkhead.name()), bulkhead, exactTiming);
             meters.attachedBy(bulkhead.addListener(meters));
+            return meters;
+        });
+    }
+
+    /**
+     * Binds a partitioned bulkhead: its calls over all partitions and its table's occupancy.
+     *
+     * @param partitioned the partitioned bulkhead
+     * @return the binding
+     * @throws IllegalStateException when a live partitioned bulkhead of that name is already bound here
+     */
+    public Subscription bind(PartitionedBulkhead<?> partitioned) {
+        Objects.requireNonNull(partitioned, "partitioned");
+        return bind("partitioned bulkhead", partitioned.name(), partitioned, group -> {
+            PartitionedMeters meters = PartitionedMeters.register(group, tags(partitioned.name()), partitioned);
+            meters.attachedBy(partitioned.addListener(meters));
             return meters;
         });
     }
