@@ -2,6 +2,7 @@ package dev.bulwark.opentelemetry;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Bulkheads;
+import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Retry;
 import dev.bulwark.Subscription;
 import dev.bulwark.Timeout;
@@ -94,6 +95,25 @@ public final class BulwarkTelemetry {
      */
     public Subscription bind(Bulkhead bulkhead) {
         return bindings.bind(bulkhead);
+    }
+
+    /**
+     * Binds a partitioned (per-key) bulkhead: the asynchronous counter {@value InstrumentNames#PARTITIONED_CALLS}
+     * (its calls over all partitions by outcome and rejection reason, {@code partition_limit} among them), the
+     * up-down counters {@value InstrumentNames#PARTITIONED_PARTITIONS},
+     * {@value InstrumentNames#PARTITIONED_PARTITION_LIMIT}, {@value InstrumentNames#PARTITIONED_ACTIVE_LEASES} and
+     * {@value InstrumentNames#PARTITIONED_QUEUED_CALLS}, and the counter {@value InstrumentNames#PARTITIONED_EVICTIONS},
+     * all with {@code bulwark.partitioned.name} and never a key (a flood of keys adds no series). Attaches a listener
+     * ({@link PartitionedBulkhead#addListener}), so its partitions read the clock to time their calls from then on.
+     *
+     * @param partitioned the partitioned bulkhead
+     * @return the binding; closing it detaches the listener and removes the callbacks
+     * @throws NullPointerException when {@code partitioned} is {@code null}
+     * @throws IllegalStateException when a live partitioned bulkhead of the same name is already bound through this
+     *     instance
+     */
+    public Subscription bind(PartitionedBulkhead<?> partitioned) {
+        return bindings.bind(partitioned);
     }
 
     /**

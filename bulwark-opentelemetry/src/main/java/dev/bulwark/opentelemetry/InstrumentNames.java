@@ -108,4 +108,28 @@ public final class InstrumentNames {
 
     private InstrumentNames() {
     }
+
+    /** Attribute on every partitioned-bulkhead instrument: the partitioned bulkhead's name (never a key). */
+    public static final AttributeKey<String> PARTITIONED_NAME = AttributeKey.stringKey("bulwark.partitioned.name");
+    /**
+     * Asynchronous counter, <code>{call}</code>: calls through a partitioned (per-key) bulkhead, over all its
+     * partitions, by {@link #BULKHEAD_OUTCOME} (and {@link #BULKHEAD_REJECTION_REASON} for rejected ones,
+     * {@code partition_limit} among them: a new key refused because every partition was in use). With a global limit
+     * under global FIFO, a call that gave its key's slot back to wait for a global one counts as admitted each time
+     * it takes its key's slot.
+     */
+    public static final String PARTITIONED_CALLS = "bulwark.partitioned.calls";
+    /** Asynchronous up-down counter, <code>{partition}</code>: the partitions that exist now. */
+    public static final String PARTITIONED_PARTITIONS = "bulwark.partitioned.partitions";
+    /** Asynchronous up-down counter, <code>{partition}</code>: the most partitions that may exist at once. */
+    public static final String PARTITIONED_PARTITION_LIMIT = "bulwark.partitioned.partition_limit";
+    /** Asynchronous up-down counter, <code>{call}</code>: calls holding a slot in any partition now. */
+    public static final String PARTITIONED_ACTIVE_LEASES = "bulwark.partitioned.active_leases";
+    /** Asynchronous up-down counter, <code>{call}</code>: calls waiting in any partition's queue now. */
+    public static final String PARTITIONED_QUEUED_CALLS = "bulwark.partitioned.queued_calls";
+    /**
+     * Asynchronous counter, <code>{partition}</code>: partitions evicted, idle for the idle timeout or to make room
+     * for a new key.
+     */
+    public static final String PARTITIONED_EVICTIONS = "bulwark.partitioned.evictions";
 }

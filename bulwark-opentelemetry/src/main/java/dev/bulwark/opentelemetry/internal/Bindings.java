@@ -2,6 +2,7 @@ package dev.bulwark.opentelemetry.internal;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Bulkheads;
+import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Retry;
 import dev.bulwark.Subscription;
 import dev.bulwark.Timeout;
@@ -54,6 +55,22 @@ public final class Bindings {
         return bind("bulkhead", bulkhead.name(), bulkhead, observations -> {
             BulkheadInstruments listener = BulkheadInstruments.register(instruments, bulkhead, observations, exactTiming);
             listener.attachedBy(bulkhead.addListener(listener));
+            return listener;
+        });
+    }
+
+    /**
+     * Binds a partitioned bulkhead: its calls over all partitions and its table's occupancy.
+     *
+     * @param partitioned the partitioned bulkhead
+     * @return the binding
+     * @throws IllegalStateException when a live partitioned bulkhead of that name is already bound here
+     */
+    public Subscription bind(PartitionedBulkhead<?> partitioned) {
+        Objects.requireNonNull(partitioned, "partitioned");
+        return bind("partitioned bulkhead", partitioned.name(), partitioned, observations -> {
+            PartitionedInstruments listener = PartitionedInstruments.register(instruments, partitioned, observations);
+            listener.attachedBy(partitioned.addListener(listener));
             return listener;
         });
     }

@@ -1,0 +1,121 @@
+package dev.bulwark.opentelemetry.internal;
+
+import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_OUTCOME;
+import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_REJECTION_REASON;
+import static dev.bulwark.opentelemetry.InstrumentNames.PARTITIONED_ACTIVE_LEASES;
+import static dev.bulwark.opentelemetry.InstrumentNames.PARTITIONED_CALLS;
+import static dev.bulwark.opentelemetry.InstrumentNames.PARTITIONED_EVICTIONS;
+import static dev.bulwark.opentelemetry.InstrumentNames.PARTITIONED_NAME;
+import static dev.bulwark.opentelemetry.InstrumentNames.PARTITIONED_PARTITIONS;
+import static dev.bulwark.opentelemetry.InstrumentNames.PARTITIONED_PARTITION_LIMIT;
+import static dev.bulwark.opentelemetry.InstrumentNames.PARTITIONED_QUEUED_CALLS;
+
+import dev.bulwark.BulkheadListener;
+import dev.bulwark.PartitionedBulkhead;
+import dev.bulwark.Priority;
+import dev.bulwark.Rejection;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.metrics.Meter;
+import java.lang.ref.WeakReference;
+import java.util.Locale;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.ToLongFunction;
+
+/**
+ * One partitioned bulkhead's instruments: its calls by outcome over all partitions, in adders read at collection,
+ * and its partition table's occupancy, read through a weak reference. Attributes carry its name, never a key, so a
+ * flood of keys adds no series. Thread-safe; allocates nothing per call.
+ */
+final class PartitionedInstruments extends AttachedListener implements BulkheadListener {
+
+    private final LongAdder admitted = new LongAdder();
+    private final LongAdder cancelled = new LongAdder();
+    /** Indexed by {@link Rejection.Reason#ordinal()}. */
+    private final LongAdder[] rejected = new LongAdder[Rejection.Reason.values().length];
+
+    private PartitionedInstruments() {
+        for (int i = 0; i < rejected.length; i++) {
+            rejected[i] = new LongAdder();
+        }
+    }
+
+    /** Creates the listener of {@code partitioned} and registers its asynchronous instruments. */
+    static PartitionedInstruments register(Instruments instruments, PartitionedBulkhead<?> partitioned,
+                                           Observations observations) {
+        PartitionedInstruments listener = new PartitionedInstruments();
+        Meter meter = instruments.meter();
+        Attributes named = Attributes.of(PARTITIONED_NAME, partitioned.name());
+        Attributes admittedAttributes = named.toBuilder().put(BULKHEAD_OUTCOME, "admitted").build();
+        Attributes cancelledAttributes = named.toBuilder().put(BULKHEAD_OUTCOME, "cancelled").build();
+        Rejection.Reason[] reasons = Rejection.Reason.values();
+        Attributes[] rejectedAttributes = new Attributes[reasons.length];
+        for (Rejection.Reason reason : reasons) {
+            rejectedAttributes[reason.ordinal()] = named.toBuilder().put(BULKHEAD_OUTCOME, "rejected")
+                    .put(BULKHEAD_REJECTION_REASON, reason.name().toLowerCase(Locale.ROOT)).build();
+        }
+        // Callbacks capture the adders, never the listener (its subscription refers to the bulkhead).
+        LongAdder admitted = listener.admitted;
+        LongAdder cancelled = listener.cancelled;
+        LongAdder[] rejected = listener.rejected;
+        observations.add(meter.counterBuilder(PARTITIONED_CALLS).setUnit("{call}")
+                .setDescription("Calls through the partitioned bulkhead, over all partitions, by how they ended")
+                .buildWithCallback(measurement -> {
+                    measurement.record(admitted.sum(), admittedAttributes);
+                    measurement.record(cancelled.sum(), cancelledAttributes);
+                    for (int i = 0; i < rejected.length; i++) {
+                        measurement.record(rejected[i].sum(), rejectedAttributes[i]);
+                    }
+                }));
+        WeakReference<PartitionedBulkhead<?>> weak = new WeakReference<>(partitioned);
+        observeState(meter, observations, weak, named, PARTITIONED_PARTITIONS, "{partition}",
+                "Partitions (keys with a bulkhead) that exist now", PartitionedBulkhead::partitionCount);
+        observeState(meter, observations, weak, named, PARTITIONED_PARTITION_LIMIT, "{partition}",
+                "The most partitions that may exist at once", PartitionedBulkhead::maxPartitions);
+        observeState(meter, observations, weak, named, PARTITIONED_ACTIVE_LEASES, "{call}",
+                "Calls holding a slot in any partition now", PartitionedBulkhead::executingCount);
+        observeState(meter, observations, weak, named, PARTITIONED_QUEUED_CALLS, "{call}",
+                "Calls waiting in any partition's queue now", PartitionedBulkhead::queuedCount);
+        observations.add(meter.counterBuilder(PARTITIONED_EVICTIONS).setUnit("{partition}")
+                .setDescription("Partitions evicted: idle for the idle timeout, or to make room for a new key")
+                .buildWithCallback(measurement -> {
+                    PartitionedBulkhead<?> current = weak.get();
+                    if (current != null) {
+                        measurement.record(current.evictionCount(), named);
+                    }
+                }));
+        return listener;
+    }
+
+    private static void observeState(Meter meter, Observations observations,
+                                     WeakReference<PartitionedBulkhead<?>> partitioned, Attributes attributes,
+                                     String name, String unit, String description,
+                                     ToLongFunction<PartitionedBulkhead<?>> read) {
+        observations.add(meter.upDownCounterBuilder(name).setUnit(unit).setDescription(description)
+                .buildWithCallback(measurement -> {
+                    PartitionedBulkhead<?> current = partitioned.get();
+                    if (current != null) {
+                        measurement.record(read.applyAsLong(current), attributes);
+                    }
+                }));
+    }
+
+    @Override
+    public void admitted(long waitedNanos, Priority priority) {
+        admitted.increment();
+    }
+
+    @Override
+    public void rejected(Rejection rejection) {
+        rejected[rejection.reason().ordinal()].increment();
+    }
+
+    @Override
+    public void cancelled(long waitedNanos, Priority priority) {
+        cancelled.increment();
+    }
+
+    @Override
+    public String toString() {
+        return "BulwarkTelemetry partitioned-bulkhead listener";
+    }
+}
