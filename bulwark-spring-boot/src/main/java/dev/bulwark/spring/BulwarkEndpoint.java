@@ -7,8 +7,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
- * The Actuator endpoint {@code bulwark}: every bulkhead with its limits and how many calls execute and wait now, and
- * every retry and timeout. Expose it over HTTP with {@code management.endpoints.web.exposure.include=bulwark}
+ * The Actuator endpoint {@code bulwark}: every bulkhead with its limits and how many calls execute and wait now,
+ * every partitioned (per-key) bulkhead with the occupancy of its partition table (never its keys), and every retry
+ * and timeout. Expose it over HTTP with {@code management.endpoints.web.exposure.include=bulwark}
  * ({@code GET /actuator/bulwark}). Thread-safe; each read is a fresh snapshot.
  */
 @Endpoint(id = "bulwark")
@@ -39,6 +40,13 @@ public final class BulwarkEndpoint {
                     bulkhead.queuedCount()));
         }
         bulkheads.sort(Comparator.comparing(BulkheadReport::name));
+        List<PartitionedReport> partitioned = new ArrayList<>();
+        for (dev.bulwark.PartitionedBulkhead<?> bulkhead : policies.partitionedBulkheads()) {
+            partitioned.add(new PartitionedReport(bulkhead.name(), bulkhead.partitionCount(),
+                    bulkhead.maxPartitions(), bulkhead.evictionCount(), bulkhead.executingCount(),
+                    bulkhead.queuedCount()));
+        }
+        partitioned.sort(Comparator.comparing(PartitionedReport::name));
         List<RetryReport> retries = new ArrayList<>();
         for (dev.bulwark.Retry retry : policies.retries()) {
             retries.add(new RetryReport(retry.name(), retry.maxRetries()));
@@ -49,17 +57,33 @@ public final class BulwarkEndpoint {
             timeouts.add(new TimeoutReport(timeout.name(), timeout.timeout().toMillis()));
         }
         timeouts.sort(Comparator.comparing(TimeoutReport::name));
-        return new Report(bulkheads, retries, timeouts);
+        return new Report(bulkheads, partitioned, retries, timeouts);
     }
 
     /**
      * What the endpoint reports.
      *
      * @param bulkheads every bulkhead
+     * @param partitioned every partitioned bulkhead (those of keyed shedding routes, and those registered)
      * @param retries every retry
      * @param timeouts every timeout
      */
-    public record Report(List<BulkheadReport> bulkheads, List<RetryReport> retries, List<TimeoutReport> timeouts) {
+    public record Report(List<BulkheadReport> bulkheads, List<PartitionedReport> partitioned,
+                         List<RetryReport> retries, List<TimeoutReport> timeouts) {
+    }
+
+    /**
+     * One partitioned bulkhead's partition table: how full it is, never which keys it holds.
+     *
+     * @param name its name
+     * @param partitions the partitions that exist now
+     * @param maxPartitions the most that may exist at once
+     * @param evictions partitions evicted since it was made (idle, or to make room for a new key)
+     * @param executing calls holding a slot in any partition now
+     * @param queued calls waiting in any partition's queue now
+     */
+    public record PartitionedReport(String name, int partitions, int maxPartitions, long evictions, int executing,
+                                    int queued) {
     }
 
     /**

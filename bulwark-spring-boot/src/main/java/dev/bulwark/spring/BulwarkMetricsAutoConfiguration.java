@@ -15,7 +15,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Binds every bulkhead, retry and timeout of {@link BulwarkPolicies} to the application's {@link MeterRegistry}, and
+ * Binds every bulkhead, retry, timeout and partitioned bulkhead (those of keyed shedding routes among them) of
+ * {@link BulwarkPolicies} to the application's {@link MeterRegistry}, and
  * counts the fallback methods the annotations take in {@code bulwark.fallback.used}, when Micrometer is on the class
  * path and a registry bean exists (Spring Boot's Actuator brings both; the starter brings bulwark-micrometer).
  * Policies made later are bound as they are made. Switch it off with {@code bulwark.metrics.enabled=false}.
@@ -155,6 +156,8 @@ public final class BulwarkMetricsAutoConfiguration {
             subscriptions.add(metrics.bind(policies.bulkheads()));
             subscriptions.add(policies.onRetryAdded(retry -> bind(() -> metrics.bind(retry), retry.name())));
             subscriptions.add(policies.onTimeoutAdded(timeout -> bind(() -> metrics.bind(timeout), timeout.name())));
+            subscriptions.add(policies.onPartitionedAdded(partitioned -> bind(() -> metrics.bind(partitioned),
+                    partitioned.name())));
         }
 
         private void bind(java.util.function.Supplier<Subscription> binding, String name) {

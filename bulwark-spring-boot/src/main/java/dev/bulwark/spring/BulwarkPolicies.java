@@ -1,6 +1,7 @@
 package dev.bulwark.spring;
 
 import dev.bulwark.BulkheadConfig;
+import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Bulkheads;
 import dev.bulwark.Subscription;
 import java.util.ArrayList;
@@ -29,6 +30,8 @@ public final class BulwarkPolicies {
     private final Map<String, dev.bulwark.Timeout> timeouts = new ConcurrentHashMap<>();
     private final List<Consumer<? super dev.bulwark.Retry>> retryCallbacks = new CopyOnWriteArrayList<>();
     private final List<Consumer<? super dev.bulwark.Timeout>> timeoutCallbacks = new CopyOnWriteArrayList<>();
+    private final List<PartitionedBulkhead<?>> partitioned = new CopyOnWriteArrayList<>();
+    private final List<Consumer<? super PartitionedBulkhead<?>>> partitionedCallbacks = new CopyOnWriteArrayList<>();
 
     /**
      * Makes every declared policy.
@@ -116,6 +119,43 @@ public final class BulwarkPolicies {
             timeoutCallbacks.forEach(callback -> callback.accept(timeout));
         }
         return timeout;
+    }
+
+    /**
+     * Registers a partitioned (per-key) bulkhead, so that the metrics bind it and the {@code bulwark} Actuator
+     * endpoint reports its partition table. The starter registers the bulkhead of every keyed shedding route;
+     * register your own to get the same.
+     *
+     * @param partitionedBulkhead the partitioned bulkhead
+     * @param <K> its key type
+     * @return {@code partitionedBulkhead}
+     * @throws NullPointerException when {@code partitionedBulkhead} is {@code null}
+     */
+    public <K> PartitionedBulkhead<K> register(PartitionedBulkhead<K> partitionedBulkhead) {
+        Objects.requireNonNull(partitionedBulkhead, "partitionedBulkhead");
+        partitioned.add(partitionedBulkhead);
+        partitionedCallbacks.forEach(callback -> callback.accept(partitionedBulkhead));
+        return partitionedBulkhead;
+    }
+
+    /**
+     * Returns the partitioned bulkheads registered so far, in registration order.
+     *
+     * @return a snapshot
+     */
+    public List<PartitionedBulkhead<?>> partitionedBulkheads() {
+        return List.copyOf(partitioned);
+    }
+
+    /**
+     * Calls {@code callback} with every partitioned bulkhead registered so far, then with each one registered later
+     * (on the registering thread).
+     *
+     * @param callback told of each partitioned bulkhead
+     * @return the subscription that stops later calls
+     */
+    public Subscription onPartitionedAdded(Consumer<? super PartitionedBulkhead<?>> callback) {
+        return subscribe(callback, partitionedCallbacks, partitioned);
     }
 
     /**

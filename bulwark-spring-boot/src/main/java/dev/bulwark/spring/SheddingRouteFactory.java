@@ -230,6 +230,6 @@ final class SheddingRouteFactory {
             }
             builder.idleTimeout(key.idleTimeout());
         }
-        return new RouteLimiter.Partitioned(builder.build(), config.maxWait());
+        return new RouteLimiter.Partitioned(policies.register(builder.build()), config.maxWait());
     }
 }

@@ -483,6 +483,43 @@ abstract class SheddingContract {
         }
     }
 
+    // Issue 38 finding 4: after a flood of keys at a full table, nothing counted it, showed it or logged it.
+
+    @Test
+    void aFloodOfNewKeysAtAFullTableIsCountedAndTheActuatorShowsTheTableFull() throws Exception {
+        try (RunningApp app = start("bulwark.bulkheads.tenant.max-concurrency=1",
+                "bulwark.shedding.routes[0].pattern=/tenants/**", "bulwark.shedding.routes[0].bulkhead=tenant",
+                "bulwark.shedding.routes[0].key.header=X-Tenant", "bulwark.shedding.routes[0].key.max-partitions=2",
+                "management.endpoints.web.exposure.include=bulwark")) {
+            CompletableFuture<HttpResponse<String>> a = app.get("/tenants/x/hold/a", "X-Tenant", "A");
+            CompletableFuture<HttpResponse<String>> b = app.get("/tenants/x/hold/b", "X-Tenant", "B");
+            await().until(() -> app.gate().entered() == 2);
+            for (int i = 0; i < 40; i++) {
+                HttpResponse<String> flood = answer(app.get("/tenants/x/now", "X-Tenant", "flood-" + i));
+                assertThat(flood.statusCode()).isEqualTo(503);
+                assertThat(flood.body()).contains("\"reason\":\"PARTITION_LIMIT\"");
+            }
+
+            io.micrometer.core.instrument.MeterRegistry registry =
+                    app.bean(io.micrometer.core.instrument.MeterRegistry.class);
+            assertThat(registry.get("bulwark.partitioned.calls").tag("name", "tenant")
+                    .tag("outcome", "rejected.partition_limit").counter().count()).isEqualTo(40);
+            assertThat(registry.get("bulwark.partitioned.partitions").tag("name", "tenant").gauge().value())
+                    .isEqualTo(2);
+            JsonNode report = new ObjectMapper().readTree(answer(app.get("/actuator/bulwark")).body());
+            JsonNode table = report.get("partitioned").get(0);
+            assertThat(table.get("name").asText()).isEqualTo("tenant");
+            assertThat(table.get("partitions").asInt()).isEqualTo(2);
+            assertThat(table.get("maxPartitions").asInt()).isEqualTo(2);
+            assertThat(table.get("executing").asInt()).isEqualTo(2);
+            assertThat(report.toString()).as("the endpoint shows no key").doesNotContain("flood-", "\"A\"");
+
+            app.gate().releaseAll();
+            assertThat(Stream.of(a, b).map(SheddingContract::answer).map(HttpResponse::statusCode))
+                    .containsOnly(200);
+        }
+    }
+
     private static dev.bulwark.PartitionedBulkhead<String> partitions(RunningApp app) {
         return ((dev.bulwark.spring.internal.RouteLimiter.Partitioned) app
                 .bean(dev.bulwark.spring.internal.SheddingRoutes.class).routes().get(0).limiter()).partitions();
