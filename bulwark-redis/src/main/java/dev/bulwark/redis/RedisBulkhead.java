@@ -108,6 +108,12 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
     }
 
     /**
+     * The longest name a cluster-wide bulkhead may have: the name is in each of its Redis keys, which every script
+     * call sends, so a long one costs on every call (a 1 MB name sent about 6 MB per call).
+     */
+    public static final int MAX_NAME_LENGTH = 200;
+
+    /**
      * Starts configuring a cluster-wide bulkhead on a standalone (or Sentinel-managed) Redis.
      *
      * @param client the client to open connections from; its options must reject commands while disconnected
@@ -116,7 +122,8 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
      *     becomes the hash tag of its keys, so it must not contain '{' or '}'
      * @return a new builder
      * @throws NullPointerException when an argument is {@code null}
-     * @throws IllegalArgumentException when the name is blank or contains '{' or '}'
+     * @throws IllegalArgumentException when the name is blank, contains '{' or '}', or is longer than
+     *     {@value #MAX_NAME_LENGTH} characters
      */
     public static Builder builder(RedisClient client, String name) {
         return new Builder(Objects.requireNonNull(client, "client"), null, name);
@@ -131,7 +138,8 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
      * @param name the bulkhead's name; see {@link #builder(RedisClient, String)}
      * @return a new builder
      * @throws NullPointerException when an argument is {@code null}
-     * @throws IllegalArgumentException when the name is blank or contains '{' or '}'
+     * @throws IllegalArgumentException when the name is blank, contains '{' or '}', or is longer than
+     *     {@value #MAX_NAME_LENGTH} characters
      */
     public static Builder builder(RedisClusterClient client, String name) {
         return new Builder(null, Objects.requireNonNull(client, "client"), name);
@@ -477,6 +485,11 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
 
         private Builder(RedisClient client, RedisClusterClient clusterClient, String name) {
             Objects.requireNonNull(name, "name");
+            if (name.length() > MAX_NAME_LENGTH) {
+                // Checked first, and not echoed: the name is in every key of every script call.
+                throw new IllegalArgumentException("name must be at most " + MAX_NAME_LENGTH
+                        + " characters but was " + name.length() + " characters long");
+            }
             if (name.isBlank() || name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
                 throw new IllegalArgumentException(
                         "name must be non-blank and contain neither '{' nor '}' but was '" + name + "'");

@@ -194,6 +194,11 @@ class RedisBulkheadBasicsTest {
                 .hasMessageContaining("'a{b}'");
         assertThatThrownBy(() -> RedisBulkhead.builder(client, null)).isInstanceOf(NullPointerException.class)
                 .hasMessage("name");
+        // Issue 38 finding 3: a 1 MB name was in every key of every script call.
+        assertThat(RedisBulkhead.builder(client, "n".repeat(200))).isNotNull();
+        assertThatThrownBy(() -> RedisBulkhead.builder(client, "n".repeat(1_000_000)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("name must be at most 200 characters but was 1000000 characters long");
         RedisBulkhead.Builder builder = RedisBulkhead.builder(client, "config");
         assertThatThrownBy(() -> builder.maxConcurrency(0)).hasMessage("maxConcurrency must be at least 1 but was 0");
         assertThatThrownBy(() -> builder.maxWait(Duration.ZERO)).hasMessage("maxWait must be positive but was PT0S");
