@@ -295,6 +295,62 @@ class BulkheadServerInterceptorTest {
         }
     }
 
+    /**
+     * Issue 38 finding 1 over gRPC: a flood of one-off tenant ids in the metadata at a full partition table locked
+     * out every tenant, new or idle through the flood, with {@code PARTITION_LIMIT} until the idle timeout. Now each
+     * flood key takes an idle partition's place, the tenants get theirs back, and every refusal is counted.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aFloodOfOneOffTenantIdsLocksNoTenantOutAndIsCounted(Transport transport) throws Exception {
+        PartitionedBulkhead<String> tenants = PartitionedBulkhead.<String>builder().name("tenants").maxPartitions(8)
+                .defaultConfig(Bulkhead.builder().maxConcurrency(1).config()).build();
+        java.util.concurrent.atomic.AtomicInteger partitionLimit = new java.util.concurrent.atomic.AtomicInteger();
+        tenants.addListener(new dev.bulwark.BulkheadListener() {
+            @Override
+            public void rejected(dev.bulwark.Rejection rejection) {
+                if (rejection.reason() == dev.bulwark.Rejection.Reason.PARTITION_LIMIT) {
+                    partitionLimit.incrementAndGet();
+                }
+            }
+        });
+        BulkheadServerInterceptor interceptor = BulkheadServerInterceptor.builder()
+                .perKey(tenants, TENANT, "anonymous").build();
+        try (Transport.Running running = transport.start(service, interceptor)) {
+            assertThat(HoldService.start(running.channel(), HoldService.ECHO, "regular", CallOptions.DEFAULT,
+                    tenant("regular")).await().status().isOk()).isTrue();
+            for (int i = 0; i < 200; i++) {
+                assertThat(HoldService.start(running.channel(), HoldService.ECHO, "flood", CallOptions.DEFAULT,
+                        tenant("flood-" + i)).await().status().isOk()).as("flood call %d", i).isTrue();
+            }
+            assertThat(HoldService.start(running.channel(), HoldService.ECHO, "regular again", CallOptions.DEFAULT,
+                    tenant("regular")).await().status().isOk()).isTrue();
+            assertThat(HoldService.start(running.channel(), HoldService.ECHO, "newcomer", CallOptions.DEFAULT,
+                    tenant("newcomer")).await().status().isOk()).isTrue();
+            assertThat(tenants.partitionCount()).isEqualTo(8);
+            assertThat(tenants.evictionCount()).isGreaterThanOrEqualTo(194);
+
+            // Every partition busy: now a new key is refused, and the refusal is heard.
+            List<HoldService.Call> holders = new java.util.ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                holders.add(HoldService.start(running.channel(), HoldService.HOLD, "busy-" + i, CallOptions.DEFAULT,
+                        tenant("busy-" + i)));
+            }
+            List<HoldService.Held> held = new java.util.ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                held.add(service.nextHeld());
+            }
+            HoldService.Outcome refused = HoldService.start(running.channel(), HoldService.ECHO, "refused",
+                    CallOptions.DEFAULT, tenant("one-more")).await();
+            assertThat(refused.status().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+            assertThat(partitionLimit).hasValue(1);
+            held.forEach(HoldService.Held::reply);
+            for (HoldService.Call holder : holders) {
+                assertThat(holder.await().status().isOk()).isTrue();
+            }
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Transport.class)
     void aShorterMaximumKeyLengthIsKept(Transport transport) throws Exception {

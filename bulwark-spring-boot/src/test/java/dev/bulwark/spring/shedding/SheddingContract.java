@@ -483,6 +483,26 @@ abstract class SheddingContract {
         }
     }
 
+    // Issue 38 finding 1 over real HTTP: at a full table every new key was refused PARTITION_LIMIT until the idle
+    // timeout, tenants new or idle through the flood alike.
+
+    @Test
+    void aFloodOfOneOffKeysLocksNoTenantOut() {
+        try (RunningApp app = start("bulwark.bulkheads.tenant.max-concurrency=1",
+                "bulwark.shedding.routes[0].pattern=/api/**", "bulwark.shedding.routes[0].bulkhead=tenant",
+                "bulwark.shedding.routes[0].key.header=X-Tenant", "bulwark.shedding.routes[0].key.max-partitions=10")) {
+            assertThat(answer(app.get("/api/now", "X-Tenant", "regular")).statusCode()).isEqualTo(200);
+            for (int i = 0; i < 150; i++) {
+                assertThat(answer(app.get("/api/now", "X-Tenant", "flood-" + i)).statusCode())
+                        .as("flood request %d", i).isEqualTo(200);
+            }
+
+            assertThat(answer(app.get("/api/now", "X-Tenant", "regular")).statusCode()).isEqualTo(200);
+            assertThat(answer(app.get("/api/now", "X-Tenant", "newcomer")).statusCode()).isEqualTo(200);
+            assertThat(partitions(app).partitionCount()).isEqualTo(10);
+        }
+    }
+
     // Issue 38 finding 4: after a flood of keys at a full table, nothing counted it, showed it or logged it.
 
     @Test
