@@ -186,6 +186,15 @@ class PartitionedBulkheadVisibilityTest {
             assertThat(lines).hasSize(2);
             assertThat(lines.get(1).getMessage()).contains("refused 101 calls for new keys");
             held.complete(null);
+
+            // The first-use rehearsal's own refusal, at every start, must not warn of a flood.
+            PartitionedBulkhead<String> rehearsal = PartitionedBulkhead.<String>builder()
+                    .name(dev.bulwark.internal.FirstUse.PER_KEY_REHEARSAL).maxPartitions(1).build();
+            CompletableFuture<Void> busy = new CompletableFuture<>();
+            rehearsal.callAsync("b", () -> busy);
+            refuse(rehearsal, "c");
+            assertThat(lines).hasSize(2);
+            busy.complete(null);
         } finally {
             logger.removeHandler(capture);
         }

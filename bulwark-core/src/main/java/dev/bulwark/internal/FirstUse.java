@@ -47,6 +47,12 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class FirstUse {
 
     /**
+     * The name of the rehearsal's partitioned bulkhead, whose rehearsed {@code PARTITION_LIMIT} refusal is not
+     * logged: a user must not see a warning about a flood at every start.
+     */
+    public static final String PER_KEY_REHEARSAL = "bulwark-rehearsal-per-key";
+
+    /**
      * The logger, looked up when first needed: finding the logging back end costs milliseconds (a service look-up)
      * that neither {@code build()} nor a caller's first call should pay for a failure that may never come.
      */
@@ -128,7 +134,7 @@ public final class FirstUse {
         Rehearsal.run(Bulkhead.builder().name("bulwark-rehearsal-observed").maxConcurrency(1).maxQueue(1)
                 .maxWait(Duration.ofMinutes(1)).onRejected(rejection -> { })
                 .listener(new BulkheadListener() { }).build());
-        Rehearsal.perKey(PartitionedBulkhead.<String>builder().name("bulwark-rehearsal-per-key").maxPartitions(1)
+        Rehearsal.perKey(PartitionedBulkhead.<String>builder().name(PER_KEY_REHEARSAL).maxPartitions(1)
                 .build());
         Rehearsal.timeout(Timeout.of(Duration.ofMinutes(1)));
     }

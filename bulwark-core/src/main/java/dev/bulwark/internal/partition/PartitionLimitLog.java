@@ -1,5 +1,6 @@
 package dev.bulwark.internal.partition;
 
+import dev.bulwark.internal.FirstUse;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -26,12 +27,15 @@ final class PartitionLimitLog {
     }
 
     private final String name;
+    /** Whether this is the first-use rehearsal's table, whose rehearsed refusal is no news to anyone. */
+    private final boolean quiet;
     private final AtomicLong refused = new AtomicLong();
     /** When the next line may be written; {@code Long.MIN_VALUE} until the first. */
     private final AtomicLong nextLineAt = new AtomicLong(Long.MIN_VALUE);
 
     PartitionLimitLog(String name) {
         this.name = name;
+        this.quiet = FirstUse.PER_KEY_REHEARSAL.equals(name);
     }
 
     /**
@@ -43,7 +47,8 @@ final class PartitionLimitLog {
     void refused(long now, int maxPartitions) {
         refused.incrementAndGet();
         long due = nextLineAt.get();
-        if ((due != Long.MIN_VALUE && now - due < 0) || !nextLineAt.compareAndSet(due, now + INTERVAL_NANOS)) {
+        if (quiet || (due != Long.MIN_VALUE && now - due < 0)
+                || !nextLineAt.compareAndSet(due, now + INTERVAL_NANOS)) {
             return;
         }
         long count = refused.getAndSet(0);
