@@ -11,6 +11,7 @@ module dev.bulwark.cli {
     requires HdrHistogram;
     requires com.fasterxml.jackson.core;
     requires concurrency.limits.core;
+    requires org.yaml.snakeyaml;
 
     exports dev.bulwark.cli;
 
