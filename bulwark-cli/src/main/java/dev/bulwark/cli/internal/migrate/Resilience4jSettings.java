@@ -81,7 +81,9 @@ final class Resilience4jSettings {
             return;
         }
         String name = path.get(3);
-        String groupKey = sectionKey + "." + path.get(2) + "." + name;
+        // A name Spring keeps only in brackets (one with dots) is written back in them.
+        String written = name.matches("[A-Za-z0-9_-]+") ? name : "[" + name + "]";
+        String groupKey = sectionKey + "." + path.get(2) + "." + written;
         Map<String, Props> group3 = instances ? section.instances : section.configs;
         Props props = group3.computeIfAbsent(name, n -> new Props(n, groupKey, entry.line()));
         if (path.size() < 5 || path.get(4).startsWith("[")) {
