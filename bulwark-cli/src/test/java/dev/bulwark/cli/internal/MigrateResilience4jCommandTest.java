@@ -320,6 +320,25 @@ class MigrateResilience4jCommandTest {
     }
 
     @Test
+    void aNameWithADotIsWrittenInBracketsAsSpringNeedsIt() throws IOException {
+        Outcome outcome = migrate("application.yml", """
+                resilience4j.retry.instances:
+                  "[pay.ments]": { maxAttempts: 5 }
+                """);
+
+        assertThat(outcome.out()).isEqualTo(HEADER.formatted("application.yml") + """
+                bulwark:
+                  defaults:
+                    retry:
+                      max-retries: 2
+                      delay: 500ms
+                  retries:
+                    "[pay.ments]":
+                      max-retries: 4
+                """);
+    }
+
+    @Test
     void aFileWithoutResilience4jSettingsHasNothingToMigrate() throws IOException {
         Outcome outcome = migrate("application.yml", "server.port: 8080\n");
 

@@ -82,7 +82,7 @@ public final class Resilience4jMigration {
             defaults.emitNotes(defaults.values.keySet());
             for (Props instance : bulkheads.instances.values()) {
                 Mapped mapped = bulkhead(chain(bulkheads, instance, instance.name, new HashSet<>()));
-                emit("bulkheads", instance.name, mapped, differing(mapped.values, defaults.values, Set.of()));
+                emit("bulkheads", instance.name, mapped, differing(mapped.values, defaults.values));
             }
         }
         Section threadPools = settings.sections.get(Kind.THREAD_POOL_BULKHEAD);
@@ -101,7 +101,7 @@ public final class Resilience4jMigration {
             for (Props instance : timeLimiters.instances.values()) {
                 Mapped mapped = timeout(chain(timeLimiters, instance, instance.name, new HashSet<>()), instance.key,
                         instance.line);
-                emit("timeouts", instance.name, mapped, differing(mapped.values, defaults.values, Set.of()));
+                emit("timeouts", instance.name, mapped, differing(mapped.values, defaults.values));
             }
         }
     }
@@ -248,7 +248,7 @@ public final class Resilience4jMigration {
                         + " from bulwark.defaults.bulkhead, while Resilience4j's thread-pool queue has no wait "
                         + "bound"));
             }
-            emit("bulkheads", name, mapped, differing(mapped.values, reference, Set.of()));
+            emit("bulkheads", name, mapped, differing(mapped.values, reference));
         }
     }
 
@@ -477,10 +477,9 @@ public final class Resilience4jMigration {
         mapped.emitNotes(values.keySet());
     }
 
-    private static Set<String> differing(Map<String, Object> values, Map<String, Object> reference,
-                                         Set<String> ignored) {
+    /** The keys whose value differs from what the policy would inherit. */
+    private static Set<String> differing(Map<String, Object> values, Map<String, Object> reference) {
         return values.entrySet().stream()
-                .filter(entry -> !ignored.contains(entry.getKey()))
                 .filter(entry -> !entry.getValue().equals(reference.get(entry.getKey())))
                 .map(Map.Entry::getKey)
                 .collect(Collectors.toCollection(LinkedHashSet::new));
