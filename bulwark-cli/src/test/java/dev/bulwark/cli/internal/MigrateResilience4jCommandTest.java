@@ -370,6 +370,10 @@ class MigrateResilience4jCommandTest {
         "application.properties | a=1\\nresilience4j.timelimiter.instances.t.timeoutDuration=-1s"
                 + " | application.properties:2: resilience4j.timelimiter.instances.t.timeoutDuration: must not be"
                 + " negative, got '-1s' (Resilience4j refuses to start)",
+        "application.yml | resilience4j: &loop\\n  retry: *loop"
+                + " | application.yml:1: 'resilience4j.retry' refers to itself through an alias",
+        "application.properties | resilience4j.retry.instances.a.maxAttempts=\\u12"
+                + " | application.properties:1: not a valid properties line: Malformed \\uxxxx encoding.",
         "application.json | {} | application.json: unknown format: expected a .yml, .yaml or .properties file"})
     void badInputIsRefusedNamingTheFileAndLine(String fileName, String text, String message) throws IOException {
         Outcome outcome = migrate(fileName, text.replace("\\n", "\n"));

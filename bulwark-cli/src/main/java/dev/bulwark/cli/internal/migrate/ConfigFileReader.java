@@ -3,7 +3,9 @@ package dev.bulwark.cli.internal.migrate;
 import java.io.IOException;
 import java.io.StringReader;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
@@ -49,7 +51,7 @@ public final class ConfigFileReader {
         try {
             for (Node root : yaml.composeAll(new StringReader(text))) {
                 List<FlatEntry> entries = new ArrayList<>();
-                flatten(fileName, "", root, entries);
+                flatten(fileName, "", root, entries, Collections.newSetFromMap(new IdentityHashMap<>()));
                 documents.add(entries);
             }
         } catch (MarkedYAMLException unparseable) {
@@ -62,8 +64,12 @@ public final class ConfigFileReader {
         return documents;
     }
 
-    private static void flatten(String fileName, String prefix, Node node, List<FlatEntry> entries) {
+    private static void flatten(String fileName, String prefix, Node node, List<FlatEntry> entries, Set<Node> open) {
         int line = node.getStartMark().getLine() + 1;
+        // An alias may name a node that contains it; Boot's loader refuses that too, and following it never ends.
+        if (!open.add(node)) {
+            throw new BadConfigException(fileName, line, "'" + prefix + "' refers to itself through an alias");
+        }
         if (node instanceof MappingNode mapping) {
             if (mapping.getValue().isEmpty() && !prefix.isEmpty()) {
                 entries.add(new FlatEntry(prefix, "", line));
@@ -79,7 +85,7 @@ public final class ConfigFileReader {
                             "duplicate key '" + key.getValue() + "'");
                 }
                 String child = prefix.isEmpty() ? key.getValue() : prefix + "." + key.getValue();
-                flatten(fileName, child, tuple.getValueNode(), entries);
+                flatten(fileName, child, tuple.getValueNode(), entries, open);
             }
         } else if (node instanceof SequenceNode sequence) {
             if (sequence.getValue().isEmpty()) {
@@ -87,7 +93,7 @@ public final class ConfigFileReader {
             }
             int index = 0;
             for (Node item : sequence.getValue()) {
-                flatten(fileName, prefix + "[" + index++ + "]", item, entries);
+                flatten(fileName, prefix + "[" + index++ + "]", item, entries, open);
             }
         } else if (!prefix.isEmpty()) {
             String value = ((ScalarNode) node).getValue();
@@ -95,6 +101,7 @@ public final class ConfigFileReader {
             boolean isNull = node.getTag().getValue().endsWith(":null");
             entries.add(new FlatEntry(prefix, isNull ? "" : value, line));
         }
+        open.remove(node);
     }
 
     private static List<List<FlatEntry>> properties(String fileName, String text) {
