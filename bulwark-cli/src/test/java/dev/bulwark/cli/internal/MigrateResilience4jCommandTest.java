@@ -54,6 +54,7 @@ class MigrateResilience4jCommandTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({
+        "resilience4j-docs-spring-boot.yml, resilience4j-docs-spring-boot.expected.yml",
         "resilience4j-spring-boot3-demo.yml, resilience4j-spring-boot3-demo.expected.yml",
         "resilience4j-spring-boot3-starter.yaml, resilience4j-spring-boot3-starter.expected.yaml"})
     void resilience4jsOwnExamplesMigrateExactly(String input, String expected) throws IOException {
@@ -62,6 +63,21 @@ class MigrateResilience4jCommandTest {
         assertThat(outcome.err()).isEmpty();
         assertThat(outcome.exitCode()).isZero();
         assertThat(outcome.out()).isEqualTo(resource(expected));
+    }
+
+    @Test
+    void theDocumentationsMaxRetryAttemptsIsReadAsMaxAttempts() throws IOException {
+        String out = migrate("docs.yml", resource("resilience4j-docs-spring-boot.yml")).out();
+
+        // maxRetryAttempts 3 is 2 retries, as are the defaults, so only the wait (10s, then 20s) is written.
+        assertThat(out).contains("""
+                  retries:
+                    backendA:
+                      backoff-initial: 10s
+                      backoff-max: 20s
+                """);
+        assertThat(out).contains("# resilience4j.retry.instances.backendA.maxRetryAttempts (line 25): Resilience4j "
+                + "1.x's name for maxAttempts (2.x ignores it and makes 3 attempts): migrated as maxAttempts\n");
     }
 
     @Test

@@ -91,6 +91,17 @@ final class Resilience4jSettings {
         }
         String property = Kind.canonical(path.get(4));
         String propertyKey = groupKey + "." + path.get(4);
+        if (kind == Kind.RETRY && property.equals("maxretryattempts")) {
+            // Resilience4j 1.x's name, in its documentation's examples still; 2.x ignores it, but it says what the
+            // author meant, so it is read as maxAttempts unless that is set too.
+            noteOnce(entry.line(), propertyKey, "Resilience4j 1.x's name for maxAttempts (2.x ignores it and "
+                    + "makes 3 attempts): migrated as maxAttempts" + (props.get("maxattempts") != null
+                    ? ", but maxAttempts is set too and wins" : ""));
+            if (props.get("maxattempts") != null) {
+                return;
+            }
+            property = "maxattempts";
+        }
         boolean list = Kind.LIST_PROPERTIES.contains(property);
         boolean nested = path.size() > 5 && !(list && path.size() == 6 && path.get(5).startsWith("["));
         if (!kind.properties.contains(property) || nested) {
