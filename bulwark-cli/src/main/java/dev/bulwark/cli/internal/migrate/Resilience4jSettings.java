@@ -17,6 +17,8 @@ final class Resilience4jSettings {
 
     final Map<Kind, Section> sections = new EnumMap<>(Kind.class);
     final List<Note> notes = new ArrayList<>();
+    /** The keys already noted, so that a section or property is noted once, not once per entry under it. */
+    private final Set<String> noted = new HashSet<>();
 
     private Resilience4jSettings() {
     }
@@ -53,8 +55,6 @@ final class Resilience4jSettings {
     private static boolean isResilience4j(List<String> path) {
         return !path.isEmpty() && Kind.canonical(path.get(0)).equals("resilience4j");
     }
-
-    private final Set<String> noted = new HashSet<>();
 
     private void add(FlatEntry entry) {
         List<String> path = path(entry.key());
