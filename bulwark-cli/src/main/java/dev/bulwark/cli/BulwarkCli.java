@@ -5,10 +5,12 @@ import java.io.PrintWriter;
 import java.util.Objects;
 
 /**
- * The entry point of the {@code bulwark} command: {@code java -jar bulwark.jar simulate|sweep [options]}.
+ * The entry point of the {@code bulwark} command: {@code java -jar bulwark.jar simulate|sweep|compare [options]}, and
+ * {@code java -jar bulwark.jar migrate resilience4j FILE}.
  *
  * <p>Exit codes: 0 on success; 1 when {@code sweep} found no setting that meets the targets, or the run failed;
- * 2 for bad input (an unknown flag, a malformed value), reported on one line without a stack trace.
+ * 2 for bad input (an unknown flag, a malformed value, a file {@code migrate} cannot read), reported on one line
+ * without a stack trace.
  */
 public final class BulwarkCli {
 

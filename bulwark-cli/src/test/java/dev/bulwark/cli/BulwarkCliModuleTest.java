@@ -45,8 +45,9 @@ class BulwarkCliModuleTest {
                 .filter(name -> !name.startsWith("java."))
                 .collect(Collectors.toSet());
 
-        // concurrency.limits.core: Netflix's limiters, run side by side with ours by bulwark compare.
+        // concurrency.limits.core: Netflix's limiters, run side by side with ours by bulwark compare;
+        // org.yaml.snakeyaml: bulwark migrate resilience4j reads application.yml with it.
         assertThat(required).containsExactlyInAnyOrder("dev.bulwark", "info.picocli", "HdrHistogram",
-                "com.fasterxml.jackson.core", "concurrency.limits.core");
+                "com.fasterxml.jackson.core", "concurrency.limits.core", "org.yaml.snakeyaml");
     }
 }

@@ -74,4 +74,15 @@ class BulwarkJarIT {
         assertThat(run.err()).contains("--limit: expected a whole number of at least 1, got '0'");
         assertThat(run.out()).isEmpty();
     }
+
+    @Test
+    void migratesAResilience4jFileWithTheShadedYamlParser(@TempDir Path directory) throws Exception {
+        Path file = directory.resolve("application.yml");
+        Files.writeString(file, "resilience4j.retry.instances.orders.maxAttempts: 4\n");
+
+        Run run = java(directory, "migrate", "resilience4j", file.toString());
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).endsWith("  retries:\n    orders:\n      max-retries: 3\n");
+    }
 }

@@ -16,8 +16,11 @@ import picocli.CommandLine.Spec;
         description = {"Sizes a bulkhead before production: drives the real dev.bulwark.Bulkhead against a "
                 + "simulated downstream and shows who is served, who is refused, how long they wait, and whether "
                 + "the downstream stays healthy.", ""},
-        subcommands = {SimulateCommand.class, SweepCommand.class, CompareCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {SimulateCommand.class, SweepCommand.class, CompareCommand.class, MigrateCommand.class,
+            CommandLine.HelpCommand.class},
         footer = {"", "Run 'bulwark simulate' to see the default scenario, 'bulwark COMMAND --help' for the options.",
+            "'bulwark migrate resilience4j application.yml' prints the bulwark.* equivalent of its Resilience4j "
+                    + "settings.",
             "Exit codes: 0 success, 1 no setting met the sweep's targets or the run failed, 2 bad input."})
 public final class BulwarkCommand implements Callable<Integer> {
 
@@ -71,6 +74,6 @@ public final class BulwarkCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new ParameterException(spec.commandLine(), "missing command: simulate or sweep");
+        throw new ParameterException(spec.commandLine(), "missing command: simulate, sweep, compare or migrate");
     }
 }

@@ -82,7 +82,7 @@ class BadInputTest {
         "sweep --max-reject 200%         | --max-reject: expected a percentage from 0% to 100% such as 1% or 0.5%, got '200%'",
         "sweep --target-p99 fast         | --target-p99: expected a duration such as 20ms",
         "sweep --no-bulkhead             | unknown option '--no-bulkhead'",
-        "frobnicate                      | unexpected argument 'frobnicate' (did you mean simulate?)",
+        "frobnicate                      | unexpected argument 'frobnicate' (did you mean migrate or simulate?)",
     })
     void badInputIsOneLineWithExitCode2(String commandLine, String expected) {
         Outcome outcome = run(commandLine.trim().split("\\s+"));
@@ -111,7 +111,8 @@ class BadInputTest {
         Outcome outcome = run();
 
         assertThat(outcome.exitCode).isEqualTo(2);
-        assertThat(outcome.err.strip()).isEqualTo("bulwark: missing command: simulate or sweep (see 'bulwark --help')");
+        assertThat(outcome.err.strip())
+                .isEqualTo("bulwark: missing command: simulate, sweep, compare or migrate (see 'bulwark --help')");
     }
 
     @Test
