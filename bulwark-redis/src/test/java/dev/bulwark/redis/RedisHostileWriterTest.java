@@ -134,6 +134,34 @@ class RedisHostileWriterTest {
         granted.close();
     }
 
+    /**
+     * The refusals on the channel were acted on as they came: a forged {@code ~id} refused a waiter as EVICTED, and
+     * a forged {@code !limit:id} as WEIGHT_EXCEEDS_LIMIT (a malformed one threw on the pub/sub thread). Now they are
+     * hints Redis must confirm, like grants: the waiter keeps its place and is granted in turn.
+     */
+    @Test
+    void aForgedRefusalOnTheChannelRefusesNobody() throws Exception {
+        RedisBulkhead holderInstance = redis.track(builder("forged-refusal").build());
+        RedisBulkhead waiterInstance = redis.track(builder("forged-refusal").pollInterval(Duration.ofSeconds(5))
+                .heartbeatInterval(Duration.ofSeconds(1)).leaseDuration(Duration.ofSeconds(10))
+                .commandTimeout(Duration.ofSeconds(2)).build());
+        Permit held = holderInstance.acquire();
+        CompletableFuture<Permit> waiting = waiterInstance.acquireAsync();
+        await().untilAsserted(() -> assertThat(redis.queuedOnServer("forged-refusal")).isEqualTo(1));
+        String waiterId = redis.inspect().zrange("bulwark:{forged-refusal}:queue", 0, 0).get(0);
+
+        for (String forged : new String[] {"~" + waiterId, "!0:" + waiterId, "!abc:" + waiterId, "!" + waiterId,
+                "~", "!"}) {
+            assertThat(redis.inspect().publish("bulwark:{forged-refusal}:granted", forged)).isEqualTo(2);
+        }
+
+        await("no forged refusal decides the waiter").during(Duration.ofSeconds(1))
+                .atMost(Duration.ofSeconds(3)).until(() -> !waiting.isDone());
+        assertThat(redis.queuedOnServer("forged-refusal")).as("the waiter keeps its place").isEqualTo(1);
+        held.close();
+        waiting.get(10, TimeUnit.SECONDS).close();
+    }
+
     @Test
     void aLeakedPermitIsReleasedAndLoggedOnceCollected() throws Exception {
         List<LogRecord> warnings = new CopyOnWriteArrayList<>();

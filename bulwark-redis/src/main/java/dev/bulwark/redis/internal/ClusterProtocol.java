@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p><b>Waiting.</b> A call the script queued is a {@link RemoteWaiter} registered under its id <em>before</em> the
  * acquire is sent, because the grant travels on the pub/sub connection and may overtake the acquire's own reply. A
  * release anywhere in the cluster hands the slot to the head of the queue inside the script and publishes the
- * id; {@link GrantSubscriber} finds the waiter, asks Redis to confirm ({@link #confirmGrants}: a message is a hint,
+ * id; {@link GrantSubscriber} finds the waiter, asks Redis to confirm ({@link #confirmHints}: a message is a hint,
  * never a grant) and decides it {@code GRANTED}. The {@link LeaseKeeper}'s poll asks
  * Redis about every waiter at the poll interval, which catches a wake-up lost while the pub/sub connection was
  * down. A sync waiter parks its own thread; an async waiter holds no thread at all.
@@ -272,7 +272,7 @@ abstract class ClusterProtocol {
      * which asks again; its {@code renew} extends the leases it names, which only helps their owners. Costs a
      * granted waiter one round trip before it runs.
      */
-    void confirmGrants(List<RemoteWaiter> hinted) {
+    void confirmHints(List<RemoteWaiter> hinted) {
         String[] arguments = new String[1 + hinted.size()];
         arguments[0] = leaseMillis;
         for (int i = 0; i < hinted.size(); i++) {
@@ -283,13 +283,19 @@ abstract class ClusterProtocol {
                 return; // the poll asks again, and refuses the waiters if Redis stays silent
             }
             refreshLimits(reply, 0);
+            int maxConcurrency = Replies.intAt(reply, 0);
             for (int i = 0; i < hinted.size(); i++) {
+                RemoteWaiter waiter = hinted.get(i);
                 long outcome = Replies.longAt(reply, 3 + i);
                 if (outcome == 1) {
-                    grant(hinted.get(i), false);
+                    grant(waiter, false);
                 } else if (outcome == 3) {
-                    refusedByRedis(hinted.get(i), Rejection.Reason.EVICTED, 0);
+                    refusedByRedis(waiter, Rejection.Reason.EVICTED, 0);
+                } else if (outcome == 0 && waiter.weight > maxConcurrency) {
+                    // Gone from the queue, and too heavy for the limit Redis holds: a lowered limit refused it.
+                    refusedByRedis(waiter, Rejection.Reason.WEIGHT_EXCEEDS_LIMIT, maxConcurrency);
                 }
+                // Still queued (2): the hint was stale or forged. Unknown (0) otherwise: the poll decides it lost.
             }
         });
     }

@@ -1,6 +1,5 @@
 package dev.bulwark.redis.internal;
 
-import dev.bulwark.Rejection;
 import dev.bulwark.redis.RedisBulkheadException;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -12,10 +11,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Listens on the bulkhead's grant channel. A message lists ids that some instance's script just granted (asked of
- * Redis, and decided {@code GRANTED} here once it confirms: see {@link ClusterProtocol#confirmGrants}), refused because their weight exceeds a lowered limit ({@code !limit:id}) or evicted by a
- * newcomer of a higher priority (prefix {@code ~}); only this instance's waiters are decided, on the pub/sub I/O
- * thread (which only flips states and hands work on). When the subscription is (re)established, for example after a reconnect during which
+ * Listens on the bulkhead's grant channel. A message lists ids that some instance's script just granted, refused
+ * because their weight exceeds a lowered limit ({@code !limit:id}) or evicted by a newcomer of a higher priority
+ * (prefix {@code ~}). Every token is a hint: this instance's waiters it names are decided only by what Redis answers
+ * when asked ({@link ClusterProtocol#confirmHints}), so anyone who may publish on the channel can neither admit nor
+ * refuse a waiter. Nothing here blocks the pub/sub I/O thread. When the subscription is (re)established, for example after a reconnect during which
  * messages may have been missed, the lease keeper polls at once.
  */
 final class GrantSubscriber extends RedisPubSubAdapter<String, String> {
@@ -57,22 +57,8 @@ final class GrantSubscriber extends RedisPubSubAdapter<String, String> {
             if (end < 0) {
                 end = length;
             }
-            char kind = message.charAt(start);
-            if (kind == '!') {
-                // "!limit:id": the limit that the waiter's weight exceeds.
-                int colon = message.indexOf(':', start);
-                RemoteWaiter waiter = bulkhead.waiters.get(message.substring(colon + 1, end));
-                if (waiter != null) {
-                    bulkhead.refusedByRedis(waiter, Rejection.Reason.WEIGHT_EXCEEDS_LIMIT,
-                            Integer.parseInt(message, start + 1, colon, 10));
-                }
-            } else if (kind == '~') {
-                RemoteWaiter waiter = bulkhead.waiters.get(message.substring(start + 1, end));
-                if (waiter != null) {
-                    bulkhead.refusedByRedis(waiter, Rejection.Reason.EVICTED, 0);
-                }
-            } else {
-                RemoteWaiter waiter = bulkhead.waiters.get(message.substring(start, end));
+            if (end > start) {
+                RemoteWaiter waiter = bulkhead.waiters.get(idOf(message, start, end));
                 if (waiter != null) {
                     if (hinted == null) {
                         hinted = new ArrayList<>(2);
@@ -84,9 +70,26 @@ final class GrantSubscriber extends RedisPubSubAdapter<String, String> {
         }
         if (hinted != null) {
             // Anyone who may PUBLISH on the channel could name a waiter: the message is a hint to ask Redis, and
-            // only the script's answer grants (one round trip, with the waiters of this message only).
-            bulkhead.confirmGrants(hinted);
+            // only the script's answer grants or refuses (one round trip, with the waiters of this message only).
+            bulkhead.confirmHints(hinted);
         }
+    }
+
+    /**
+     * The waiter id a token names, whatever it says happened: {@code id} (granted), {@code ~id} (evicted) or
+     * {@code !limit:id} (too heavy for a lowered limit). What happened is asked of Redis, never taken from the token,
+     * so a malformed or forged token costs a look-up and nothing else.
+     */
+    private static String idOf(String message, int start, int end) {
+        char kind = message.charAt(start);
+        if (kind == '~') {
+            return message.substring(start + 1, end);
+        }
+        if (kind == '!') {
+            int colon = message.indexOf(':', start);
+            return colon < 0 || colon >= end ? "" : message.substring(colon + 1, end);
+        }
+        return message.substring(start, end);
     }
 
     @Override
