@@ -21,6 +21,7 @@ final class SpringResilience {
     static final String CONCURRENCY_LIMIT_PROCESSOR =
             "org.springframework.resilience.annotation.ConcurrencyLimitBeanPostProcessor";
     private static final String REJECTED = "org.springframework.resilience.InvocationRejectedException";
+    private static volatile Constructor<?> rejectedConstructor;
 
     private SpringResilience() {
     }
@@ -55,7 +56,7 @@ final class SpringResilience {
     static RejectedExecutionException rejected(String message, Object target, Throwable cause) {
         RejectedExecutionException rejected;
         try {
-            rejected = (RejectedExecutionException) Holder.REJECTED_CONSTRUCTOR.newInstance(message, target);
+            rejected = (RejectedExecutionException) rejectedConstructor().newInstance(message, target);
         } catch (ReflectiveOperationException unexpected) {
             throw new IllegalStateException("cannot create " + REJECTED, unexpected);
         }
@@ -65,16 +66,20 @@ final class SpringResilience {
         return rejected;
     }
 
-    /** Resolved on first use, so that naming this class never loads a Spring 7 type. */
-    private static final class Holder {
-        static final Constructor<?> REJECTED_CONSTRUCTOR;
-
-        static {
+    /**
+     * Spring's constructor, resolved on first use and not in a static initialiser, so that this class initialises on
+     * Spring 6 too. Racing first uses resolve the same constructor; the last write wins, harmlessly.
+     */
+    private static Constructor<?> rejectedConstructor() {
+        Constructor<?> constructor = rejectedConstructor;
+        if (constructor == null) {
             try {
-                REJECTED_CONSTRUCTOR = type(REJECTED).getConstructor(String.class, Object.class);
+                constructor = type(REJECTED).getConstructor(String.class, Object.class);
             } catch (NoSuchMethodException absent) {
                 throw new IllegalStateException(REJECTED + "(String, Object) not found", absent);
             }
+            rejectedConstructor = constructor;
         }
+        return constructor;
     }
 }
