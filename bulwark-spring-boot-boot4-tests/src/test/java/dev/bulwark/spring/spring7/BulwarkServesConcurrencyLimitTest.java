@@ -53,8 +53,7 @@ class BulwarkServesConcurrencyLimitTest {
 
     @Test
     void aBoundedQueueRefusesTheCallerSpringWouldHaveBlocked() {
-        // Limit 2, queue 1: the fourth caller is refused at once (Spring's own throttle, were it applied too,
-        // would park it instead).
+        // Limit 2, queue 1: the fourth caller is refused at once, where Spring's own throttle would park it.
         CompletableFuture<HttpResponse<String>> first = app.get("/block");
         CompletableFuture<HttpResponse<String>> second = app.get("/block");
         await().atMost(Duration.ofSeconds(10)).until(() -> app.holds().inside("block") == 2);
