@@ -201,7 +201,8 @@ public class ResilientApp {
         }
 
         @GetMapping("/instance/{index}")
-        String instance(@PathVariable("index") int index, @RequestParam("hold") boolean hold) throws InterruptedException {
+        String instance(@PathVariable("index") int index, @RequestParam("hold") boolean hold)
+                throws InterruptedException {
             return instances.get(index).call(hold);
         }
 
@@ -216,7 +217,8 @@ public class ResilientApp {
                         : String.valueOf(named);
             }
             // The cause goes in a header: Spring's refusals have none, Bulwark's carry its BulkheadRejectedException.
-            return ResponseEntity.status(429).header("X-Cause", String.valueOf(refused.getCause())).body(refused.getClass().getName() + ": " + refused.getMessage()
+            return ResponseEntity.status(429).header("X-Cause", String.valueOf(refused.getCause()))
+                    .body(refused.getClass().getName() + ": " + refused.getMessage()
                     + " [target " + target + "]");
         }
     }

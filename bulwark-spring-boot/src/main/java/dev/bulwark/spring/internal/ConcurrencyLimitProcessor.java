@@ -87,11 +87,13 @@ public final class ConcurrencyLimitProcessor extends AbstractBeanFactoryAwareAdv
         setOrder(Ordered.LOWEST_PRECEDENCE - 1);
     }
 
+    /** Takes the resolver of {@code limitString}'s placeholders and SpEL, the one Spring's post-processor uses. */
     @Override
     public void setEmbeddedValueResolver(StringValueResolver resolver) {
         this.resolver = resolver;
     }
 
+    /** Takes the bean factory, which tells singleton beans (whose bulkheads are registered) from the others. */
     @Override
     public void setBeanFactory(BeanFactory beanFactory) {
         super.setBeanFactory(beanFactory);

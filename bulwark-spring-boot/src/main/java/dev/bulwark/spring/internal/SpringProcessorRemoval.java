@@ -17,6 +17,7 @@ public final class SpringProcessorRemoval implements BeanDefinitionRegistryPostP
     public SpringProcessorRemoval() {
     }
 
+    /** Removes the definitions of Spring's {@code ConcurrencyLimitBeanPostProcessor}, whoever registered them. */
     @Override
     public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
         if (!(registry instanceof ConfigurableListableBeanFactory)) {
@@ -33,6 +34,7 @@ public final class SpringProcessorRemoval implements BeanDefinitionRegistryPostP
         }
     }
 
+    /** Does nothing: the definitions are removed from the registry, before this stage. */
     @Override
     public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) throws BeansException {
         // All the work is done on the registry above.
