@@ -12,7 +12,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
-import org.springframework.core.env.Environment;
 
 /**
  * Serves Spring Framework 7's {@code @ConcurrencyLimit} (package {@code org.springframework.resilience.annotation})
@@ -57,16 +56,13 @@ public final class BulwarkSpringAnnotationsAutoConfiguration {
          *
          * @param policies the policies, whose registry receives the singleton beans' bulkheads
          * @param properties the settings under {@code bulwark.bulkheads[<name>]}
-         * @param environment the source of {@code spring.aop.proxy-target-class} (default {@code true})
          * @return the post-processor
          */
         @Bean
         @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
         public static ConcurrencyLimitProcessor bulwarkConcurrencyLimitProcessor(
-                ObjectProvider<BulwarkPolicies> policies, ObjectProvider<BulwarkProperties> properties,
-                Environment environment) {
-            return new ConcurrencyLimitProcessor(policies, properties,
-                    environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
+                ObjectProvider<BulwarkPolicies> policies, ObjectProvider<BulwarkProperties> properties) {
+            return new ConcurrencyLimitProcessor(policies, properties);
         }
     }
 

@@ -12,6 +12,7 @@ import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.aop.support.AopUtils;
 
 /**
  * The same annotated application, once served by Spring's own {@code @ConcurrencyLimit} and once by Bulwark's
@@ -45,6 +46,12 @@ class ConcurrencyLimitComparisonTest {
         List<String> bulwarkSaw = scenario.apply(bulwark);
         assertThat(bulwarkSaw).as("Bulwark's against Spring's").isEqualTo(springSaw);
         return bulwarkSaw;
+    }
+
+    @Test
+    void theProxiesAreOfOneKindClassBasedUnderBoot() {
+        assertThat(both(app -> List.of("class-based: " + AopUtils.isCglibProxy(
+                app.context().getBean(ResilientApp.Throttled.class))))).containsExactly("class-based: true");
     }
 
     @Test

@@ -55,8 +55,13 @@ public class ResilientApp {
         return new PerInstance(holds);
     }
 
+    /** An interface, so that the proxy kind shows: an interface-based proxy could not be injected as Throttled. */
+    public interface Refusing {
+        String none();
+    }
+
     /** Methods with a limit of their own each. */
-    public static class Throttled {
+    public static class Throttled implements Refusing {
         private final Holds holds;
 
         Throttled(Holds holds) {
@@ -88,6 +93,7 @@ public class ResilientApp {
 
         /** Refuses every call. */
         @ConcurrencyLimit(0)
+        @Override
         public String none() {
             return "none done";
         }

@@ -67,11 +67,9 @@ public final class ConcurrencyLimitProcessor extends AbstractBeanFactoryAwareAdv
      *
      * @param policies the policies (their registry receives the bulkheads), looked up when a bean is proxied
      * @param properties the settings under {@code bulwark.bulkheads[<name>]}
-     * @param proxyTargetClass whether proxies made here subclass the bean's class (Boot's
-     *                         {@code spring.aop.proxy-target-class})
      */
     public ConcurrencyLimitProcessor(ObjectProvider<BulwarkPolicies> policies,
-                                     ObjectProvider<BulwarkProperties> properties, boolean proxyTargetClass) {
+                                     ObjectProvider<BulwarkProperties> properties) {
         this.policies = policies;
         this.properties = properties;
         Class<? extends Annotation> type = SpringResilience.concurrencyLimitType();
@@ -82,7 +80,8 @@ public final class ConcurrencyLimitProcessor extends AbstractBeanFactoryAwareAdv
         // Decides which beans are eligible (and caches it per class); each bean gets an advisor of its own below.
         this.advisor = new DefaultPointcutAdvisor(pointcut, (MethodInterceptor) invocation -> invocation.proceed());
         setBeforeExistingAdvisors(true);
-        setProxyTargetClass(proxyTargetClass);
+        // No proxyTargetClass of its own: on Spring 7, setBeanFactory gives it the application's default proxy
+        // configuration (class-based under Boot's spring.aop.proxy-target-class=true), as Spring's post-processor.
         // Spring's own order for it: after every common post-processor but @EnableAsync's.
         setOrder(Ordered.LOWEST_PRECEDENCE - 1);
     }
