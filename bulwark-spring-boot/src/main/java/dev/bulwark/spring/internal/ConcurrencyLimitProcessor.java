@@ -1,0 +1,249 @@
+package dev.bulwark.spring.internal;
+
+import dev.bulwark.Bulkhead;
+import dev.bulwark.BulkheadConfig;
+import dev.bulwark.Bulkheads;
+import dev.bulwark.spring.BulwarkPolicies;
+import dev.bulwark.spring.BulwarkProperties;
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.util.HashMap;
+import java.util.Map;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.framework.AopInfrastructureBean;
+import org.springframework.aop.framework.Advised;
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.ComposablePointcut;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.context.EmbeddedValueResolverAware;
+import org.springframework.core.Ordered;
+import org.springframework.core.SmartClassLoader;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+import org.springframework.util.StringUtils;
+import org.springframework.util.StringValueResolver;
+
+/**
+ * Serves Spring Framework 7's {@code @ConcurrencyLimit} with Bulwark bulkheads, in place of Spring's
+ * {@code ConcurrencyLimitBeanPostProcessor} (which {@link SpringProcessorRemoval} removes). It advises the same
+ * methods the same way (the same pointcut, before the bean's existing advisors, at Spring's order), but gives each
+ * proxied bean instance an interceptor of its own whose throttles are made, checked and registered when the bean is
+ * proxied:
+ * <ul>
+ *   <li>the limit is the annotation's ({@code value}, {@code limit}, or {@code limitString} with placeholders and
+ *       SpEL resolved as Spring resolves them); a limit below -1 fails the bean's creation (Spring fails the first
+ *       call);</li>
+ *   <li>{@code BLOCK} waits in an unbounded FIFO queue with no maximum wait, unless
+ *       {@code bulwark.bulkheads[<name>].max-queue} or {@code max-wait} bound it; {@code REJECT} has no queue;</li>
+ *   <li>the bulkhead is named {@code <bean name>.<method name>} (or {@code <bean name>} for an annotation on the
+ *       class) and, for a singleton bean, registered in the {@link Bulkheads} registry: metrics, the actuator view
+ *       and the drain on shutdown see it.</li>
+ * </ul>
+ * Thread-safe, like every bean post-processor.
+ */
+public final class ConcurrencyLimitProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
+        implements EmbeddedValueResolverAware {
+
+    private static final long serialVersionUID = 1L;
+
+    private final transient ObjectProvider<BulwarkPolicies> policies;
+    private final transient ObjectProvider<BulwarkProperties> properties;
+    private final transient Pointcut pointcut;
+    private transient StringValueResolver resolver;
+    private transient ConfigurableListableBeanFactory beanFactory;
+
+    /**
+     * Creates the post-processor.
+     *
+     * @param policies the policies (their registry receives the bulkheads), looked up when a bean is proxied
+     * @param properties the settings under {@code bulwark.bulkheads[<name>]}
+     */
+    public ConcurrencyLimitProcessor(ObjectProvider<BulwarkPolicies> policies,
+                                     ObjectProvider<BulwarkProperties> properties) {
+        this.policies = policies;
+        this.properties = properties;
+        Class<? extends Annotation> type = SpringResilience.concurrencyLimitType();
+        // Spring's pointcut exactly: the annotation on the class (or inherited) or on the method (or an overridden
+        // one).
+        this.pointcut = new ComposablePointcut(new AnnotationMatchingPointcut(type, true))
+                .union(new AnnotationMatchingPointcut(null, type, true));
+        // Decides which beans are eligible (and caches it per class); each bean gets an advisor of its own below.
+        this.advisor = new DefaultPointcutAdvisor(pointcut, (MethodInterceptor) invocation -> invocation.proceed());
+        setBeforeExistingAdvisors(true);
+        // No proxyTargetClass of its own: on Spring 7, setBeanFactory gives it the application's default proxy
+        // configuration (class-based under Boot's spring.aop.proxy-target-class=true), as Spring's post-processor.
+        // Spring's own order for it: after every common post-processor but @EnableAsync's.
+        setOrder(Ordered.LOWEST_PRECEDENCE - 1);
+    }
+
+    /** Takes the resolver of {@code limitString}'s placeholders and SpEL, the one Spring's post-processor uses. */
+    @Override
+    public void setEmbeddedValueResolver(StringValueResolver resolver) {
+        this.resolver = resolver;
+    }
+
+    /** Takes the bean factory, which tells singleton beans (whose bulkheads are registered) from the others. */
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        super.setBeanFactory(beanFactory);
+        this.beanFactory = beanFactory instanceof ConfigurableListableBeanFactory
+                ? (ConfigurableListableBeanFactory) beanFactory : null;
+    }
+
+    /** As Spring's {@code AbstractAdvisingBeanPostProcessor}, but with an advisor made for this bean instance. */
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+        if (bean instanceof AopInfrastructureBean) {
+            return bean;
+        }
+        if (bean instanceof Advised) {
+            Advised advised = (Advised) bean;
+            Class<?> targetClass = AopUtils.getTargetClass(bean);
+            if (!advised.isFrozen() && isEligible(targetClass)) {
+                advised.addAdvisor(0, advisorFor(targetClass, beanName));
+                return bean;
+            }
+        }
+        if (!isEligible(bean, beanName)) {
+            return bean;
+        }
+        ProxyFactory proxyFactory = prepareProxyFactory(bean, beanName);
+        if (!proxyFactory.isProxyTargetClass() && proxyFactory.getProxiedInterfaces().length == 0) {
+            evaluateProxyInterfaces(bean.getClass(), proxyFactory);
+        }
+        proxyFactory.addAdvisor(advisorFor(bean.getClass(), beanName));
+        customizeProxyFactory(proxyFactory);
+        proxyFactory.setFrozen(isFrozen());
+        proxyFactory.setPreFiltered(true);
+        ClassLoader classLoader = getProxyClassLoader();
+        if (classLoader instanceof SmartClassLoader && classLoader != bean.getClass().getClassLoader()) {
+            classLoader = ((SmartClassLoader) classLoader).getOriginalClassLoader();
+        }
+        return proxyFactory.getProxy(classLoader);
+    }
+
+    private Advisor advisorFor(Class<?> beanClass, String beanName) {
+        Class<?> targetClass = ClassUtils.getUserClass(beanClass);
+        boolean shared = isSingleton(beanName);
+        Map<Method, ConcurrencyLimitGate> byMethod = new HashMap<>();
+        Map<String, Method> byName = new HashMap<>();
+        for (Method method : ReflectionUtils.getUniqueDeclaredMethods(targetClass,
+                ReflectionUtils.USER_DECLARED_METHODS)) {
+            MergedAnnotation<Annotation> annotation = SpringResilience.concurrencyLimit(method);
+            if (!annotation.isPresent()) {
+                continue;
+            }
+            Method other = byName.putIfAbsent(method.getName(), method);
+            if (other != null) {
+                throw new IllegalStateException("@ConcurrencyLimit on " + other + " and on " + method + ": Bulwark "
+                        + "names a method's bulkhead " + beanName + "." + method.getName() + ", so that only one "
+                        + "method of that name may carry its own @ConcurrencyLimit");
+            }
+            byMethod.put(method, gate(beanName + "." + method.getName(), ClassUtils.getQualifiedMethodName(method),
+                    annotation, method.toString(), shared));
+        }
+        MergedAnnotation<Annotation> onClass = SpringResilience.concurrencyLimit(targetClass);
+        ConcurrencyLimitGate classGate = onClass.isPresent()
+                ? gate(beanName, targetClass.getName(), onClass, targetClass.toString(), shared) : null;
+        return new DefaultPointcutAdvisor(pointcut, new ConcurrencyLimitInterceptor(targetClass, byMethod, classGate));
+    }
+
+    private boolean isSingleton(String beanName) {
+        try {
+            return beanFactory != null && beanFactory.containsBean(beanName) && beanFactory.isSingleton(beanName);
+        } catch (BeansException notAName) {
+            return false;
+        }
+    }
+
+    private ConcurrencyLimitGate gate(String name, String identifier, MergedAnnotation<Annotation> annotation,
+                                      String where, boolean shared) {
+        int limit = limit(annotation, where);
+        boolean reject = "REJECT".equals(((Enum<?>) annotation.getValue("policy").orElseThrow()).name());
+        BulwarkProperties declared = properties.getObject();
+        BulwarkProperties.BulkheadSettings settings = declared.bulkheads().get(name);
+        String key = "bulwark.bulkheads[" + name + "]";
+        if (limit <= 0) {
+            if (settings != null) {
+                throw new IllegalStateException(key + " is declared but @ConcurrencyLimit on " + where + " has limit "
+                        + limit + ", which Bulwark serves without a bulkhead: remove the declaration");
+            }
+            return new ConcurrencyLimitGate(identifier, limit, reject, null);
+        }
+        if (settings != null && settings.maxConcurrency() != null) {
+            throw new IllegalStateException(key + ".max-concurrency must not be set: the limit of @ConcurrencyLimit on "
+                    + where + " comes from the annotation (" + limit + ")");
+        }
+        if (reject && settings != null && (settings.maxQueue() != null || settings.maxWait() != null)) {
+            throw new IllegalStateException(key + ".max-queue and max-wait must not be set: @ConcurrencyLimit on "
+                    + where + " has policy REJECT, which never queues (use BLOCK for a bounded queue)");
+        }
+        Bulkhead.Builder builder = Bulkhead.builder().name(name).maxConcurrency(limit);
+        if (reject) {
+            builder.maxQueue(0);
+        } else {
+            builder.maxQueue(settings != null && settings.maxQueue() != null ? settings.maxQueue() : Integer.MAX_VALUE);
+            if (settings != null && settings.maxWait() != null) {
+                builder.maxWait(settings.maxWait());
+            }
+        }
+        BulkheadConfig config;
+        try {
+            config = builder.config();
+        } catch (IllegalArgumentException refused) {
+            throw new IllegalStateException(key + ": " + refused.getMessage(), refused);
+        }
+        return new ConcurrencyLimitGate(identifier, limit, reject, shared ? register(config, declared)
+                : Bulkhead.of(config));
+    }
+
+    /**
+     * Registers a singleton bean's bulkhead, replacing the one {@link BulwarkPolicies} made from its declaration
+     * (declared settings are read here; the policies made it with the defaults' limit).
+     */
+    private Bulkhead register(BulkheadConfig config, BulwarkProperties declared) {
+        Bulkheads registry = policies.getObject().bulkheads();
+        if (registry.find(config.name()).isPresent()) {
+            if (!declared.bulkheads().containsKey(config.name())) {
+                throw new IllegalStateException("a bulkhead named '" + config.name() + "' already exists: the "
+                        + "bulkhead of @ConcurrencyLimit on that bean (method) needs the name");
+            }
+            registry.remove(config.name());
+        }
+        return registry.bulkhead(config);
+    }
+
+    private int limit(MergedAnnotation<Annotation> annotation, String where) {
+        // Spring's parsing: a non-blank limitString, once resolved, wins over limit (alias value).
+        int limit = annotation.getInt("limit");
+        String text = annotation.getString("limitString");
+        if (StringUtils.hasText(text)) {
+            if (resolver != null) {
+                text = resolver.resolveStringValue(text);
+            }
+            if (StringUtils.hasText(text)) {
+                try {
+                    limit = Integer.parseInt(text);
+                } catch (NumberFormatException notANumber) {
+                    throw new IllegalStateException("@ConcurrencyLimit on " + where + ": limitString must be an "
+                            + "integer but resolved to '" + text + "'", notANumber);
+                }
+            }
+        }
+        if (limit < ConcurrencyLimitGate.UNBOUNDED) {
+            throw new IllegalStateException("@ConcurrencyLimit on " + where + " must be configured with a valid limit "
+                    + "(-1 for unbounded, 0 to refuse every call, or positive) but has " + limit);
+        }
+        return limit;
+    }
+}
