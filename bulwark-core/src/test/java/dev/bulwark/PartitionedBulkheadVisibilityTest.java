@@ -148,7 +148,7 @@ class PartitionedBulkheadVisibilityTest {
     @Test
     void theFirstPartitionLimitRefusalIsLoggedThenAtMostOneLineAMinute() {
         Logger logger = Logger.getLogger("dev.bulwark.partition");
-        List<LogRecord> lines = new ArrayList<>();
+        List<LogRecord> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
         Handler capture = new Handler() {
             @Override
             public void publish(LogRecord record) {
@@ -172,6 +172,8 @@ class PartitionedBulkheadVisibilityTest {
             for (int i = 0; i < 100; i++) {
                 refuse(tenants, "flood-" + i);
             }
+            // Written on another thread: a refused caller never waits for the logging back end.
+            org.awaitility.Awaitility.await().until(() -> !lines.isEmpty());
             assertThat(lines).singleElement().satisfies(line -> {
                 assertThat(line.getLevel()).isEqualTo(Level.WARNING);
                 assertThat(line.getMessage()).contains("'tenants' refused 1 call for new keys (PARTITION_LIMIT)",
@@ -183,7 +185,7 @@ class PartitionedBulkheadVisibilityTest {
             assertThat(lines).hasSize(1);
             ticker.advance(Duration.ofSeconds(1));
             refuse(tenants, "flood-b");
-            assertThat(lines).hasSize(2);
+            org.awaitility.Awaitility.await().until(() -> lines.size() == 2);
             assertThat(lines.get(1).getMessage()).contains("refused 101 calls for new keys");
             held.complete(null);
 

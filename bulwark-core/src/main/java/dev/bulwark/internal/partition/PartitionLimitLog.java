@@ -1,6 +1,7 @@
 package dev.bulwark.internal.partition;
 
 import dev.bulwark.internal.FirstUse;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -11,7 +12,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * interval since the last one has passed. Logger {@code dev.bulwark.partition}.
  *
  * <p>Lock-free: every refusal adds to {@link #refused}; the one that moves {@link #nextLineAt} by compare-and-set
- * takes the count and writes the line, on the refused caller's thread, holding no lock.
+ * takes the count and hands the line to another thread ({@code CompletableFuture.runAsync}): in a fresh JVM the
+ * first line starts the logging back end (a service look-up, handlers, formatters: 178 ms measured by
+ * {@code FirstCallsTest}), which a refused caller must not wait for.
  */
 final class PartitionLimitLog {
 
@@ -47,18 +50,35 @@ final class PartitionLimitLog {
     void refused(long now, int maxPartitions) {
         refused.incrementAndGet();
         long due = nextLineAt.get();
-        if (quiet || (due != Long.MIN_VALUE && now - due < 0)
-                || !nextLineAt.compareAndSet(due, now + INTERVAL_NANOS)) {
+        if ((due != Long.MIN_VALUE && now - due < 0) || !nextLineAt.compareAndSet(due, now + INTERVAL_NANOS)) {
             return;
         }
         long count = refused.getAndSet(0);
+        // A StringBuilder, not '+': the first '+' of a call site links a string-concatenation method handle, which
+        // costs a fresh JVM tens of milliseconds on the refused caller's thread.
+        String line = new StringBuilder(256).append("Partitioned bulkhead '").append(name).append("' refused ")
+                .append(count).append(count == 1 ? " call" : " calls").append(" for new keys (PARTITION_LIMIT)")
+                .append(due == Long.MIN_VALUE ? "" : " in the last minute or more").append(": all ")
+                .append(maxPartitions).append(" partitions were in use. If clients choose the keys, bound them ")
+                .append("(a key validator); otherwise raise maxPartitions. (At most one such line a minute.)")
+                .toString();
+        // The rehearsal goes the same way (so a user's first refusal finds every class of it ready), but writes
+        // nothing.
+        boolean silent = quiet;
+        try {
+            CompletableFuture.runAsync(() -> write(line, silent));
+        } catch (RuntimeException noThread) {
+            // No thread to log on (the executor refused): the refusal itself stands, and is counted by listeners.
+        }
+    }
+
+    private static void write(String line, boolean silent) {
+        if (silent) {
+            return;
+        }
         System.Logger logger = Log.LOGGER;
         if (logger.isLoggable(System.Logger.Level.WARNING)) {
-            logger.log(System.Logger.Level.WARNING, "Partitioned bulkhead '" + name + "' refused " + count
-                    + (count == 1 ? " call" : " calls") + " for new keys (PARTITION_LIMIT)"
-                    + (due == Long.MIN_VALUE ? "" : " in the last minute or more")
-                    + ": all " + maxPartitions + " partitions were in use. If clients choose the keys, bound them "
-                    + "(a key validator); otherwise raise maxPartitions. (At most one such line a minute.)");
+            logger.log(System.Logger.Level.WARNING, line);
         }
     }
 }
