@@ -11,10 +11,13 @@ import dev.bulwark.Bulkheads;
 import dev.bulwark.Retry;
 import dev.bulwark.Subscription;
 import dev.bulwark.Timeout;
+import dev.bulwark.internal.stats.TimeWindow;
+import dev.bulwark.micrometer.internal.BindingOptions;
 import dev.bulwark.micrometer.internal.Bindings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -65,8 +68,8 @@ public final class BulwarkMetrics {
     private final Bindings bindings;
     private final ConcurrentMap<String, FallbackCounter> fallbackCounters = new ConcurrentHashMap<>();
 
-    private BulwarkMetrics(MeterRegistry registry, Tags commonTags, boolean exactTiming) {
-        this.bindings = new Bindings(registry, commonTags, exactTiming);
+    private BulwarkMetrics(MeterRegistry registry, Tags commonTags, BindingOptions options) {
+        this.bindings = new Bindings(registry, commonTags, options);
     }
 
     /**
@@ -214,6 +217,8 @@ public final class BulwarkMetrics {
         private final MeterRegistry registry;
         private Tags tags = Tags.empty();
         private boolean exactTiming;
+        private Duration expiry = TimeWindow.DEFAULT_EXPIRY;
+        private int bufferLength = TimeWindow.DEFAULT_BUFFER_LENGTH;
 
         private Builder(MeterRegistry registry) {
             this.registry = registry;
@@ -247,12 +252,43 @@ public final class BulwarkMetrics {
         }
 
         /**
+         * Sets how long the bulkheads' maxima and percentiles ({@value MeterNames#BULKHEAD_WAIT_MAX},
+         * {@value MeterNames#BULKHEAD_EXECUTION_MAX}, {@value MeterNames#BULKHEAD_EXECUTION_PERCENTILE}) remember a
+         * value, like Micrometer's {@code DistributionStatisticConfig.Builder.expiry}: a value leaves them at most
+         * this long after it was recorded. Default 2 minutes, as Micrometer's. Counts and totals are cumulative
+         * whatever the window.
+         *
+         * @param expiry the window, positive
+         * @return this builder
+         * @throws NullPointerException when {@code expiry} is {@code null}
+         * @throws IllegalArgumentException when {@code expiry} is zero or negative
+         */
+        public Builder distributionStatisticExpiry(Duration expiry) {
+            this.expiry = TimeWindow.checkExpiry(expiry);
+            return this;
+        }
+
+        /**
+         * Sets how many buffers the window of maxima and percentiles rotates through, like Micrometer's
+         * {@code DistributionStatisticConfig.Builder.bufferLength}: the window moves on by {@code expiry /
+         * bufferLength} at a time. Default 3, as Micrometer's.
+         *
+         * @param bufferLength the number of buffers, 1 to 60
+         * @return this builder
+         * @throws IllegalArgumentException when {@code bufferLength} is not between 1 and 60
+         */
+        public Builder distributionStatisticBufferLength(int bufferLength) {
+            this.bufferLength = TimeWindow.checkBufferLength(bufferLength);
+            return this;
+        }
+
+        /**
          * Builds the binder.
          *
          * @return a new binder with this configuration
          */
         public BulwarkMetrics build() {
-            return new BulwarkMetrics(registry, tags, exactTiming);
+            return new BulwarkMetrics(registry, tags, new BindingOptions(exactTiming, expiry, bufferLength));
         }
     }
 }
