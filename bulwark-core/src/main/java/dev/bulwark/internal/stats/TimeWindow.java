@@ -10,28 +10,26 @@ import java.util.function.LongSupplier;
  * The ring of buffers behind a windowed statistic, rotating like Micrometer's distribution statistics: the window
  * ({@code expiry}) is cut into {@code bufferLength} slices of time, slice {@code k} being
  * {@code [origin + k * slice, origin + (k + 1) * slice)}, and buffer {@code k mod bufferLength} holds slice
- * {@code k}. A statistic is read over all the buffers, i.e. over the last {@code bufferLength} slices.
+ * {@code k}. A statistic is read over all the buffers, i.e. over the last {@code bufferLength} slices, so a value
+ * counts in it for between {@code expiry - expiry / bufferLength} and {@code expiry} after it was recorded, as in a
+ * Micrometer timer.
  *
  * <h2>Design notes</h2>
  *
- * <p><b>Rotated by the reader, never by the recorder.</b> A recorder writes into the {@link #current()} buffer: one
- * volatile read, no clock reading (a clock reading costs as much as an uncontended call, and the call path must not
- * pay it), no lock. A reader (a scrape) first calls {@link #rotate}: it reads the clock, and when the slice has moved
- * on since the last rotation it clears the buffers of the slices that began since (all of them after a long pause)
- * and makes the buffer of the present slice current. Rotation takes a lock, on the reading side only, so that two
- * concurrent scrapes never interleave their clearing.
+ * <p><b>Rotated by whoever first sees the slice has moved on.</b> Windowed statistics are recorded only for timed
+ * calls and queued waits (calls that read the clock anyway), never on the untimed fast path. A recorder reads the
+ * window's clock and compares it with the start of the next slice (one volatile read); only once a slice does it
+ * rotate: under a lock it only tries to take (a recorder never waits for it; if another thread is rotating, it
+ * records into the buffer it finds), it clears the buffers of the slices that began since the last rotation (all of
+ * them after a long pause) and makes the present slice's buffer current. A reader (a scrape) rotates the same way
+ * first, taking the lock, so an idle statistic decays too. No allocation; the rotation itself costs clearing one
+ * buffer per slice.
  *
- * <p><b>What a value's lifetime is.</b> A value goes to the buffer of the slice of the last rotation, which may be
- * earlier than the slice it was recorded in (values recorded since the last read go to the current buffer). That
- * buffer is cleared when the ring comes round to it, so a value leaves the statistic at most {@code expiry} after it
- * was recorded, whatever the reads, and stays in it for at least {@code expiry - expiry / bufferLength} less the time
- * since the read before it was recorded. With reads more frequent than slices (a scrape every 15 to 60 seconds, the
- * default slice being 40 seconds), a value counts for 1 to 2 minutes, as with Micrometer's defaults.
- *
- * <p><b>Invariant:</b> {@link #current} is written only under {@link #lock}, after the buffer it designates was
- * cleared for its slice; {@link #slice} is the slice of {@link #current}'s buffer and only grows. Recorders that read
- * {@code current} just before a rotation write into the previous slice's buffer, which is still in the window (unless
- * the rotation skipped a whole window, when their value is simply older than it). Thread-safe.
+ * <p><b>Invariant:</b> {@link #current} and {@link #nextSliceStart} are written only under {@link #lock}, after the
+ * buffers of the slices up to the present one were cleared; {@link #slice} is the slice of {@link #current}'s buffer
+ * and only grows. A recorder that read {@code current} just before a rotation writes into the previous slice's
+ * buffer, which stays in the window for {@code bufferLength - 1} more slices, so its value is at worst counted as one
+ * slice older than it is (or, after a pause of a whole window, dropped as part of it). Thread-safe.
  */
 public final class TimeWindow {
 
@@ -46,25 +44,31 @@ public final class TimeWindow {
     private final long origin;
     private final long sliceNanos;
     private final int bufferLength;
+    private final IntConsumer clear;
     private final ReentrantLock lock = new ReentrantLock();
-    /** Written under {@link #lock} only; volatile for the unlocked check of {@link #rotate}. */
-    private volatile long slice;
+    /** Written under {@link #lock} only. */
+    private long slice;
+    /** Written under {@link #lock} only: when {@link #slice} ends, the one time a recorder must look at. */
+    private volatile long nextSliceStart;
     private volatile int current;
 
     /**
      * Creates a window whose first slice starts now.
      *
-     * @param clock a monotonic clock in nanoseconds (the registry's, or a ticker), read only by {@link #rotate}
+     * @param clock a monotonic clock in nanoseconds (the registry's, or a ticker)
      * @param expiry how long the window is, positive
      * @param bufferLength how many slices it is cut into, 1 to {@value #MAX_BUFFER_LENGTH}
+     * @param clear empties the buffer of the index it is given (called under the rotation lock, never concurrently)
      * @throws IllegalArgumentException when {@code expiry} or {@code bufferLength} is out of range
      */
-    public TimeWindow(LongSupplier clock, Duration expiry, int bufferLength) {
+    public TimeWindow(LongSupplier clock, Duration expiry, int bufferLength, IntConsumer clear) {
         this.clock = Objects.requireNonNull(clock, "clock");
         checkBufferLength(bufferLength);
         this.sliceNanos = Math.max(1L, checkExpiry(expiry).toNanos() / bufferLength);
         this.bufferLength = bufferLength;
+        this.clear = Objects.requireNonNull(clear, "clear");
         this.origin = clock.getAsLong();
+        this.nextSliceStart = origin + sliceNanos;
     }
 
     /**
@@ -108,38 +112,48 @@ public final class TimeWindow {
     }
 
     /**
-     * Returns the index of the buffer recorders write into. One volatile read; no clock, no lock.
+     * Returns the index of the buffer to record into now, rotating first when a slice has ended since the last
+     * rotation and no other thread is rotating. One clock reading and two volatile reads; never blocks.
      *
      * @return the index, 0 to {@code bufferLength - 1}
      */
-    public int current() {
+    public int recordIndex() {
+        long now = clock.getAsLong();
+        if (now - nextSliceStart >= 0 && lock.tryLock()) {
+            try {
+                rotateLocked(now);
+            } finally {
+                lock.unlock();
+            }
+        }
         return current;
     }
 
-    /**
-     * Brings the ring up to the present slice (reading side only): clears, through {@code clear}, every buffer
-     * whose slice began since the last rotation, then makes the present slice's buffer current.
-     *
-     * @param clear empties the buffer of the index it is given
-     */
-    public void rotate(IntConsumer clear) {
-        long present = Math.floorDiv(clock.getAsLong() - origin, sliceNanos);
-        if (present <= slice) {
+    /** Brings the ring up to the present slice before a read (reading side: waits for a rotation in progress). */
+    public void rotate() {
+        long now = clock.getAsLong();
+        if (now - nextSliceStart < 0) {
             return; // the common case of a scrape within the slice: no lock
         }
         lock.lock();
         try {
-            long last = slice;
-            if (present <= last) {
-                return;
-            }
-            for (long s = Math.max(last + 1, present - bufferLength + 1); s <= present; s++) {
-                clear.accept((int) Math.floorMod(s, (long) bufferLength));
-            }
-            slice = present;
-            current = (int) Math.floorMod(present, (long) bufferLength);
+            rotateLocked(now);
         } finally {
             lock.unlock();
         }
+    }
+
+    private void rotateLocked(long now) {
+        long present = Math.floorDiv(now - origin, sliceNanos);
+        long last = slice;
+        if (present <= last) {
+            return;
+        }
+        for (long s = Math.max(last + 1, present - bufferLength + 1); s <= present; s++) {
+            clear.accept((int) Math.floorMod(s, (long) bufferLength));
+        }
+        slice = present;
+        current = (int) Math.floorMod(present, (long) bufferLength);
+        nextSliceStart = origin + (present + 1) * sliceNanos;
     }
 }

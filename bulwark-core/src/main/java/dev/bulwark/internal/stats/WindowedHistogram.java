@@ -8,9 +8,9 @@ import java.util.function.LongSupplier;
  * {@link LogLinearHistogram}s, read by merging them (so a percentile is still within 1.6 % of the exact percentile of
  * the values in the window).
  *
- * <p>Recording is one volatile read (the current buffer) and the histogram's record: two or three atomic operations,
- * no clock, no lock, no allocation. Reading rotates the ring first (see {@link TimeWindow}) and sums the buffers'
- * buckets; it allocates one snapshot array per percentile read.
+ * <p>Recording is one clock reading, two volatile reads and the histogram's record (two or three atomic operations),
+ * no lock, no allocation, and once per slice the rotation (see {@link TimeWindow}). Reading rotates the ring first
+ * and sums the buffers' buckets; it allocates one snapshot array per percentile read.
  *
  * <p><b>Invariant</b> (on top of {@link LogLinearHistogram}'s): the max of the merge is the max of the buffers' maxes,
  * each read after its buckets, so a reader that sees a value's bucket sees a max at least that value, except when a
@@ -24,26 +24,27 @@ public final class WindowedHistogram {
     /**
      * Creates an empty windowed histogram.
      *
-     * @param clock a monotonic clock in nanoseconds, read only when reading
+     * @param clock a monotonic clock in nanoseconds
      * @param expiry how long the window is
      * @param bufferLength how many slices it is cut into
      * @throws IllegalArgumentException when {@code expiry} or {@code bufferLength} is out of range
      */
     public WindowedHistogram(LongSupplier clock, Duration expiry, int bufferLength) {
-        this.window = new TimeWindow(clock, expiry, bufferLength);
-        this.buffers = new LogLinearHistogram[bufferLength];
+        LogLinearHistogram[] ring = new LogLinearHistogram[TimeWindow.checkBufferLength(bufferLength)];
         for (int i = 0; i < bufferLength; i++) {
-            buffers[i] = new LogLinearHistogram();
+            ring[i] = new LogLinearHistogram();
         }
+        this.buffers = ring;
+        this.window = new TimeWindow(clock, expiry, bufferLength, index -> ring[index].clear());
     }
 
     /**
-     * Records one value. Lock-free, allocation-free, no clock reading.
+     * Records one value. Lock-free (a rotation is only tried), allocation-free.
      *
      * @param value the value; negative values count as 0
      */
     public void record(long value) {
-        buffers[window.current()].record(value);
+        buffers[window.recordIndex()].record(value);
     }
 
     /**
@@ -52,7 +53,7 @@ public final class WindowedHistogram {
      * @return the max, 0 when the window is empty
      */
     public long max() {
-        window.rotate(this::clear);
+        window.rotate();
         long max = 0L;
         for (LogLinearHistogram buffer : buffers) {
             max = Math.max(max, buffer.max());
@@ -70,7 +71,7 @@ public final class WindowedHistogram {
      */
     public long valueAtPercentile(double phi) {
         LogLinearHistogram.checkPhi(phi);
-        window.rotate(this::clear);
+        window.rotate();
         long[] snapshot = new long[LogLinearHistogram.BUCKETS];
         long ceiling = 0L;
         for (LogLinearHistogram buffer : buffers) {
@@ -78,9 +79,5 @@ public final class WindowedHistogram {
             ceiling = Math.max(ceiling, buffer.max()); // after its buckets: see the invariant
         }
         return LogLinearHistogram.valueAtPercentile(snapshot, ceiling, phi, 0L);
-    }
-
-    private void clear(int index) {
-        buffers[index].clear();
     }
 }
