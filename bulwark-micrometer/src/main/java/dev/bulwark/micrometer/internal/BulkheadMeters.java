@@ -17,6 +17,7 @@ import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.internal.stats.PriorityTally;
 import dev.bulwark.internal.stats.SampledListener;
+import dev.bulwark.internal.stats.ThreadOwnedCounter;
 import dev.bulwark.internal.stats.TimerStatistics;
 import dev.bulwark.internal.stats.TimingSampler;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -57,6 +58,8 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
 
     private final TimingSampler sampler;
     private final CallCounts calls;
+    /** {@code calls}' admission counter, held directly: the one count every call makes. */
+    private final ThreadOwnedCounter admissions;
     private final PriorityTally priorities;
     /** Non-zero waits only; the counts are the call counts'. Max only: the wait timers publish no percentiles. */
     private final TimerStatistics waitAdmitted;
@@ -80,6 +83,7 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
         waitCancelled = options.maxOnly(clock);
         execution = options.withPercentiles(clock);
         calls = CallCounts.register(group, tags);
+        admissions = calls.admissions();
         CallCounts counts = calls;
         priorities = PriorityCounts.register(group, tags, counts::admittedCount);
         executions = new ExecutionSource(bulkhead, counts::admittedCount, execution);
@@ -182,7 +186,7 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
     @Override
     public void admitted(long waitedNanos, Priority priority) {
         priorities.admitted(priority); // before the total: see PriorityTally
-        calls.admitted();
+        admissions.increment();
         if (waitedNanos > 0) {
             waitAdmitted.recordTimed(waitedNanos);
         }
