@@ -74,6 +74,24 @@ public final class ThreadOwnedCounter {
         mask = cells - 1;
     }
 
+    /**
+     * Takes, on the calling thread (a binding's, at bind time), every path of a first increment and of a sum on a
+     * private counter, so that a caller's first admission loads no class and links no {@code VarHandle} operation
+     * (issue 37: the Micrometer binding's first admitted call loaded 7 classes without it). Skipped when the system
+     * property {@code dev.bulwark.rehearseFirstUse} is {@code false}, like the core's rehearsal.
+     */
+    public static void rehearse() {
+        if ("false".equalsIgnoreCase(System.getProperty("dev.bulwark.rehearseFirstUse"))) {
+            return;
+        }
+        ThreadOwnedCounter counter = new ThreadOwnedCounter(1);
+        counter.increment(); // claims the cell
+        counter.increment(); // the owner's path
+        Thread other = new Thread(() -> { });
+        counter.incrementSlowly(other, 0); // another thread's slot is taken: the shared adder
+        counter.sum();
+    }
+
     /** One thread's count; its value is written by its owner only (invariant 1). */
     static final class Cell {
         /** Changes only from an ended thread to its successor, by CAS (invariant 2). */
