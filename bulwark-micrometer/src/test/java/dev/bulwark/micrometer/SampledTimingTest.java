@@ -158,8 +158,8 @@ class SampledTimingTest {
         }
 
         double admitted = registry.get("bulwark.bulkhead.calls").tags("outcome", "admitted").functionCounter().count();
-        double rejected = registry.get("bulwark.bulkhead.calls").tags("outcome", "rejected.queue_full").functionCounter()
-                .count();
+        double rejected = registry.get("bulwark.bulkhead.calls").tags("outcome", "rejected.queue_full")
+                .functionCounter().count();
         assertThat(admitted + rejected).isEqualTo((double) threads * callsEach);
         assertThat(rejected).isEqualTo((double) refused.get());
         assertThat(execution().count()).isEqualTo(admitted);

@@ -195,8 +195,9 @@ public final class BulwarkTelemetry {
         /**
          * Sets how long the maxima and percentiles gauges ({@value InstrumentNames#BULKHEAD_TIME_IN_QUEUE_MAX},
          * {@value InstrumentNames#BULKHEAD_LEASE_DURATION_MAX},
-         * {@value InstrumentNames#BULKHEAD_LEASE_DURATION_PERCENTILE}) remember a value, as Micrometer's {@code distributionStatisticExpiry}: a value leaves them at most this long
-         * after it was recorded. Default 2 minutes, as Micrometer's. The histograms and counters are not windowed.
+         * {@value InstrumentNames#BULKHEAD_LEASE_DURATION_PERCENTILE}) remember a value, as Micrometer's
+         * {@code distributionStatisticExpiry}: a value leaves them at most this long after it was recorded. Default
+         * 2 minutes, as Micrometer's. The histograms and counters are not windowed.
          *
          * @param expiry the window, positive
          * @return this builder

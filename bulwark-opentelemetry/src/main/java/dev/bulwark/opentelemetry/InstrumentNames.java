@@ -91,7 +91,8 @@ public final class InstrumentNames {
      */
     public static final String BULKHEAD_LEASE_DURATION_PERCENTILE = "bulwark.bulkhead.lease.duration.percentile";
     /** Attribute on {@value #BULKHEAD_LEASE_DURATION_PERCENTILE}: {@code 0.5}, {@code 0.95} or {@code 0.99}. */
-    public static final AttributeKey<String> BULKHEAD_PERCENTILE = AttributeKey.stringKey("bulwark.bulkhead.percentile");
+    public static final AttributeKey<String> BULKHEAD_PERCENTILE =
+            AttributeKey.stringKey("bulwark.bulkhead.percentile");
 
     /** Attribute on every retry instrument: the retry's name. */
     public static final AttributeKey<String> RETRY_NAME = AttributeKey.stringKey("bulwark.retry.name");
