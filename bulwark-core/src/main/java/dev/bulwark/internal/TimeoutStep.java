@@ -184,6 +184,8 @@ public final class TimeoutStep implements ChainStep {
         if (failure != null && failure != timedOut && failure.getCause() != timedOut) {
             timedOut.addSuppressed(failure);
         }
+        // On the caller's thread, before it sees the exception: a count read after the outcome includes it.
+        reportTimedOut(timedOut);
         throw timedOut;
     }
 
@@ -222,7 +224,7 @@ public final class TimeoutStep implements ChainStep {
             } finally {
                 state = FIRED;
             }
-            policy.reportTimedOut(timedOut);
+            // Reported by the caller when it returns (see call), never here on the scheduler's thread.
         }
 
         /**
@@ -337,8 +339,10 @@ public final class TimeoutStep implements ChainStep {
             }
             inner.cancel(timedOut);
             link.close();
-            result.completeExceptionally(timedOut);
+            // Counts before outcomes: the listeners hear of it before the caller's future fails, so a count read
+            // by whoever saw the failure includes it (issue 40).
             policy.reportTimedOut(timedOut);
+            result.completeExceptionally(timedOut);
         }
 
         /** The inner stage completed. */

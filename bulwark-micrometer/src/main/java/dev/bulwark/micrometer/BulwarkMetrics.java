@@ -12,10 +12,13 @@ import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Retry;
 import dev.bulwark.Subscription;
 import dev.bulwark.Timeout;
+import dev.bulwark.internal.stats.TimeWindow;
+import dev.bulwark.micrometer.internal.BindingOptions;
 import dev.bulwark.micrometer.internal.Bindings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -45,18 +48,22 @@ import java.util.concurrent.ConcurrentMap;
  * earlier binding is closed, or its policy collected, the name can be bound again. Use one {@code BulwarkMetrics}
  * per registry (bindings through different instances are not checked against each other).
  *
- * <p><b>Cost and timing.</b> A bound bulkhead records one thing into Micrometer per call: the increment of its
- * outcome's {@code Counter} ({@value MeterNames#BULKHEAD_CALLS}, exact). Everything else it keeps in its own
- * statistics (striped counters and lock-free histograms), read at scrape by function meters
- * ({@code FunctionCounter}, {@code FunctionTimer}, {@code TimeGauge}) and gauges. Every count is exact, except the
- * {@code normal} admissions of {@value MeterNames#BULKHEAD_PRIORITY_CALLS}, derived at scrape (see there). A clock
+ * <p><b>Cost and timing.</b> A bound bulkhead records nothing into Micrometer per call: its calls by outcome
+ * ({@value MeterNames#BULKHEAD_CALLS}, exact) are counted in the binding's own counters (the admissions, counted on
+ * every call, in per-thread cells written without an atomic read-modify-write) and everything else in its own
+ * statistics (striped counters and lock-free histograms), read at scrape by function meters ({@code FunctionCounter},
+ * {@code FunctionTimer}, {@code TimeGauge}) and gauges. Every count is exact once the calls that made it have
+ * returned, except the {@code normal} admissions of {@value MeterNames#BULKHEAD_PRIORITY_CALLS}, derived at scrape
+ * (see there). Maxima and percentiles cover a recent window, rotating like a Micrometer timer's (2 minutes in 3
+ * buffers by default, see {@link Builder#distributionStatisticExpiry}); counts and totals are cumulative. A clock
  * reading costs about as much as a whole uncontended call, so by default an in-process bulkhead times only a sample
  * of executions: one call in 1 to 256 (a power of two), chosen from the call rate so that between 1,000 and 2,000
- * calls a second are timed, and every call when there are fewer than about 2,000 a second. The execution timer's count stays exact; its total
- * is the sampled mean times the exact count; max and percentiles are those of the sample. Waits are always exact (a
- * call that found a free slot waited 0, which needs no clock). {@link Builder#exactTiming(boolean) exactTiming(true)}
- * times every execution instead, at the price of two clock readings per call. Retries and timeouts are bound with
- * ordinary counters and timers; they record per event. Bulwark takes no lock to record. Thread-safe.
+ * calls a second are timed, and every call when there are fewer than about 2,000 a second. The execution timer's
+ * count stays exact; its total is the sampled mean times the exact count; max and percentiles are those of the
+ * sample. Waits are always exact (a call that found a free slot waited 0, which needs no clock).
+ * {@link Builder#exactTiming(boolean) exactTiming(true)} times every execution instead, at the price of two clock
+ * readings per call. Retries and timeouts are bound with ordinary counters and timers; they record per event.
+ * Bulwark takes no lock to record. Thread-safe.
  */
 public final class BulwarkMetrics {
 
@@ -66,8 +73,8 @@ public final class BulwarkMetrics {
     private final Bindings bindings;
     private final ConcurrentMap<String, FallbackCounter> fallbackCounters = new ConcurrentHashMap<>();
 
-    private BulwarkMetrics(MeterRegistry registry, Tags commonTags, boolean exactTiming) {
-        this.bindings = new Bindings(registry, commonTags, exactTiming);
+    private BulwarkMetrics(MeterRegistry registry, Tags commonTags, BindingOptions options) {
+        this.bindings = new Bindings(registry, commonTags, options);
     }
 
     /**
@@ -131,8 +138,8 @@ public final class BulwarkMetrics {
 
     /**
      * Binds a bulkhead: the gauges {@value MeterNames#BULKHEAD_EXECUTING}, {@value MeterNames#BULKHEAD_QUEUED},
-     * {@value MeterNames#BULKHEAD_MAX_CONCURRENCY} and {@value MeterNames#BULKHEAD_MAX_QUEUE}, the counter
-     * {@value MeterNames#BULKHEAD_CALLS} (one series per outcome), the function counter
+     * {@value MeterNames#BULKHEAD_MAX_CONCURRENCY} and {@value MeterNames#BULKHEAD_MAX_QUEUE}, the function counters
+     * {@value MeterNames#BULKHEAD_CALLS} (one series per outcome) and
      * {@value MeterNames#BULKHEAD_PRIORITY_CALLS} (per priority and outcome), the function timers {@value MeterNames#BULKHEAD_WAIT} and
      * {@value MeterNames#BULKHEAD_EXECUTION}, and the time gauges {@value MeterNames#BULKHEAD_WAIT_MAX},
      * {@value MeterNames#BULKHEAD_EXECUTION_MAX} and {@value MeterNames#BULKHEAD_EXECUTION_PERCENTILE}. Calls in flight are reported from their next event on.
@@ -234,6 +241,8 @@ public final class BulwarkMetrics {
         private final MeterRegistry registry;
         private Tags tags = Tags.empty();
         private boolean exactTiming;
+        private Duration expiry = TimeWindow.DEFAULT_EXPIRY;
+        private int bufferLength = TimeWindow.DEFAULT_BUFFER_LENGTH;
 
         private Builder(MeterRegistry registry) {
             this.registry = registry;
@@ -267,12 +276,43 @@ public final class BulwarkMetrics {
         }
 
         /**
+         * Sets how long the bulkheads' maxima and percentiles ({@value MeterNames#BULKHEAD_WAIT_MAX},
+         * {@value MeterNames#BULKHEAD_EXECUTION_MAX}, {@value MeterNames#BULKHEAD_EXECUTION_PERCENTILE}) remember a
+         * value, like Micrometer's {@code DistributionStatisticConfig.Builder.expiry}: a value leaves them at most
+         * this long after it was recorded. Default 2 minutes, as Micrometer's. Counts and totals are cumulative
+         * whatever the window.
+         *
+         * @param expiry the window, positive
+         * @return this builder
+         * @throws NullPointerException when {@code expiry} is {@code null}
+         * @throws IllegalArgumentException when {@code expiry} is zero or negative
+         */
+        public Builder distributionStatisticExpiry(Duration expiry) {
+            this.expiry = TimeWindow.checkExpiry(expiry);
+            return this;
+        }
+
+        /**
+         * Sets how many buffers the window of maxima and percentiles rotates through, like Micrometer's
+         * {@code DistributionStatisticConfig.Builder.bufferLength}: the window moves on by {@code expiry /
+         * bufferLength} at a time. Default 3, as Micrometer's.
+         *
+         * @param bufferLength the number of buffers, 1 to 60
+         * @return this builder
+         * @throws IllegalArgumentException when {@code bufferLength} is not between 1 and 60
+         */
+        public Builder distributionStatisticBufferLength(int bufferLength) {
+            this.bufferLength = TimeWindow.checkBufferLength(bufferLength);
+            return this;
+        }
+
+        /**
          * Builds the binder.
          *
          * @return a new binder with this configuration
          */
         public BulwarkMetrics build() {
-            return new BulwarkMetrics(registry, tags, exactTiming);
+            return new BulwarkMetrics(registry, tags, new BindingOptions(exactTiming, expiry, bufferLength));
         }
     }
 }

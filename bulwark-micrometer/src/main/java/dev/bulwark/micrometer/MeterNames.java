@@ -3,7 +3,7 @@ package dev.bulwark.micrometer;
 /**
  * The names of the meters {@link BulwarkMetrics} registers and of their tags, for dashboards, alerts and
  * {@link io.micrometer.core.instrument.config.MeterFilter}s (for example to enable percentile histograms on the
- * timers).
+ * retry and timeout timers; the bulkhead's timers are function timers, which publish no histogram).
  *
  * <p>Names follow Micrometer's convention: lower case, words separated by dots, no unit and no {@code _total}
  * suffix, so that each registry renders them in its own style (Prometheus: {@code bulwark_bulkhead_calls_total},
@@ -32,14 +32,17 @@ public final class MeterNames {
     /** Gauge: the queue limit in force. */
     public static final String BULKHEAD_MAX_QUEUE = "bulwark.bulkhead.max.queue";
     /**
-     * Counter: calls by {@value #TAG_OUTCOME}: {@code admitted}, {@code cancelled}, and one series per
+     * Function counter ({@code registry.get(BULKHEAD_CALLS).functionCounter()}; it was a {@code Counter} before
+     * 0.1.0): calls by {@value #TAG_OUTCOME}: {@code admitted}, {@code cancelled}, and one series per
      * {@link dev.bulwark.Rejection.Reason}: {@code rejected.queue_full}, {@code rejected.wait_timeout},
      * {@code rejected.evicted} (LIFO queues, or calls with priorities), {@code rejected.unavailable} (cluster-wide
      * bulkheads only), {@code rejected.partition_limit} (stays 0 on a bulkhead: a per-key bulkhead's
      * {@code PARTITION_LIMIT} refusals are counted on {@value #PARTITIONED_CALLS}), {@code rejected.closed} (after
      * {@code close} or during {@code drain}) and {@code rejected.weight_exceeds_limit} (weighted calls only). Every bound bulkhead registers all of them, so that
      * dashboards and alerts see the same series everywhere; those a kind of bulkhead cannot produce stay at 0.
-     * Exact counts.
+     * Exact counts, kept by the binding (per-thread cells for the admissions) and read when scraped: a count is
+     * exact once the calls that made it have returned, and cumulative whatever the registry (a step registry
+     * publishes its increase per step).
      */
     public static final String BULKHEAD_CALLS = "bulwark.bulkhead.calls";
     /**
@@ -55,18 +58,22 @@ public final class MeterNames {
      * that found a free slot), {@code rejected.wait_timeout} and {@code cancelled}. Exact counts and totals.
      */
     public static final String BULKHEAD_WAIT = "bulwark.bulkhead.wait";
-    /** Time gauge: the longest wait since binding, by {@value #TAG_OUTCOME} (the outcomes of the wait timer). */
+    /**
+     * Time gauge: the longest wait over the recent window (2 minutes in 3 buffers by default, see
+     * {@link BulwarkMetrics.Builder#distributionStatisticExpiry}), by {@value #TAG_OUTCOME} (the outcomes of the wait
+     * timer); 0 when no call waited in the window.
+     */
     public static final String BULKHEAD_WAIT_MAX = "bulwark.bulkhead.wait.max";
     /**
      * Function timer: how long admitted calls held their slot. Exact count; the total is exact with exact timing,
      * else the sampled mean times the exact count (see {@link BulwarkMetrics}).
      */
     public static final String BULKHEAD_EXECUTION = "bulwark.bulkhead.execution";
-    /** Time gauge: the longest execution among the timed calls since binding. */
+    /** Time gauge: the longest execution among the timed calls of the recent window; 0 when none. */
     public static final String BULKHEAD_EXECUTION_MAX = "bulwark.bulkhead.execution.max";
     /**
-     * Time gauge: percentiles of the execution time of the timed calls since binding, by {@value #TAG_PHI}
-     * ({@code 0.5}, {@code 0.95}, {@code 0.99}), within 1.6 % of the exact percentile of those calls.
+     * Time gauge: percentiles of the execution time of the timed calls of the recent window, by {@value #TAG_PHI}
+     * ({@code 0.5}, {@code 0.95}, {@code 0.99}), within 1.6 % of the exact percentile of those calls; 0 when none.
      */
     public static final String BULKHEAD_EXECUTION_PERCENTILE = "bulwark.bulkhead.execution.percentile";
     /** Tag on {@value #BULKHEAD_EXECUTION_PERCENTILE}: the percentile as a fraction, such as {@code 0.99}. */

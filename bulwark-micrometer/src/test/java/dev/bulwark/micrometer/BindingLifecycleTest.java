@@ -10,7 +10,7 @@ import dev.bulwark.Bulkheads;
 import dev.bulwark.Retry;
 import dev.bulwark.Subscription;
 import dev.bulwark.Timeout;
-import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -42,7 +42,8 @@ class BindingLifecycleTest {
         Bulkhead bulkhead = Bulkhead.builder().name("db").build();
         Subscription binding = metrics.bind(bulkhead);
         bulkhead.call(() -> 1);
-        Counter admitted = registry.get("bulwark.bulkhead.calls").tags("outcome", "admitted").counter();
+        FunctionCounter admitted = registry.get("bulwark.bulkhead.calls").tags("outcome", "admitted")
+                .functionCounter();
         assertThat(admitted.count()).isEqualTo(1.0);
 
         binding.close();
@@ -63,7 +64,7 @@ class BindingLifecycleTest {
         assertThatThrownBy(() -> metrics.bind(Bulkhead.builder().name("db").build()))
                 .isInstanceOf(IllegalStateException.class);
         bulkhead.call(() -> 1);
-        assertThat(registry.get("bulwark.bulkhead.calls").tags("outcome", "admitted").counter().count())
+        assertThat(registry.get("bulwark.bulkhead.calls").tags("outcome", "admitted").functionCounter().count())
                 .as("a refused second binding attached no second listener").isEqualTo(1.0);
 
         binding.close();
@@ -145,7 +146,7 @@ class BindingLifecycleTest {
         // No garbage collection needed: the removal itself unbinds, even while the bulkhead is still referenced.
         assertThat(names("bulwark.bulkhead.max.concurrency")).containsExactly("kept");
         removed.call(() -> 1);
-        assertThat(registry.find("bulwark.bulkhead.calls").tags("name", "removed").counter()).isNull();
+        assertThat(registry.find("bulwark.bulkhead.calls").tags("name", "removed").functionCounter()).isNull();
         kept.call(() -> 1);
         binding.close();
     }
@@ -162,7 +163,7 @@ class BindingLifecycleTest {
 
         assertThat(names("bulwark.bulkhead.max.concurrency")).containsExactlyInAnyOrder("inventory-db", "payments");
         assertThat(registry.get("bulwark.bulkhead.calls").tags("name", "inventory-db", "outcome", "admitted")
-                .counter().count()).isEqualTo(1.0);
+                .functionCounter().count()).isEqualTo(1.0);
 
         binding.close();
         bulkheads.bulkhead(Bulkhead.builder().name("late").config());
@@ -179,9 +180,9 @@ class BindingLifecycleTest {
         inventory.call(() -> 1);
 
         assertThat(registry.get("bulwark.bulkhead.calls").tags("name", "inventory-db", "outcome", "admitted")
-                .counter().count()).isEqualTo(1.0);
+                .functionCounter().count()).isEqualTo(1.0);
         binding.close();
-        assertThat(registry.find("bulwark.bulkhead.calls").counters())
+        assertThat(registry.find("bulwark.bulkhead.calls").functionCounters())
                 .as("the hand-made binding is not the registry binding's to close").isNotEmpty();
     }
 

@@ -145,7 +145,7 @@ class BulkheadMetricsTest {
     }
 
     private double calls(String outcome) {
-        return registry.get("bulwark.bulkhead.calls").tags("name", "inventory-db", "outcome", outcome).counter()
+        return registry.get("bulwark.bulkhead.calls").tags("name", "inventory-db", "outcome", outcome).functionCounter()
                 .count();
     }
 

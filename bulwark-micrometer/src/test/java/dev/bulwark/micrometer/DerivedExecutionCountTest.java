@@ -50,7 +50,7 @@ class DerivedExecutionCountTest {
             bulkhead.run(() -> { });
         }
         assertThat(execution(registry).count()).isEqualTo(1_003);
-        assertThat(registry.get("bulwark.bulkhead.calls").tags("outcome", "admitted").counter().count())
+        assertThat(registry.get("bulwark.bulkhead.calls").tags("outcome", "admitted").functionCounter().count())
                 .isEqualTo(1_003);
     }
 

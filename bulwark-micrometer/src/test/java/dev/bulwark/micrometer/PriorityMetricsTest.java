@@ -73,8 +73,8 @@ class PriorityMetricsTest {
         assertThat(calls(Priority.LOW, "cancelled")).isEqualTo(1.0);
         assertThat(calls(Priority.LOW, "admitted")).isZero();
         // The per-priority counts add up to the per-outcome ones.
-        double admitted = registry.get(MeterNames.BULKHEAD_CALLS).tag(MeterNames.TAG_OUTCOME, "admitted").counter()
-                .count();
+        double admitted = registry.get(MeterNames.BULKHEAD_CALLS).tag(MeterNames.TAG_OUTCOME, "admitted")
+                .functionCounter().count();
         assertThat(admitted).isEqualTo(6.0);
     }
 

@@ -79,7 +79,7 @@ class SampledTimingTest {
         Arrays.sort(sorted);
         double exactMean = Arrays.stream(durations).average().orElseThrow();
         assertThat(execution().count()).isEqualTo(durations.length);
-        assertThat(registry.get("bulwark.bulkhead.calls").tags("outcome", "admitted").counter().count())
+        assertThat(registry.get("bulwark.bulkhead.calls").tags("outcome", "admitted").functionCounter().count())
                 .isEqualTo(durations.length);
         assertThat(execution().mean(TimeUnit.NANOSECONDS)).isCloseTo(exactMean, within(exactMean * 0.05));
         assertThat(execution().totalTime(TimeUnit.NANOSECONDS))
@@ -157,9 +157,9 @@ class SampledTimingTest {
             caller.join();
         }
 
-        double admitted = registry.get("bulwark.bulkhead.calls").tags("outcome", "admitted").counter().count();
-        double rejected = registry.get("bulwark.bulkhead.calls").tags("outcome", "rejected.queue_full").counter()
-                .count();
+        double admitted = registry.get("bulwark.bulkhead.calls").tags("outcome", "admitted").functionCounter().count();
+        double rejected = registry.get("bulwark.bulkhead.calls").tags("outcome", "rejected.queue_full")
+                .functionCounter().count();
         assertThat(admitted + rejected).isEqualTo((double) threads * callsEach);
         assertThat(rejected).isEqualTo((double) refused.get());
         assertThat(execution().count()).isEqualTo(admitted);

@@ -5,10 +5,14 @@ import dev.bulwark.Bulkheads;
 import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Retry;
 import dev.bulwark.Subscription;
+import dev.bulwark.Ticker;
 import dev.bulwark.Timeout;
+import dev.bulwark.internal.stats.TimeWindow;
+import dev.bulwark.opentelemetry.internal.BindingOptions;
 import dev.bulwark.opentelemetry.internal.Bindings;
 import dev.bulwark.opentelemetry.internal.Instruments;
 import io.opentelemetry.api.OpenTelemetry;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -54,8 +58,8 @@ public final class BulwarkTelemetry {
     private final Bindings bindings;
     private final ConcurrentMap<String, FallbackCounter> fallbackCounters = new ConcurrentHashMap<>();
 
-    private BulwarkTelemetry(OpenTelemetry openTelemetry, boolean exactTiming) {
-        this.bindings = new Bindings(new Instruments(openTelemetry), exactTiming);
+    private BulwarkTelemetry(OpenTelemetry openTelemetry, BindingOptions options) {
+        this.bindings = new Bindings(new Instruments(openTelemetry), options);
     }
 
     /**
@@ -187,6 +191,9 @@ public final class BulwarkTelemetry {
 
         private final OpenTelemetry openTelemetry;
         private boolean exactTiming;
+        private Duration expiry = TimeWindow.DEFAULT_EXPIRY;
+        private int bufferLength = TimeWindow.DEFAULT_BUFFER_LENGTH;
+        private Ticker ticker = Ticker.system();
 
         private Builder(OpenTelemetry openTelemetry) {
             this.openTelemetry = openTelemetry;
@@ -206,12 +213,57 @@ public final class BulwarkTelemetry {
         }
 
         /**
+         * Sets how long the maxima and percentiles gauges ({@value InstrumentNames#BULKHEAD_TIME_IN_QUEUE_MAX},
+         * {@value InstrumentNames#BULKHEAD_LEASE_DURATION_MAX},
+         * {@value InstrumentNames#BULKHEAD_LEASE_DURATION_PERCENTILE}) remember a value, as Micrometer's
+         * {@code distributionStatisticExpiry}: a value leaves them at most this long after it was recorded. Default
+         * 2 minutes, as Micrometer's. The histograms and counters are not windowed.
+         *
+         * @param expiry the window, positive
+         * @return this builder
+         * @throws NullPointerException when {@code expiry} is {@code null}
+         * @throws IllegalArgumentException when {@code expiry} is zero or negative
+         */
+        public Builder distributionStatisticExpiry(Duration expiry) {
+            this.expiry = TimeWindow.checkExpiry(expiry);
+            return this;
+        }
+
+        /**
+         * Sets how many buffers the window of maxima and percentiles rotates through, as Micrometer's
+         * {@code distributionStatisticBufferLength}: the window moves on by {@code expiry / bufferLength} at a time.
+         * Default 3, as Micrometer's.
+         *
+         * @param bufferLength the number of buffers, 1 to 60
+         * @return this builder
+         * @throws IllegalArgumentException when {@code bufferLength} is not between 1 and 60
+         */
+        public Builder distributionStatisticBufferLength(int bufferLength) {
+            this.bufferLength = TimeWindow.checkBufferLength(bufferLength);
+            return this;
+        }
+
+        /**
+         * Sets the clock the windows of maxima and percentiles rotate on (default {@link Ticker#system()}); tests
+         * pass a fake one. It is read when a gauge is collected and when a timed lease or a queued wait is recorded,
+         * never for an untimed call.
+         *
+         * @param ticker the clock
+         * @return this builder
+         * @throws NullPointerException when {@code ticker} is {@code null}
+         */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
          * Makes the binder.
          *
          * @return a new binder
          */
         public BulwarkTelemetry build() {
-            return new BulwarkTelemetry(openTelemetry, exactTiming);
+            return new BulwarkTelemetry(openTelemetry, new BindingOptions(exactTiming, expiry, bufferLength, ticker));
         }
     }
 }

@@ -74,6 +74,25 @@ public final class InstrumentNames {
     public static final String BULKHEAD_TIME_IN_QUEUE = "bulwark.bulkhead.call.time_in_queue";
     /** Histogram, {@code s}: how long admitted calls held their slot. */
     public static final String BULKHEAD_LEASE_DURATION = "bulwark.bulkhead.lease.duration";
+    /**
+     * Asynchronous gauge, {@code s}: the longest wait recorded into {@value #BULKHEAD_TIME_IN_QUEUE} over the recent
+     * window (2 minutes in 3 buffers by default, see {@code BulwarkTelemetry.Builder.distributionStatisticExpiry}),
+     * with the same attributes as the histogram's points; 0 when none was recorded in the window.
+     */
+    public static final String BULKHEAD_TIME_IN_QUEUE_MAX = "bulwark.bulkhead.call.time_in_queue.max";
+    /**
+     * Asynchronous gauge, {@code s}: the longest timed lease recorded into {@value #BULKHEAD_LEASE_DURATION} over
+     * the recent window; 0 when none was timed in the window.
+     */
+    public static final String BULKHEAD_LEASE_DURATION_MAX = "bulwark.bulkhead.lease.duration.max";
+    /**
+     * Asynchronous gauge, {@code s}: percentiles of the timed leases over the recent window, by
+     * {@link #BULKHEAD_PERCENTILE}, within 1.6 % of the exact ones; 0 when none was timed in the window.
+     */
+    public static final String BULKHEAD_LEASE_DURATION_PERCENTILE = "bulwark.bulkhead.lease.duration.percentile";
+    /** Attribute on {@value #BULKHEAD_LEASE_DURATION_PERCENTILE}: {@code 0.5}, {@code 0.95} or {@code 0.99}. */
+    public static final AttributeKey<String> BULKHEAD_PERCENTILE =
+            AttributeKey.stringKey("bulwark.bulkhead.percentile");
 
     /** Attribute on every retry instrument: the retry's name. */
     public static final AttributeKey<String> RETRY_NAME = AttributeKey.stringKey("bulwark.retry.name");

@@ -107,17 +107,49 @@ public final class LogLinearHistogram {
      * @throws IllegalArgumentException when {@code phi} is outside 0..1
      */
     public long valueAtPercentile(double phi, long unrecordedZeros) {
+        checkPhi(phi);
+        long[] snapshot = new long[BUCKETS];
+        addCountsTo(snapshot);
+        long ceiling = max.get(); // read after the buckets: see the invariant
+        return valueAtPercentile(snapshot, ceiling, phi, unrecordedZeros);
+    }
+
+    static void checkPhi(double phi) {
         if (!(phi >= 0.0 && phi <= 1.0)) {
             throw new IllegalArgumentException("phi must be between 0 and 1 but was " + phi);
         }
-        long[] snapshot = new long[BUCKETS];
+    }
+
+    /** Adds every bucket's count to {@code snapshot} (of {@link #BUCKETS} cells), reading them one by one. */
+    void addCountsTo(long[] snapshot) {
+        for (int i = 0; i < BUCKETS; i++) {
+            snapshot[i] += counts.get(i);
+        }
+    }
+
+    /**
+     * Empties the histogram, buckets first and the max last. Not atomic: a value recorded meanwhile may keep its
+     * bucket and lose its max (which is why {@link #valueAtPercentile(long[], long, double, long)} never clamps
+     * below a bucket's lower bound), or survive in part. Called only when a {@link TimeWindow} restarts a buffer.
+     */
+    void clear() {
+        for (int i = 0; i < BUCKETS; i++) {
+            counts.set(i, 0L);
+        }
+        max.set(0L);
+    }
+
+    /**
+     * The value at a percentile of bucket counts, as {@link #valueAtPercentile(double, long)} defines it: the
+     * midpoint of the bucket that holds the rank, clamped to {@code ceiling} but never below the bucket's lower
+     * bound (a bucket whose max a concurrent {@link #clear()} erased keeps its own bound).
+     */
+    static long valueAtPercentile(long[] snapshot, long ceiling, double phi, long unrecordedZeros) {
         long zeros = Math.max(0L, unrecordedZeros);
         long total = zeros;
-        for (int i = 0; i < BUCKETS; i++) {
-            snapshot[i] = counts.get(i);
-            total += snapshot[i];
+        for (long count : snapshot) {
+            total += count;
         }
-        long ceiling = max.get(); // read after the buckets: see the invariant
         if (total == 0) {
             return 0;
         }
@@ -130,7 +162,7 @@ public final class LogLinearHistogram {
             seen += snapshot[i];
             if (seen >= rank) {
                 long midpoint = lowerBound(i) + (width(i) - 1) / 2;
-                return Math.min(midpoint, ceiling);
+                return Math.min(midpoint, Math.max(ceiling, lowerBound(i)));
             }
         }
         return ceiling;

@@ -1,12 +1,15 @@
 package dev.bulwark.internal.stats;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
  * One timer of a bulkhead's statistics: an exact count of events, and the durations of those that were timed (all of
  * them, or a sample chosen by a {@link TimingSampler}). Read when meters are scraped, never on the call path. The
- * total time is the sampled mean times the exact count (exact when every event was timed); max and percentiles are
- * those of the timed events, percentiles from a {@link LogLinearHistogram} (within 1.6 % of the exact ones).
+ * total time is the sampled mean times the exact count (exact when every event was timed). Max and percentiles are
+ * those of the timed events <b>over a recent window</b> ({@link TimeWindow}: they decay, like a Micrometer timer's),
+ * percentiles from a {@link WindowedHistogram} (within 1.6 % of the exact ones); counts and totals are cumulative.
  *
  * <p>Thread-safe and lock-free: striped counters ({@link LongAdder}) and the histogram's atomics. A reader may see
  * an event counted and not yet timed (or the reverse); the estimates shift by at most that one event.
@@ -16,18 +19,48 @@ public final class TimerStatistics {
     private final LongAdder count = new LongAdder();
     private final LongAdder timedCount = new LongAdder();
     private final LongAdder timedTotalNanos = new LongAdder();
-    private final LogLinearHistogram histogram = new LogLinearHistogram();
+    /** {@code null} when only the max is kept. */
+    private final WindowedHistogram histogram;
+    /** {@code null} when {@link #histogram} keeps the max. */
+    private final WindowedMax max;
 
-    private TimerStatistics() {
+    private TimerStatistics(WindowedHistogram histogram, WindowedMax max) {
+        this.histogram = histogram;
+        this.max = max;
     }
 
     /**
-     * Returns empty statistics whose untimed events were left out of a sample.
+     * Returns empty statistics with a windowed max and windowed percentiles.
      *
+     * @param clock a monotonic clock in nanoseconds, read only when the statistics are read
+     * @param expiry the window's length
+     * @param bufferLength how many slices the window is cut into
      * @return new statistics
+     * @throws IllegalArgumentException when {@code expiry} or {@code bufferLength} is out of range
      */
-    public static TimerStatistics sampled() {
-        return new TimerStatistics();
+    public static TimerStatistics withPercentiles(LongSupplier clock, Duration expiry, int bufferLength) {
+        return new TimerStatistics(new WindowedHistogram(clock, expiry, bufferLength), null);
+    }
+
+    /**
+     * Returns empty statistics with a windowed max and no percentiles (a few longs instead of histograms).
+     *
+     * @param clock a monotonic clock in nanoseconds, read only when the statistics are read
+     * @param expiry the window's length
+     * @param bufferLength how many slices the window is cut into
+     * @return new statistics
+     * @throws IllegalArgumentException when {@code expiry} or {@code bufferLength} is out of range
+     */
+    public static TimerStatistics maxOnly(LongSupplier clock, Duration expiry, int bufferLength) {
+        return new TimerStatistics(null, new WindowedMax(clock, expiry, bufferLength));
+    }
+
+    private void recordDuration(long value) {
+        if (histogram != null) {
+            histogram.record(value);
+        } else {
+            max.record(value);
+        }
     }
 
     /**
@@ -37,7 +70,7 @@ public final class TimerStatistics {
      */
     public void recordTimed(long nanos) {
         long value = Math.max(0L, nanos);
-        histogram.record(value);
+        recordDuration(value);
         timedTotalNanos.add(value);
         timedCount.increment();
         count.increment();
@@ -57,7 +90,7 @@ public final class TimerStatistics {
      */
     public void recordSample(long nanos) {
         long value = Math.max(0L, nanos);
-        histogram.record(value);
+        recordDuration(value);
         timedTotalNanos.add(value);
         timedCount.increment();
     }
@@ -138,22 +171,26 @@ public final class TimerStatistics {
     }
 
     /**
-     * Returns the longest timed duration, exactly.
+     * Returns the longest duration timed within the window, exactly.
      *
-     * @return the max in nanoseconds, 0 when none
+     * @return the max in nanoseconds, 0 when none in the window
      */
     public long maxNanos() {
-        return histogram.max();
+        return histogram != null ? histogram.max() : max.max();
     }
 
     /**
-     * Returns a percentile of the timed durations.
+     * Returns a percentile of the durations timed within the window.
      *
      * @param phi the percentile as a fraction, 0 to 1
-     * @return the value in nanoseconds (within 1.6 % of the exact percentile of the timed events)
+     * @return the value in nanoseconds (within 1.6 % of the exact percentile of the timed events in the window)
      * @throws IllegalArgumentException when {@code phi} is outside 0..1
+     * @throws IllegalStateException when these statistics keep the max only
      */
     public long percentileNanos(double phi) {
-        return histogram.valueAtPercentile(phi, 0L);
+        if (histogram == null) {
+            throw new IllegalStateException("these statistics keep no percentiles");
+        }
+        return histogram.valueAtPercentile(phi);
     }
 }

@@ -29,7 +29,7 @@ public final class Bindings {
 
     private final MeterRegistry registry;
     private final Tags commonTags;
-    private final boolean exactTiming;
+    private final BindingOptions options;
     private final ReentrantLock lock = new ReentrantLock();
     /** Guarded by {@link #lock}. The group identifies which binding an entry belongs to. */
     private final Map<String, Entry> bound = new HashMap<>();
@@ -39,12 +39,12 @@ public final class Bindings {
      *
      * @param registry where meters are registered
      * @param commonTags tags added to every meter (they never use the keys this module uses)
-     * @param exactTiming whether bulkheads time every execution instead of a sample
+     * @param options how bulkheads are timed, and the window of their maxima and percentiles
      */
-    public Bindings(MeterRegistry registry, Tags commonTags, boolean exactTiming) {
+    public Bindings(MeterRegistry registry, Tags commonTags, BindingOptions options) {
         this.registry = registry;
         this.commonTags = commonTags;
-        this.exactTiming = exactTiming;
+        this.options = options;
     }
 
     /**
@@ -76,7 +76,7 @@ public final class Bindings {
     public Subscription bind(Bulkhead bulkhead) {
         Objects.requireNonNull(bulkhead, "bulkhead");
         return bind("bulkhead", bulkhead.name(), bulkhead, group -> {
-            BulkheadMeters meters = BulkheadMeters.register(group, tags(bulkhead.name()), bulkhead, exactTiming);
+            BulkheadMeters meters = BulkheadMeters.register(group, tags(bulkhead.name()), bulkhead, options);
             meters.attachedBy(bulkhead.addListener(meters));
             return meters;
         });

@@ -1,6 +1,5 @@
 package dev.bulwark.micrometer.internal;
 
-import static dev.bulwark.micrometer.MeterNames.BULKHEAD_CALLS;
 import static dev.bulwark.micrometer.MeterNames.BULKHEAD_EXECUTING;
 import static dev.bulwark.micrometer.MeterNames.BULKHEAD_EXECUTION;
 import static dev.bulwark.micrometer.MeterNames.BULKHEAD_EXECUTION_MAX;
@@ -18,22 +17,23 @@ import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.internal.stats.PriorityTally;
 import dev.bulwark.internal.stats.SampledListener;
+import dev.bulwark.internal.stats.ThreadOwnedCounter;
 import dev.bulwark.internal.stats.TimerStatistics;
 import dev.bulwark.internal.stats.TimingSampler;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
-import java.util.Locale;
+import java.util.function.LongSupplier;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One bulkhead's meters, fed as its listener. Counts go to Micrometer {@link Counter}s, one increment per event,
- * exact. Durations are never recorded into Micrometer per call: this class keeps {@link TimerStatistics} (striped
- * counters and a lock-free log-linear histogram) and the timers are {@link FunctionTimer}s and {@link TimeGauge}s
- * that read them when scraped.
+ * One bulkhead's meters, fed as its listener. Nothing is recorded into Micrometer per call: counts go to the
+ * binding's own {@link CallCounts} (read by function counters, exact), durations to {@link TimerStatistics}
+ * (striped counters, windowed maxima and a windowed lock-free log-linear histogram), and the timers are
+ * {@link FunctionTimer}s and {@link TimeGauge}s that read them when scraped. Maxima and percentiles cover a recent
+ * window rotated on the registry's clock when scraped ({@link BindingOptions}); counts and totals are cumulative.
  *
  * <ul>
  *   <li>Waits are exact without a clock reading on the fast path: a call that found a free slot waited 0, so the wait
@@ -57,47 +57,42 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
     static final double[] PERCENTILES = {0.5, 0.95, 0.99};
 
     private final TimingSampler sampler;
-    private final Counter admitted;
-    private final Counter cancelled;
-    /** Indexed by {@link Rejection.Reason#ordinal()}. */
-    private final Counter[] rejected;
-    /** The cumulative count of admissions the derived counts read; see {@link CumulativeCount}. */
-    private final CumulativeCount admissions;
-    private final CumulativeCount cancellations;
-    private final CumulativeCount waitTimeouts;
+    private final CallCounts calls;
+    /** {@code calls}' admission counter, held directly: the one count every call makes. */
+    private final ThreadOwnedCounter admissions;
     private final PriorityTally priorities;
-    /** Non-zero waits only; the counts are the counters'. */
-    private final TimerStatistics waitAdmitted = TimerStatistics.sampled();
-    private final TimerStatistics waitTimedOut = TimerStatistics.sampled();
-    private final TimerStatistics waitCancelled = TimerStatistics.sampled();
+    /** Non-zero waits only; the counts are the call counts'. Max only: the wait timers publish no percentiles. */
+    private final TimerStatistics waitAdmitted;
+    private final TimerStatistics waitTimedOut;
+    private final TimerStatistics waitCancelled;
     /**
      * Timed executions. Its own count counts only the releases of bulkheads that report every one (the
      * {@link #released(long)} path); an in-process bulkhead's releases are counted by {@link ExecutionSource}.
      */
-    private final TimerStatistics execution = TimerStatistics.sampled();
+    private final TimerStatistics execution;
     /** What the function meters read; held here because function meters hold their source only weakly. */
     private final Object[] sources;
     private final ExecutionSource executions;
 
-    private BulkheadMeters(MeterGroup group, Tags tags, Bulkhead bulkhead, boolean exactTiming) {
+    private BulkheadMeters(MeterGroup group, Tags tags, Bulkhead bulkhead, BindingOptions options) {
         MeterRegistry registry = group.registry();
-        sampler = exactTiming ? TimingSampler.exact() : TimingSampler.adaptive();
-        admitted = group.add(calls(tags, ADMITTED).register(registry));
-        cancelled = group.add(calls(tags, CANCELLED).register(registry));
-        Rejection.Reason[] reasons = Rejection.Reason.values();
-        rejected = new Counter[reasons.length];
-        for (Rejection.Reason reason : reasons) {
-            rejected[reason.ordinal()] = group.add(calls(tags, rejectedOutcome(reason)).register(registry));
-        }
-        admissions = CumulativeCount.of(admitted);
-        cancellations = CumulativeCount.of(cancelled);
-        waitTimeouts = CumulativeCount.of(rejected[Rejection.Reason.WAIT_TIMEOUT.ordinal()]);
-        priorities = PriorityCounts.register(group, tags, admissions);
-        executions = new ExecutionSource(bulkhead, admissions, execution);
+        sampler = options.exactTiming() ? TimingSampler.exact() : TimingSampler.adaptive();
+        LongSupplier clock = registry.config().clock()::monotonicTime;
+        waitAdmitted = options.maxOnly(clock);
+        waitTimedOut = options.maxOnly(clock);
+        waitCancelled = options.maxOnly(clock);
+        execution = options.withPercentiles(clock);
+        calls = CallCounts.register(group, tags);
+        admissions = calls.admissions();
+        CallCounts counts = calls;
+        priorities = PriorityCounts.register(group, tags, counts::admittedCount);
+        executions = new ExecutionSource(bulkhead, counts::admittedCount, execution);
         sources = new Object[] {
-            wait(group, tags, ADMITTED, admissions, waitAdmitted),
-            wait(group, tags, rejectedOutcome(Rejection.Reason.WAIT_TIMEOUT), waitTimeouts, waitTimedOut),
-            wait(group, tags, CANCELLED, cancellations, waitCancelled),
+            calls,
+            wait(group, tags, ADMITTED, counts::admittedCount, waitAdmitted),
+            wait(group, tags, rejectedOutcome(Rejection.Reason.WAIT_TIMEOUT),
+                    () -> counts.rejectedCount(Rejection.Reason.WAIT_TIMEOUT), waitTimedOut),
+            wait(group, tags, CANCELLED, counts::cancelledCount, waitCancelled),
             executions, priorities};
         TimerStatistics timed = execution;
         group.add(FunctionTimer.builder(BULKHEAD_EXECUTION, executions, ExecutionSource::count,
@@ -105,12 +100,12 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
                 .description("How long admitted calls held their slot of the bulkhead").register(registry));
         group.add(TimeGauge.builder(BULKHEAD_EXECUTION_MAX, timed, TimeUnit.NANOSECONDS,
                         TimerStatistics::maxNanos).tags(tags)
-                .description("The longest time a timed call held its slot of the bulkhead, since binding")
+                .description("The longest time a timed call held its slot of the bulkhead, over the recent window")
                 .register(registry));
         for (double phi : PERCENTILES) {
             group.add(TimeGauge.builder(BULKHEAD_EXECUTION_PERCENTILE, timed, TimeUnit.NANOSECONDS,
                             statistics -> statistics.percentileNanos(phi)).tags(tags).tag(TAG_PHI, Double.toString(phi))
-                    .description("A percentile of how long timed calls held their slot of the bulkhead, since binding")
+                    .description("A percentile of how long timed calls held their slot of the bulkhead, recent window")
                     .register(registry));
         }
     }
@@ -119,9 +114,9 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
      * Registers the meters of {@code bulkhead} in {@code group} and returns the listener that feeds them (not yet
      * attached).
      *
-     * @param exactTiming whether every execution is timed instead of a sample
+     * @param options exact or sampled timing, and the window of maxima and percentiles
      */
-    static BulkheadMeters register(MeterGroup group, Tags tags, Bulkhead bulkhead, boolean exactTiming) {
+    static BulkheadMeters register(MeterGroup group, Tags tags, Bulkhead bulkhead, BindingOptions options) {
         MeterRegistry registry = group.registry();
         // Method references, not lambdas over the bulkhead: the gauge must reach the bulkhead only weakly.
         group.add(Gauge.builder(BULKHEAD_EXECUTING, bulkhead, Bulkhead::executingCount).tags(tags)
@@ -132,20 +127,15 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
                 .description("The bulkhead's concurrency limit in force").register(registry));
         group.add(Gauge.builder(BULKHEAD_MAX_QUEUE, bulkhead, Bulkhead::maxQueue).tags(tags)
                 .description("The bulkhead's queue limit in force").register(registry));
-        return new BulkheadMeters(group, tags, bulkhead, exactTiming);
+        return new BulkheadMeters(group, tags, bulkhead, options);
     }
 
     static String rejectedOutcome(Rejection.Reason reason) {
-        return "rejected." + reason.name().toLowerCase(Locale.ROOT);
-    }
-
-    private static Counter.Builder calls(Tags tags, String outcome) {
-        return Counter.builder(BULKHEAD_CALLS).tags(tags).tag(TAG_OUTCOME, outcome)
-                .description("Calls that reached the bulkhead, by how they ended there");
+        return CallCounts.rejectedOutcome(reason);
     }
 
     /** A wait timer whose count is {@code count}'s and whose total is the sum of the non-zero waits. */
-    private static WaitSource wait(MeterGroup group, Tags tags, String outcome, CumulativeCount count,
+    private static WaitSource wait(MeterGroup group, Tags tags, String outcome, LongSupplier count,
                                    TimerStatistics waits) {
         WaitSource source = new WaitSource(count, waits);
         group.add(FunctionTimer.builder(BULKHEAD_WAIT, source, WaitSource::count, WaitSource::totalNanos,
@@ -154,23 +144,23 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
                 .register(group.registry()));
         group.add(TimeGauge.builder(BULKHEAD_WAIT_MAX, waits, TimeUnit.NANOSECONDS, TimerStatistics::maxNanos)
                 .tags(tags).tag(TAG_OUTCOME, outcome)
-                .description("The longest wait for a slot of the bulkhead since binding, by how the wait ended")
+                .description("The longest wait for a slot of the bulkhead over the recent window, by how it ended")
                 .register(group.registry()));
         return source;
     }
 
     /** What a wait timer reads: the outcome's cumulative count and the timed waits. */
     private static final class WaitSource {
-        final CumulativeCount count;
+        final LongSupplier count;
         final TimerStatistics waits;
 
-        WaitSource(CumulativeCount count, TimerStatistics waits) {
+        WaitSource(LongSupplier count, TimerStatistics waits) {
             this.count = count;
             this.waits = waits;
         }
 
         long count() {
-            return count.get();
+            return count.getAsLong();
         }
 
         double totalNanos() {
@@ -196,7 +186,6 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
     @Override
     public void admitted(long waitedNanos, Priority priority) {
         priorities.admitted(priority); // before the total: see PriorityTally
-        admitted.increment();
         admissions.increment();
         if (waitedNanos > 0) {
             waitAdmitted.recordTimed(waitedNanos);
@@ -205,12 +194,11 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
 
     @Override
     public void rejected(Rejection rejection) {
-        rejected[rejection.reason().ordinal()].increment();
         priorities.rejected(rejection.priority());
         if (rejection.reason() == Rejection.Reason.WAIT_TIMEOUT) {
-            waitTimeouts.increment();
             waitTimedOut.recordTimed(rejection.waited().toNanos());
         }
+        calls.rejected(rejection.reason()); // after the wait: a scrape that sees the count sees its wait
     }
 
     @Override
@@ -221,9 +209,8 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
     @Override
     public void cancelled(long waitedNanos, Priority priority) {
         priorities.cancelled(priority);
-        cancelled.increment();
-        cancellations.increment();
         waitCancelled.recordTimed(waitedNanos);
+        calls.cancelled();
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.bulwark.Bulkhead;
 import dev.bulwark.internal.stats.TimerStatistics;
 import java.lang.ref.WeakReference;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * What the execution function timer reads: the exact count of executions and their estimated total time.
@@ -26,14 +27,14 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ExecutionSource {
 
     private final WeakReference<Bulkhead> bulkhead;
-    private final CumulativeCount admissions;
+    private final LongSupplier admissions;
     private final TimerStatistics execution;
     /** Set once, when an in-process bulkhead says it reports only timed releases. */
     private volatile boolean releasesSampled;
     /** The largest count reported so far. */
     private final AtomicLong reported = new AtomicLong();
 
-    ExecutionSource(Bulkhead bulkhead, CumulativeCount admissions, TimerStatistics execution) {
+    ExecutionSource(Bulkhead bulkhead, LongSupplier admissions, TimerStatistics execution) {
         this.bulkhead = new WeakReference<>(bulkhead);
         this.admissions = admissions;
         this.execution = execution;
@@ -52,7 +53,7 @@ final class ExecutionSource {
             return counted;
         }
         long derived = 0L;
-        long admitted = admissions.get(); // first: see the design notes
+        long admitted = admissions.getAsLong(); // first: see the design notes
         Bulkhead source = bulkhead.get();
         if (source != null) {
             derived = Math.max(0L, admitted - source.executingCount());

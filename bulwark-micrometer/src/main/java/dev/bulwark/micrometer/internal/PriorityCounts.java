@@ -9,6 +9,7 @@ import dev.bulwark.internal.stats.PriorityTally;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Tags;
 import java.util.Locale;
+import java.util.function.LongSupplier;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -27,8 +28,8 @@ final class PriorityCounts {
      *
      * @param allAdmitted the cumulative count of all admissions, incremented after {@link PriorityTally#admitted}
      */
-    static PriorityTally register(MeterGroup group, Tags tags, CumulativeCount allAdmitted) {
-        PriorityTally tally = new PriorityTally(allAdmitted::get);
+    static PriorityTally register(MeterGroup group, Tags tags, LongSupplier allAdmitted) {
+        PriorityTally tally = new PriorityTally(allAdmitted);
         for (Priority priority : Priority.values()) {
             String tag = priority.name().toLowerCase(Locale.ROOT);
             counter(group, tags, tag, "admitted", tally, counts -> counts.admittedCount(priority));

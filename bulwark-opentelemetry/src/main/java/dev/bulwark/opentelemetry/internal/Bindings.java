@@ -27,7 +27,7 @@ import java.util.function.Function;
 public final class Bindings {
 
     private final Instruments instruments;
-    private final boolean exactTiming;
+    private final BindingOptions options;
     private final ReentrantLock lock = new ReentrantLock();
     /** Guarded by {@link #lock}. */
     private final Map<String, PolicyBinding> bound = new HashMap<>();
@@ -36,11 +36,11 @@ public final class Bindings {
      * Creates an empty table.
      *
      * @param instruments the meter and shared histograms
-     * @param exactTiming whether bulkheads time every lease instead of a sample
+     * @param options how bulkheads are timed, and the window of their maxima and percentiles
      */
-    public Bindings(Instruments instruments, boolean exactTiming) {
+    public Bindings(Instruments instruments, BindingOptions options) {
         this.instruments = instruments;
-        this.exactTiming = exactTiming;
+        this.options = options;
     }
 
     /**
@@ -53,7 +53,7 @@ public final class Bindings {
     public Subscription bind(Bulkhead bulkhead) {
         Objects.requireNonNull(bulkhead, "bulkhead");
         return bind("bulkhead", bulkhead.name(), bulkhead, observations -> {
-            BulkheadInstruments listener = BulkheadInstruments.register(instruments, bulkhead, observations, exactTiming);
+            BulkheadInstruments listener = BulkheadInstruments.register(instruments, bulkhead, observations, options);
             listener.attachedBy(bulkhead.addListener(listener));
             return listener;
         });

@@ -3,17 +3,24 @@ package dev.bulwark.opentelemetry.internal;
 import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_ACTIVE_LEASES;
 import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_CALLS;
 import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_CONCURRENCY_LIMIT;
+import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_LEASE_DURATION_MAX;
+import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_LEASE_DURATION_PERCENTILE;
 import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_NAME;
 import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_OUTCOME;
+import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_PERCENTILE;
 import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_QUEUED_CALLS;
 import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_QUEUE_LIMIT;
 import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_REJECTION_REASON;
+import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_TIME_IN_QUEUE_MAX;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.internal.stats.SampledListener;
+import dev.bulwark.internal.stats.ThreadOwnedCounter;
 import dev.bulwark.internal.stats.TimingSampler;
+import dev.bulwark.internal.stats.WindowedHistogram;
+import dev.bulwark.internal.stats.WindowedMax;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.DoubleHistogram;
 import io.opentelemetry.api.metrics.Meter;
@@ -39,6 +46,12 @@ import java.util.function.ToIntFunction;
  * reading; a queued call one more record (its wait, measured anyway). Nothing allocates. Counts per priority are {@link PriorityCounts}:
  * a NORMAL admission, the common call, adds nothing to that.
  *
+ * <p><b>Windowed maxima and percentiles.</b> OpenTelemetry histograms keep their min and max since the start of the
+ * series (with cumulative temporality), so the binding also keeps the recent window's, like a Micrometer timer's: the
+ * timed leases go to a {@link WindowedHistogram}, each recorded queued wait to a {@link WindowedMax} of its outcome,
+ * and asynchronous gauges read them at collection. Both are recorded only where a clock was read anyway (timed
+ * leases, queued waits), never for an untimed call.
+ *
  * <p>The gauges read the bulkhead through a weak reference and nothing else here refers to it, so a bound bulkhead
  * its owner drops can be collected. Thread-safe.
  */
@@ -58,9 +71,21 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
     private final DoubleHistogram leaseDuration;
     private final TimingSampler sampler;
     private final PriorityCounts priorities;
+    /** The timed leases of the recent window. */
+    private final WindowedHistogram leases;
+    /** The recorded waits of the recent window: admitted, cancelled, and by rejection reason ordinal. */
+    private final WindowedMax waitAdmitted;
+    private final WindowedMax waitCancelled;
+    private final WindowedMax[] waitRejected;
 
-    private BulkheadInstruments(Instruments instruments, String name, boolean exactTiming) {
-        sampler = exactTiming ? TimingSampler.exact() : TimingSampler.adaptive();
+    /** The percentiles {@code lease.duration.percentile} publishes. */
+    static final double[] PERCENTILES = {0.5, 0.95, 0.99};
+
+    private BulkheadInstruments(Instruments instruments, String name, BindingOptions options) {
+        sampler = options.exactTiming() ? TimingSampler.exact() : TimingSampler.adaptive();
+        leases = options.windowedHistogram();
+        waitAdmitted = options.windowedMax();
+        waitCancelled = options.windowedMax();
         Attributes named = Attributes.of(BULKHEAD_NAME, name);
         leaseAttributes = named;
         priorities = new PriorityCounts(admitted, named);
@@ -69,7 +94,11 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
         Rejection.Reason[] reasons = Rejection.Reason.values();
         rejected = new LongAdder[reasons.length];
         rejectedAttributes = new Attributes[reasons.length];
+        waitRejected = new WindowedMax[reasons.length];
         for (Rejection.Reason reason : reasons) {
+            if (queuedRefusal(reason)) {
+                waitRejected[reason.ordinal()] = options.windowedMax();
+            }
             rejected[reason.ordinal()] = new LongAdder();
             rejectedAttributes[reason.ordinal()] = named.toBuilder().put(BULKHEAD_OUTCOME, "rejected")
                     .put(BULKHEAD_REJECTION_REASON, reason.name().toLowerCase(Locale.ROOT)).build();
@@ -81,11 +110,11 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
     /**
      * Creates the listener of {@code bulkhead} and registers its asynchronous instruments in {@code observations}.
      *
-     * @param exactTiming whether every lease is timed instead of a sample
+     * @param options exact or sampled timing, and the window of maxima and percentiles
      */
     static BulkheadInstruments register(Instruments instruments, Bulkhead bulkhead, Observations observations,
-                                        boolean exactTiming) {
-        BulkheadInstruments listener = new BulkheadInstruments(instruments, bulkhead.name(), exactTiming);
+                                        BindingOptions options) {
+        BulkheadInstruments listener = new BulkheadInstruments(instruments, bulkhead.name(), options);
         Meter meter = instruments.meter();
         Attributes named = listener.leaseAttributes;
         WeakReference<Bulkhead> weak = new WeakReference<>(bulkhead);
@@ -115,7 +144,52 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
                     }
                 }));
         listener.priorities.register(meter, observations);
+        observeWindows(meter, observations, listener);
         return listener;
+    }
+
+    /** The gauges of the windowed statistics; like the counters' callback, they capture no listener. */
+    private static void observeWindows(Meter meter, Observations observations, BulkheadInstruments listener) {
+        WindowedHistogram leases = listener.leases;
+        Attributes named = listener.leaseAttributes;
+        observations.add(meter.gaugeBuilder(BULKHEAD_LEASE_DURATION_MAX).setUnit("s")
+                .setDescription("The longest timed lease of the bulkhead over the recent window")
+                .buildWithCallback(measurement -> measurement.record(Instruments.seconds(leases.max()), named)));
+        Attributes[] percentileAttributes = new Attributes[PERCENTILES.length];
+        for (int i = 0; i < PERCENTILES.length; i++) {
+            percentileAttributes[i] = named.toBuilder().put(BULKHEAD_PERCENTILE, Double.toString(PERCENTILES[i]))
+                    .build();
+        }
+        observations.add(meter.gaugeBuilder(BULKHEAD_LEASE_DURATION_PERCENTILE).setUnit("s")
+                .setDescription("Percentiles of the timed leases of the bulkhead over the recent window")
+                .buildWithCallback(measurement -> {
+                    for (int i = 0; i < PERCENTILES.length; i++) {
+                        measurement.record(Instruments.seconds(leases.valueAtPercentile(PERCENTILES[i])),
+                                percentileAttributes[i]);
+                    }
+                }));
+        WindowedMax admitted = listener.waitAdmitted;
+        WindowedMax cancelled = listener.waitCancelled;
+        WindowedMax[] rejected = listener.waitRejected;
+        Attributes admittedAttributes = listener.admittedAttributes;
+        Attributes cancelledAttributes = listener.cancelledAttributes;
+        Attributes[] rejectedAttributes = listener.rejectedAttributes;
+        observations.add(meter.gaugeBuilder(BULKHEAD_TIME_IN_QUEUE_MAX).setUnit("s")
+                .setDescription("The longest wait for a slot of the bulkhead over the recent window, by outcome")
+                .buildWithCallback(measurement -> {
+                    measurement.record(Instruments.seconds(admitted.max()), admittedAttributes);
+                    measurement.record(Instruments.seconds(cancelled.max()), cancelledAttributes);
+                    for (int i = 0; i < rejected.length; i++) {
+                        if (rejected[i] != null) {
+                            measurement.record(Instruments.seconds(rejected[i].max()), rejectedAttributes[i]);
+                        }
+                    }
+                }));
+    }
+
+    /** The refusals that always follow a wait, whose wait {@code call.time_in_queue} records. */
+    private static boolean queuedRefusal(Rejection.Reason reason) {
+        return reason == Rejection.Reason.WAIT_TIMEOUT || reason == Rejection.Reason.EVICTED;
     }
 
     private static void observeState(Meter meter, Observations observations, WeakReference<Bulkhead> bulkhead,
@@ -190,6 +264,7 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
         // no time in queue (it is counted in bulwark.bulkhead.calls), and the uncontended path skips a record.
         if (waitedNanos > 0) {
             timeInQueue.record(Instruments.seconds(waitedNanos), admittedAttributes);
+            waitAdmitted.record(waitedNanos);
         }
     }
 
@@ -198,18 +273,21 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
         // Only the refusals that always follow a wait are recorded (a full queue refuses at once); a close or a
         // lowered limit may refuse a call that waited or one that just arrived, and is counted in calls only, as
         // docs/opentelemetry.md says.
-        if (reason == Rejection.Reason.WAIT_TIMEOUT || reason == Rejection.Reason.EVICTED) {
+        if (queuedRefusal(reason)) {
             timeInQueue.record(Instruments.seconds(waitedNanos), rejectedAttributes[reason.ordinal()]);
+            waitRejected[reason.ordinal()].record(waitedNanos);
         }
     }
 
     void onCancelled(long waitedNanos) {
         cancelled.increment();
         timeInQueue.record(Instruments.seconds(waitedNanos), cancelledAttributes);
+        waitCancelled.record(waitedNanos);
     }
 
     void onReleased(long heldNanos) {
         leaseDuration.record(Instruments.seconds(heldNanos), leaseAttributes);
+        leases.record(heldNanos);
     }
 
     @Override

@@ -6,6 +6,7 @@ import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_PRIORITY_CALLS;
 
 import dev.bulwark.Priority;
 import dev.bulwark.internal.stats.PriorityTally;
+import dev.bulwark.internal.stats.ThreadOwnedCounter;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.api.metrics.ObservableLongMeasurement;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import dev.bulwark.Ticker;
 import java.time.Duration;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
@@ -30,7 +31,10 @@ class RecordingAllocationTest {
             Instruments instruments =
                     new Instruments(OpenTelemetrySdk.builder().setMeterProvider(meterProvider).build());
             Bulkhead bulkhead = Bulkhead.builder().name("hot").build();
-            BulkheadInstruments listener = BulkheadInstruments.register(instruments, bulkhead, new Observations(), false);
+            // A short window, so that recorders rotate it many times during the rounds: rotating allocates nothing.
+            BindingOptions options = new BindingOptions(false, Duration.ofMillis(30), 3, Ticker.system());
+            BulkheadInstruments listener = BulkheadInstruments.register(instruments, bulkhead, new Observations(),
+                    options);
             com.sun.management.ThreadMXBean threads =
                     (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 

@@ -1,4 +1,4 @@
-package dev.bulwark.opentelemetry.internal;
+package dev.bulwark.internal.stats;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A cumulative count incremented on a bulkhead's hot path (its admissions) without an atomic read-modify-write: the
- * binding's one per-call cost that a bare bulkhead does not have was the {@link LongAdder}'s CAS (about a quarter of
+ * bindings' one per-call cost that a bare bulkhead does not have was the {@link LongAdder}'s CAS (about a quarter of
  * an uncontended call), so the common case here is a plain load and a release store.
  *
  * <h2>Design notes</h2>
@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.LongAdder;
  * that thread, so all its stores happen before the new owner's first load) to the thread that won the CAS; so a
  * cell's value is a single-writer counter at every moment, increments are never lost, and its successive values
  * only grow. (3) An increment's store is a release and every read an acquire, so a reader that sees an increment
- * also sees everything its thread did before it (what {@link PriorityCounts}' derivation relies on, as it did on the
+ * also sees everything its thread did before it (what {@link PriorityTally}'s derivation relies on, as it did on the
  * adder's CAS). A sum taken while threads increment is not a snapshot but lies between the counts before and after
  * it; sums taken one after another never go down; once the incrementing threads are quiet (joined, or simply done)
  * it is exact.
@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.LongAdder;
  * its owner until another thread takes it over, so at most {@value #CELLS} ended threads may stay reachable per
  * counter. Thread-safe; never blocks; allocates only when a thread claims a slot.
  */
-final class ThreadOwnedCounter {
+public final class ThreadOwnedCounter {
 
     /** Slots in the table: enough for a busy pool's threads, a power of two. */
     static final int CELLS = 64;
@@ -60,7 +60,8 @@ final class ThreadOwnedCounter {
     /** The increments of threads whose slot another thread owns. */
     private final LongAdder shared = new LongAdder();
 
-    ThreadOwnedCounter() {
+    /** Creates a counter at 0 with {@value #CELLS} slots. */
+    public ThreadOwnedCounter() {
         this(CELLS);
     }
 
@@ -71,6 +72,24 @@ final class ThreadOwnedCounter {
         }
         slots = new Cell[cells];
         mask = cells - 1;
+    }
+
+    /**
+     * Takes, on the calling thread (a binding's, at bind time), every path of a first increment and of a sum on a
+     * private counter, so that a caller's first admission loads no class and links no {@code VarHandle} operation
+     * (issue 37: the Micrometer binding's first admitted call loaded 7 classes without it). Skipped when the system
+     * property {@code dev.bulwark.rehearseFirstUse} is {@code false}, like the core's rehearsal.
+     */
+    public static void rehearse() {
+        if ("false".equalsIgnoreCase(System.getProperty("dev.bulwark.rehearseFirstUse"))) {
+            return;
+        }
+        ThreadOwnedCounter counter = new ThreadOwnedCounter(1);
+        counter.increment(); // claims the cell
+        counter.increment(); // the owner's path
+        Thread other = new Thread(() -> { });
+        counter.incrementSlowly(other, 0); // another thread's slot is taken: the shared adder
+        counter.sum();
     }
 
     /** One thread's count; its value is written by its owner only (invariant 1). */
@@ -87,7 +106,7 @@ final class ThreadOwnedCounter {
     }
 
     /** Adds one. */
-    void increment() {
+    public void increment() {
         Thread current = Thread.currentThread();
         int index = slotOf(current);
         // A plain read of the slot: a stale null only sends this call to the slow path, which reads it again.
@@ -137,8 +156,10 @@ final class ThreadOwnedCounter {
     /**
      * The count: exact when no increment is in flight, else between the counts before and after the sum; never less
      * than an earlier sum.
+     *
+     * @return the count
      */
-    long sum() {
+    public long sum() {
         long sum = shared.sum();
         for (int i = 0; i < slots.length; i++) {
             Cell cell = (Cell) SLOTS.getAcquire(slots, i);

@@ -1,4 +1,4 @@
-package dev.bulwark.opentelemetry.internal;
+package dev.bulwark.internal.stats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

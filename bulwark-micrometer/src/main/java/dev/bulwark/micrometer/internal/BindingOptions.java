@@ -1,0 +1,51 @@
+package dev.bulwark.micrometer.internal;
+
+import dev.bulwark.internal.stats.TimeWindow;
+import dev.bulwark.internal.stats.TimerStatistics;
+import java.time.Duration;
+import java.util.function.LongSupplier;
+
+/**
+ * How a {@code BulwarkMetrics} binds bulkheads: whether executions are timed exactly, and the window over which
+ * maxima and percentiles are kept (Micrometer's {@code distributionStatisticExpiry} and
+ * {@code distributionStatisticBufferLength}). Immutable.
+ */
+public final class BindingOptions {
+
+    private final boolean exactTiming;
+    private final Duration expiry;
+    private final int bufferLength;
+
+    /**
+     * Creates the options.
+     *
+     * @param exactTiming whether bulkheads time every execution instead of a sample
+     * @param expiry how long the window of maxima and percentiles is (checked)
+     * @param bufferLength how many buffers the window rotates through (checked)
+     * @throws IllegalArgumentException when {@code expiry} or {@code bufferLength} is out of range
+     */
+    public BindingOptions(boolean exactTiming, Duration expiry, int bufferLength) {
+        this.exactTiming = exactTiming;
+        this.expiry = TimeWindow.checkExpiry(expiry);
+        this.bufferLength = TimeWindow.checkBufferLength(bufferLength);
+    }
+
+    /**
+     * Returns whether bulkheads time every execution.
+     *
+     * @return {@code true} for exact timing
+     */
+    public boolean exactTiming() {
+        return exactTiming;
+    }
+
+    /** Statistics with a windowed max only, on {@code clock}. */
+    TimerStatistics maxOnly(LongSupplier clock) {
+        return TimerStatistics.maxOnly(clock, expiry, bufferLength);
+    }
+
+    /** Statistics with a windowed max and percentiles, on {@code clock}. */
+    TimerStatistics withPercentiles(LongSupplier clock) {
+        return TimerStatistics.withPercentiles(clock, expiry, bufferLength);
+    }
+}

@@ -1,0 +1,48 @@
+package dev.bulwark.opentelemetry.internal;
+
+import dev.bulwark.Ticker;
+import dev.bulwark.internal.stats.TimeWindow;
+import dev.bulwark.internal.stats.WindowedHistogram;
+import dev.bulwark.internal.stats.WindowedMax;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How a {@code BulwarkTelemetry} binds bulkheads: whether leases are timed exactly, and the window over which the
+ * maxima and percentiles gauges are kept, on which clock. Immutable.
+ */
+public final class BindingOptions {
+
+    private final boolean exactTiming;
+    private final Duration expiry;
+    private final int bufferLength;
+    private final Ticker ticker;
+
+    /**
+     * Creates the options.
+     *
+     * @param exactTiming whether bulkheads time every lease instead of a sample
+     * @param expiry how long the window of maxima and percentiles is (checked)
+     * @param bufferLength how many buffers the window rotates through (checked)
+     * @param ticker the clock the windows rotate on
+     * @throws IllegalArgumentException when {@code expiry} or {@code bufferLength} is out of range
+     */
+    public BindingOptions(boolean exactTiming, Duration expiry, int bufferLength, Ticker ticker) {
+        this.exactTiming = exactTiming;
+        this.expiry = TimeWindow.checkExpiry(expiry);
+        this.bufferLength = TimeWindow.checkBufferLength(bufferLength);
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
+    }
+
+    boolean exactTiming() {
+        return exactTiming;
+    }
+
+    WindowedMax windowedMax() {
+        return new WindowedMax(ticker::read, expiry, bufferLength);
+    }
+
+    WindowedHistogram windowedHistogram() {
+        return new WindowedHistogram(ticker::read, expiry, bufferLength);
+    }
+}
