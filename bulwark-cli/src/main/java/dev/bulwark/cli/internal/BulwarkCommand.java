@@ -17,7 +17,8 @@ import picocli.CommandLine.Spec;
                 + "simulated downstream and shows who is served, who is refused, how long they wait, and whether "
                 + "the downstream stays healthy.", ""},
         subcommands = {SimulateCommand.class, SweepCommand.class, CompareCommand.class, CommandLine.HelpCommand.class},
-        footer = {"", "Run 'bulwark simulate' to see the default scenario, 'bulwark COMMAND --help' for the options.",
+        footer = {"", "Run 'bulwark simulate' to see the default scenario, 'bulwark compare' to see adaptive limiters side "
+                + "by side, 'bulwark COMMAND --help' for the options.",
             "Exit codes: 0 success, 1 no setting met the sweep's targets or the run failed, 2 bad input."})
 public final class BulwarkCommand implements Callable<Integer> {
 
@@ -71,6 +72,6 @@ public final class BulwarkCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new ParameterException(spec.commandLine(), "missing command: simulate or sweep");
+        throw new ParameterException(spec.commandLine(), "missing command: simulate, sweep or compare");
     }
 }

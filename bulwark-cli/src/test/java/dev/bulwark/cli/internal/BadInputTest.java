@@ -111,7 +111,7 @@ class BadInputTest {
         Outcome outcome = run();
 
         assertThat(outcome.exitCode).isEqualTo(2);
-        assertThat(outcome.err.strip()).isEqualTo("bulwark: missing command: simulate or sweep (see 'bulwark --help')");
+        assertThat(outcome.err.strip()).isEqualTo("bulwark: missing command: simulate, sweep or compare (see 'bulwark --help')");
     }
 
     @Test
