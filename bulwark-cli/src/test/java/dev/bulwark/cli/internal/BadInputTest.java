@@ -50,8 +50,8 @@ class BadInputTest {
         "simulate --retry 0              | --retry: expected a whole number of at least 1, got '0'",
         "simulate --rate fast            | --rate: expected a rate such as 2000/s, 120000/m or 5/ms, got 'fast'",
         "simulate --rate 0/s             | --rate: expected a rate such as 2000/s",
-        "simulate --service-time gauss:3ms | --service-time: expected fixed:20ms, exp:20ms, lognormal:median=20ms,p99=200ms or pareto:mean=20ms,shape=2.5, got 'gauss:3ms'",
-        "simulate --service-time lognormal:median=20ms | --service-time: expected fixed:20ms, exp:20ms, lognormal:median=20ms,p99=200ms or pareto:mean=20ms,shape=2.5",
+        "simulate --service-time gauss:3ms | --service-time: expected fixed:20ms, exp:20ms, lognormal:median=20ms,p99=200ms, pareto:mean=20ms,shape=2.5 or mix:fast=5ms,slow=100ms,share=10%, got 'gauss:3ms'",
+        "simulate --service-time lognormal:median=20ms | --service-time: expected fixed:20ms, exp:20ms, lognormal:median=20ms,p99=200ms, pareto:mean=20ms,shape=2.5 or mix:fast=5ms,slow=100ms,share=10%",
         "simulate --think-time x --clients 2 | --think-time: expected fixed:20ms, exp:20ms, lognormal",
         "simulate --degradation -1       | --degradation: expected a number of at least 0 such as 1 or 0.5, got '-1'",
         "simulate --seed x               | --seed: expected a whole number such as 42, got 'x'",
@@ -111,7 +111,8 @@ class BadInputTest {
         Outcome outcome = run();
 
         assertThat(outcome.exitCode).isEqualTo(2);
-        assertThat(outcome.err.strip()).isEqualTo("bulwark: missing command: simulate, sweep or compare (see 'bulwark --help')");
+        assertThat(outcome.err.strip())
+                .isEqualTo("bulwark: missing command: simulate, sweep or compare (see 'bulwark --help')");
     }
 
     @Test
