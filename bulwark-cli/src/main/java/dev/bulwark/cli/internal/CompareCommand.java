@@ -59,8 +59,9 @@ final class CompareCommand implements Callable<Integer> {
     @Option(names = "--grid", order = 15,
             description = "Run the wider family of scenarios instead (service-time shapes, fast/slow mixtures, slow "
                     + "periods and pauses, bursty arrivals, retrying clients, capacities 2 to 500, loads 0.3x to 5x, "
-                    + "capacity steps up and down by 2x and 4x; listed below). The report's summary has a row per "
-                    + "scenario, and the HTML page shows it as a heat map.")
+                    + "capacity steps up and down by 2x and 4x; listed below), with one more limiter: Netflix's "
+                    + "Gradient2 with minLimit(1), since its default floor of 20 is most grid scenarios' capacity. "
+                    + "The report's summary has a row per scenario, and the HTML page shows it as a heat map.")
     boolean grid;
 
     @Option(names = "--seeds", order = 20, paramLabel = "N", defaultValue = "5",
@@ -143,8 +144,9 @@ final class CompareCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         List<Comparison.ScenarioResult> results = new ArrayList<>();
         for (CompareScenario scenario : scenarios) {
-            Comparison comparison = new Comparison(List.of(scenario), Contender.adaptive(
-                    scenario.serviceTime().meanNanos()), seedList, duration.toNanos());
+            double mean = scenario.serviceTime().meanNanos();
+            Comparison comparison = new Comparison(List.of(scenario), grid ? Contender.forGrid(mean)
+                    : Contender.adaptive(mean), seedList, duration.toNanos());
             results.addAll(comparison.run(line -> {
                 if (progress != ProgressMode.OFF) {
                     err.println(line);
