@@ -117,4 +117,19 @@ class ScenarioFamilyTest {
         assertThat(up.ratePerSecond()).isCloseTo(1.5 * 80 / 0.02, org.assertj.core.data.Offset.offset(1.0));
         assertThat(up.startLimit()).isEqualTo(20);
     }
+
+    @Test
+    void theGridAddsGradient2WithoutItsFloor() {
+        List<Contender> grid = Contender.forGrid(20e6);
+        Contender floorless = grid.get(grid.size() - 1);
+
+        assertThat(grid.subList(0, grid.size() - 1).stream().map(Contender::name).toList())
+                .isEqualTo(Contender.adaptive(20e6).stream().map(Contender::name).toList());
+        assertThat(floorless.name()).isEqualTo("netflix Gradient2 minLimit(1)");
+        // At a capacity of 2 the default's floor holds Gradient2 at 20; without it the limit comes down.
+        int[] limits = run("grid-c2", 10 * SECOND, 1, floorless).limits();
+        int[] defaults = run("grid-c2", 10 * SECOND, 1, Contender.adaptive(20e6).get(4)).limits();
+        assertThat(defaults[defaults.length - 1]).isGreaterThanOrEqualTo(20);
+        assertThat(limits[limits.length - 1]).isLessThan(20);
+    }
 }
