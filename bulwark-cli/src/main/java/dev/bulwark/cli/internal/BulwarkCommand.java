@@ -17,8 +17,8 @@ import picocli.CommandLine.Spec;
                 + "simulated downstream and shows who is served, who is refused, how long they wait, and whether "
                 + "the downstream stays healthy.", ""},
         subcommands = {SimulateCommand.class, SweepCommand.class, CompareCommand.class, CommandLine.HelpCommand.class},
-        footer = {"", "Run 'bulwark simulate' to see the default scenario, 'bulwark compare' to see adaptive limiters side "
-                + "by side, 'bulwark COMMAND --help' for the options.",
+        footer = {"", "Run 'bulwark simulate' to see the default scenario, 'bulwark compare' to see adaptive limiters "
+                + "side by side, 'bulwark COMMAND --help' for the options.",
             "Exit codes: 0 success, 1 no setting met the sweep's targets or the run failed, 2 bad input."})
 public final class BulwarkCommand implements Callable<Integer> {
 

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -220,7 +221,7 @@ public final class CompareRun {
         }
 
         /** Tries a call; {@code false} when the gate refused it (the client hears at once). */
-        boolean start(long workNanos, java.util.function.Consumer<Boolean> ended) {
+        boolean start(long workNanos, Consumer<Boolean> ended) {
             Contender.Ticket ticket = gate.tryEnter();
             if (ticket == null) {
                 return false;
@@ -320,11 +321,11 @@ public final class CompareRun {
         final Contender.Ticket ticket;
         final long noiseNanos;
         /** Told whether the call was answered ({@code true}) or given up; {@code null} for open-loop calls. */
-        final java.util.function.Consumer<Boolean> ended;
+        final Consumer<Boolean> ended;
         Scheduler.Cancellable timeout;
         boolean over;
 
-        Call(long arrivedAt, Contender.Ticket ticket, long noiseNanos, java.util.function.Consumer<Boolean> ended) {
+        Call(long arrivedAt, Contender.Ticket ticket, long noiseNanos, Consumer<Boolean> ended) {
             this.arrivedAt = arrivedAt;
             this.ticket = ticket;
             this.noiseNanos = noiseNanos;
