@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
                 + "the downstream stays healthy.", ""},
         subcommands = {SimulateCommand.class, SweepCommand.class, CompareCommand.class, MigrateCommand.class,
             CommandLine.HelpCommand.class},
-        footer = {"", "Run 'bulwark simulate' to see the default scenario, 'bulwark COMMAND --help' for the options.",
+        footer = {"", "Run 'bulwark simulate' to see the default scenario, 'bulwark compare' to see adaptive limiters "
+                + "side by side, 'bulwark COMMAND --help' for the options.",
             "'bulwark migrate resilience4j application.yml' prints the bulwark.* equivalent of its Resilience4j "
                     + "settings.",
             "Exit codes: 0 success, 1 no setting met the sweep's targets or the run failed, 2 bad input."})

@@ -35,9 +35,17 @@ import picocli.CommandLine.Spec;
             ""},
         footer = {"", "Scenarios: c20-start5, c20-start60, c20-start20, c20-steps, c20-underload, c20-lognormal, "
                 + "c20-pareto, c20-noise, c40, c6 (default: all).", "",
+            "Grid scenarios (--grid runs them all; --scenario takes any of them): grid-exp, grid-lognormal-s1, "
+                    + "grid-lognormal-s1.5, grid-lognormal-s2, grid-pareto-a1.5, grid-pareto-a2, grid-pareto-a3, "
+                    + "grid-mix-5x-1, grid-mix-5x-50, grid-mix-10x-10, grid-mix-50x-1, grid-mix-50x-10, "
+                    + "grid-mix-50x-50, grid-slow10-100ms, grid-slow10-500ms, grid-pause-100ms, grid-pause-500ms, "
+                    + "grid-burst-1s, grid-burst-200ms, grid-retry-storm, grid-retry-storm-5x, grid-c2, grid-c100, "
+                    + "grid-c500, grid-load0.3, grid-load5, grid-step-up-2x, grid-step-up-4x, grid-step-down-2x, "
+                    + "grid-step-down-4x.", "",
             "Examples:",
             "  bulwark compare",
             "  bulwark compare --scenario c20-steps,c6 --seeds 3 --report compare.html",
+            "  bulwark compare --grid --duration 20s --report grid.html",
             "  bulwark compare --format json > compare.json"})
 final class CompareCommand implements Callable<Integer> {
 
@@ -47,6 +55,14 @@ final class CompareCommand implements Callable<Integer> {
     @Option(names = "--scenario", order = 10, paramLabel = "NAME", split = ",",
             description = "The scenarios to run (see below). Default: all.")
     List<String> scenarioNames;
+
+    @Option(names = "--grid", order = 15,
+            description = "Run the wider family of scenarios instead (service-time shapes, fast/slow mixtures, slow "
+                    + "periods and pauses, bursty arrivals, retrying clients, capacities 2 to 500, loads 0.3x to 5x, "
+                    + "capacity steps up and down by 2x and 4x; listed below), with one more limiter: Netflix's "
+                    + "Gradient2 with minLimit(1), since its default floor of 20 is most grid scenarios' capacity. "
+                    + "The report's summary has a row per scenario, and the HTML page shows it as a heat map.")
+    boolean grid;
 
     @Option(names = "--seeds", order = 20, paramLabel = "N", defaultValue = "5",
             converter = Converters.PositiveInteger.class,
@@ -89,7 +105,13 @@ final class CompareCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         List<CompareScenario> scenarios = new ArrayList<>();
         try {
-            if (scenarioNames == null) {
+            if (grid && scenarioNames != null) {
+                throw new ParameterException(spec.commandLine(), "--grid cannot be combined with --scenario: it runs "
+                        + "every grid scenario (name grid scenarios with --scenario alone)");
+            }
+            if (grid) {
+                scenarios.addAll(CompareScenario.grid());
+            } else if (scenarioNames == null) {
                 scenarios.addAll(CompareScenario.all());
             } else {
                 for (String name : scenarioNames) {
@@ -122,8 +144,9 @@ final class CompareCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         List<Comparison.ScenarioResult> results = new ArrayList<>();
         for (CompareScenario scenario : scenarios) {
-            Comparison comparison = new Comparison(List.of(scenario), Contender.adaptive(
-                    scenario.serviceTime().meanNanos()), seedList, duration.toNanos());
+            double mean = scenario.serviceTime().meanNanos();
+            Comparison comparison = new Comparison(List.of(scenario), grid ? Contender.forGrid(mean)
+                    : Contender.adaptive(mean), seedList, duration.toNanos());
             results.addAll(comparison.run(line -> {
                 if (progress != ProgressMode.OFF) {
                     err.println(line);

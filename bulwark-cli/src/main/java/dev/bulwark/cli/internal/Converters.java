@@ -21,7 +21,7 @@ final class Converters {
     static final class PositiveInteger implements ITypeConverter<Integer> {
         @Override
         public Integer convert(String value) {
-            return wholeNumber(value, 1);
+            return wholeNumber(value, 1, Integer.MAX_VALUE);
         }
     }
 
@@ -37,12 +37,7 @@ final class Converters {
 
         @Override
         public Integer convert(String value) {
-            int population = wholeNumber(value, 1);
-            if (population > MAX_POPULATION) {
-                throw new TypeConversionException("expected a whole number from 1 to " + MAX_POPULATION + ", got '"
-                        + value + "'");
-            }
-            return population;
+            return wholeNumber(value, 1, MAX_POPULATION);
         }
     }
 
@@ -56,12 +51,7 @@ final class Converters {
 
         @Override
         public Integer convert(String value) {
-            int retries = wholeNumber(value, 1);
-            if (retries > MAX_RETRIES) {
-                throw new TypeConversionException("expected a whole number from 1 to " + MAX_RETRIES + ", got '"
-                        + value + "'");
-            }
-            return retries;
+            return wholeNumber(value, 1, MAX_RETRIES);
         }
     }
 
@@ -69,20 +59,34 @@ final class Converters {
     static final class NonNegativeInteger implements ITypeConverter<Integer> {
         @Override
         public Integer convert(String value) {
-            return wholeNumber(value, 0);
+            return wholeNumber(value, 0, Integer.MAX_VALUE);
         }
     }
 
-    private static int wholeNumber(String value, int minimum) {
-        String form = "a whole number of at least " + minimum;
+    /**
+     * Parses a whole number from {@code minimum} to {@code maximum}. A number beyond an {@code int} gets the bounds
+     * in its message: "at least 1" alone would read as if 99999999999 were too small.
+     */
+    private static int wholeNumber(String value, int minimum, int maximum) {
+        String atLeast = "a whole number of at least " + minimum;
+        String between = "a whole number from " + minimum + " to " + maximum;
+        String trimmed = value.trim();
         int number;
         try {
-            number = Integer.parseInt(value.trim());
+            number = Integer.parseInt(trimmed);
         } catch (NumberFormatException e) {
-            throw new TypeConversionException("expected " + form + ", got '" + value + "'");
+            if (trimmed.matches("[+-]?[0-9]+")) {
+                boolean negative = trimmed.startsWith("-");
+                throw new TypeConversionException("expected " + (negative ? atLeast : between) + ", got '" + value
+                        + "'" + (negative ? "" : " (too large)"));
+            }
+            throw new TypeConversionException("expected " + atLeast + ", got '" + value + "'");
         }
         if (number < minimum) {
-            throw new TypeConversionException("expected " + form + ", got '" + value + "'");
+            throw new TypeConversionException("expected " + atLeast + ", got '" + value + "'");
+        }
+        if (number > maximum) {
+            throw new TypeConversionException("expected " + between + ", got '" + value + "'");
         }
         return number;
     }

@@ -2,6 +2,7 @@ package dev.bulwark.cli.internal;
 
 import dev.bulwark.cli.internal.sim.ArrivalModel;
 import dev.bulwark.cli.internal.sim.Distribution;
+import dev.bulwark.cli.internal.sim.Durations;
 import dev.bulwark.cli.internal.sim.ExecutionMode;
 import dev.bulwark.cli.internal.sim.Rate;
 import dev.bulwark.cli.internal.sim.RetrySettings;
@@ -21,6 +22,13 @@ final class ScenarioOptions {
 
     /** The default arrival rate when neither {@code --rate} nor {@code --clients} is given. */
     static final Rate DEFAULT_RATE = new Rate(2000);
+
+    /**
+     * The longest virtual-time run: a day. The run keeps a sample every 100 ms and computes every call, so a day at
+     * 2000 calls/s is already an hour or so of computing with progress lines; {@code --duration 1000000h} used to
+     * hang silently, filling the heap with samples.
+     */
+    static final Duration MAX_VIRTUAL_DURATION = Duration.ofHours(24);
 
     @ArgGroup(exclusive = true, multiplicity = "0..1")
     Arrivals arrivals;
@@ -55,7 +63,8 @@ final class ScenarioOptions {
             description = {"Work per call: its service time when the downstream is not overloaded. "
                     + "Default: ${DEFAULT-VALUE}.",
                     "Forms: fixed:20ms, exp:20ms (exponential with that mean), "
-                            + "lognormal:median=20ms,p99=200ms."})
+                            + "lognormal:median=20ms,p99=200ms, pareto:mean=20ms,shape=2.5 (a heavy tail; shape "
+                            + "above 1)."})
     Distribution serviceTime;
 
     @Option(names = "--downstream-capacity", order = 41, paramLabel = "N", defaultValue = "32",
@@ -133,6 +142,11 @@ final class ScenarioOptions {
         if (virtualTime && threads) {
             throw new ParameterException(spec.commandLine(), "--virtual-time cannot be combined with --threads: "
                     + "blocking calls need real threads and real time");
+        }
+        if (virtualTime && duration.compareTo(MAX_VIRTUAL_DURATION) > 0) {
+            throw new ParameterException(spec.commandLine(), "--duration: --virtual-time runs at most "
+                    + Durations.format(MAX_VIRTUAL_DURATION) + " of virtual time, got '" + Durations.format(duration)
+                    + "'");
         }
         if (retry == null && retryDelay != null) {
             throw new ParameterException(spec.commandLine(), "--retry-delay applies only with --retry N");

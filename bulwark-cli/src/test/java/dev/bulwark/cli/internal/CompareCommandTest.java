@@ -94,7 +94,8 @@ class CompareCommandTest {
         String html = Files.readString(page);
         assertThat(html).startsWith("<!DOCTYPE html>").contains("Limit over time, c6", "Goodput over time, c6",
                 "Limit over time, c20-start60", "netflix Gradient2", "bulwark selfTuning()");
-        assertThat(html.split("<svg ", -1).length - 1).isEqualTo(4);
+        // Per scenario: one chart of every limit, and a small multiple of goodput per limiter (7).
+        assertThat(html.split("<svg ", -1).length - 1).isEqualTo(16);
         assertThat(html.toLowerCase(java.util.Locale.ROOT)).doesNotContain("<script").doesNotContain("http://")
                 .doesNotContain("https://");
     }
@@ -117,5 +118,25 @@ class CompareCommandTest {
         JsonNode json = new ObjectMapper().readTree(outcome.out);
         assertThat(json.at("/settings/bulkhead/adaptive/algorithm").asText()).isEqualTo("self-tuning");
         assertThat(json.at("/peakInFlight").asInt()).isLessThanOrEqualTo(60);
+    }
+
+    @Test
+    void gridRunsTheFamilyAndCannotBeCombinedWithScenario() {
+        Outcome outcome = run("compare", "--grid", "--scenario", "c6");
+
+        assertThat(outcome.exitCode).isEqualTo(2);
+        assertThat(outcome.err).contains("--grid cannot be combined with --scenario");
+        assertThat(run("compare", "--help").out).contains("--grid", "grid-mix-50x-10", "grid-step-down-4x");
+    }
+
+    @Test
+    void aGridScenarioRunsByName() throws Exception {
+        Outcome outcome = run("compare", "--scenario", "grid-c2", "--seeds", "1", "--duration", "3s", "--format",
+                "json", "--progress", "off");
+
+        assertThat(outcome.exitCode).isZero();
+        JsonNode scenario = new ObjectMapper().readTree(outcome.out).at("/scenarios/0");
+        assertThat(scenario.get("name").asText()).isEqualTo("grid-c2");
+        assertThat(scenario.get("oracleLimit").asInt()).isBetween(1, 4);
     }
 }

@@ -8,9 +8,9 @@ import java.util.function.Consumer;
 /**
  * Runs {@code bulwark compare}: for each scenario, first the oracle (the fixed limit with the best mean goodput
  * over the seeds, found by a sweep: coarse steps over half to one and a half times the capacities, then every limit
- * around the best), then every contender on the same seeds, and reports each as a share of the oracle's goodput
- * on the same seed. Single-threaded and deterministic for Bulwark's contenders (Netflix's Vegas draws its probe
- * jitter from {@code ThreadLocalRandom}).
+ * around the best, narrowing in by eighths first when a coarse step is above 8), then every contender on the same
+ * seeds, and reports each as a share of the oracle's goodput on the same seed. Single-threaded and deterministic
+ * for Bulwark's contenders (Netflix's Vegas draws its probe jitter from {@code ThreadLocalRandom}).
  *
  * @param scenarios what to run
  * @param contenders who runs, besides the oracle
@@ -109,6 +109,19 @@ public record Comparison(List<CompareScenario> scenarios, List<Contender> conten
                 fixed.put(limit, runSeeds(scenario, Contender.fixed(limit)));
             }
             int best = bestOf(fixed);
+            // Capacities of hundreds have coarse steps of dozens: narrow in twice (a step of an eighth, then every
+            // limit) rather than trying every limit within a coarse step. Small capacities (a step of 8 at most,
+            // every scenario of the default set) go straight to every limit, as they always did.
+            while (step > 8) {
+                int fine = Math.max(1, step / 8);
+                for (int limit = Math.max(1, best - step + fine); limit < best + step; limit += fine) {
+                    if (!fixed.containsKey(limit)) {
+                        fixed.put(limit, runSeeds(scenario, Contender.fixed(limit)));
+                    }
+                }
+                best = bestOf(fixed);
+                step = fine;
+            }
             for (int limit = Math.max(1, best - step + 1); limit < best + step; limit++) {
                 if (!fixed.containsKey(limit)) {
                     fixed.put(limit, runSeeds(scenario, Contender.fixed(limit)));

@@ -156,4 +156,20 @@ public record Contender(String name, String family, Factory factory) {
                 netflix("netflix Vegas", start -> VegasLimit.newBuilder().initialLimit(start).build()),
                 netflix("netflix AIMD", start -> AIMDLimit.newBuilder().initialLimit(start).build()));
     }
+
+    /**
+     * The contenders of {@code --grid}: {@link #adaptive} and Netflix's Gradient2 with {@code minLimit(1)}. Most
+     * grid scenarios have a capacity of 20, which is Gradient2's default floor: its default cannot go below the
+     * answer, so the variant without a floor shows what the algorithm itself finds (issue 41's rule: where a
+     * default's floor equals the capacity, its {@code minLimit(1)} variant stands in for it).
+     *
+     * @param meanServiceNanos the scenario's mean service time, for the tuned AIMD only
+     * @return the contenders
+     */
+    public static List<Contender> forGrid(double meanServiceNanos) {
+        List<Contender> contenders = new java.util.ArrayList<>(adaptive(meanServiceNanos));
+        contenders.add(netflix("netflix Gradient2 minLimit(1)", start -> Gradient2Limit.newBuilder()
+                .initialLimit(start).minLimit(1).build()));
+        return List.copyOf(contenders);
+    }
 }

@@ -100,6 +100,9 @@ public final class HtmlReport {
         SimulationSettings settings = result.settings();
         Optional<BulkheadSettings> bulkhead = settings.bulkhead();
         OutcomeCounts counts = result.counts();
+        // Without a bulkhead there is no queue, no limit and no refusal: the headings and captions say only what
+        // the charts show.
+        boolean guarded = bulkhead.isPresent();
         StringBuilder html = new StringBuilder(65_536);
         html.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
                 .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
@@ -120,8 +123,10 @@ public final class HtmlReport {
         card(html, Numbers.whole(result.goodput()) + "/s", "goodput (offered " + Numbers.whole(result.offeredRate())
                 + "/s)");
         card(html, Durations.humanMillis(result.endToEnd().p99()), "p99 end to end");
-        card(html, Numbers.percent((double) counts.rejected() / Math.max(1, counts.arrivals())), "refused by the "
-                + "bulkhead");
+        if (guarded) {
+            card(html, Numbers.percent((double) counts.rejected() / Math.max(1, counts.arrivals())), "refused by the "
+                    + "bulkhead");
+        }
         card(html, Numbers.count(result.peakInFlight()), "peak in flight (capacity " + settings.downstreamCapacity()
                 + ")");
         html.append("</div>\n");
@@ -141,11 +146,14 @@ public final class HtmlReport {
                 + Durations.format(settings.drain()) + " of drain)");
         html.append("</table>\n");
 
-        html.append("<h2>In flight and queued over time</h2>\n");
+        html.append(guarded ? "<h2>In flight and queued over time</h2>\n" : "<h2>In flight over time</h2>\n");
         html.append(inFlightChart(result));
-        html.append("<p class=\"how\">Blue: calls inside the downstream. Amber: calls waiting in the bulkhead's "
-                + "queue. A healthy run stays at or under the dashed capacity line; without a bulkhead the blue "
-                + "line climbs without bound once arrivals outpace the downstream.</p>\n");
+        html.append(guarded ? "<p class=\"how\">Blue: calls inside the downstream. Amber: calls waiting in the "
+                + "bulkhead's queue. A healthy run stays at or under the dashed capacity line; without a bulkhead the "
+                + "blue line climbs without bound once arrivals outpace the downstream.</p>\n"
+                : "<p class=\"how\">Blue: calls inside the downstream. With no bulkhead nothing holds calls back: "
+                + "once arrivals outpace the downstream, the blue line climbs past the dashed capacity line without "
+                + "bound.</p>\n");
 
         if (LimitTrace.of(result.timeline(), settings.duration().toNanos() / 1e9).isPresent()) {
             html.append("<h2>Adaptive limit over time</h2>\n");
@@ -155,22 +163,26 @@ public final class HtmlReport {
                     + "line found the downstream's sweet spot without being told.</p>\n");
         }
 
-        html.append("<h2>Throughput and rejections over time</h2>\n");
+        html.append(guarded ? "<h2>Throughput and rejections over time</h2>\n" : "<h2>Throughput over time</h2>\n");
         html.append(throughputChart(result));
-        html.append("<p class=\"how\">Calls per second, averaged over half a second. Green (served) holding near "
-                + "the downstream's capacity while grey (arriving) exceeds it is a bulkhead doing its job: the "
-                + "excess goes to red (refused) quickly instead of slowing everyone down.</p>\n");
+        html.append(guarded ? "<p class=\"how\">Calls per second, averaged over half a second. Green (served) "
+                + "holding near the downstream's capacity while grey (arriving) exceeds it is a bulkhead doing its "
+                + "job: the excess goes to red (refused) quickly instead of slowing everyone down.</p>\n"
+                : "<p class=\"how\">Calls per second, averaged over half a second. Grey: arriving; green: served. "
+                + "With no bulkhead every call goes in, so when grey exceeds what the downstream serves, green falls "
+                + "as every call slows down.</p>\n");
 
         html.append("<h2>Latency distribution</h2>\n");
         html.append(latencyChart(result));
         html.append("<p class=\"how\">How many calls took how long, on a logarithmic axis (each bar spans the "
                 + "same factor, so equal areas hold equal counts). End to end: completed calls, from arrival to "
-                + "completion. Queue wait: admitted calls that had to wait for a slot.</p>\n");
+                + "completion.").append(guarded ? " Queue wait: admitted calls that had to wait for a slot." : "")
+                .append("</p>\n");
 
         html.append("<h2>Outcomes</h2>\n<table>\n<tr><th>outcome</th><th>calls</th><th>share</th></tr>\n");
         html.append("<tr><td>arrived</td><td>").append(Numbers.count(counts.arrivals())).append("</td><td></td></tr>\n");
         for (CallOutcome outcome : CallOutcome.values()) {
-            if (outcome == CallOutcome.FAILED && counts.count(outcome) == 0) {
+            if (!TextReport.shown(outcome, result)) {
                 continue;
             }
             html.append("<tr><td>").append(Html.escape(outcome.label())).append("</td><td>")
@@ -250,7 +262,8 @@ public final class HtmlReport {
 
     private static String inFlightChart(SimulationResult result) {
         List<Sample> samples = thinned(result.timeline());
-        SvgChart chart = SvgChart.overTime("Calls in flight and queued over time", "calls")
+        SvgChart chart = SvgChart.overTime(result.settings().bulkhead().isPresent()
+                ? "Calls in flight and queued over time" : "Calls in flight over time", "calls")
                 .line("in flight", IN_FLIGHT, seconds(samples),
                         samples.stream().mapToDouble(Sample::inFlight).toArray());
         Optional<BulkheadSettings> bulkhead = result.settings().bulkhead();
@@ -282,10 +295,14 @@ public final class HtmlReport {
         List<Sample> all = result.timeline();
         List<Sample> samples = thinned(all);
         double[] x = seconds(samples);
-        SvgChart chart = SvgChart.overTime("Arrivals, served calls and refusals per second over time", "calls/s")
+        boolean guarded = result.settings().bulkhead().isPresent();
+        SvgChart chart = SvgChart.overTime(guarded ? "Arrivals, served calls and refusals per second over time"
+                : "Arrivals and served calls per second over time", "calls/s")
                 .line("arriving", ARRIVALS, x, rate(all, samples, Sample::arrivals))
-                .line("served", COMPLETED, x, rate(all, samples, Sample::completed))
-                .line("refused", REJECTED, x, rate(all, samples, Sample::rejected));
+                .line("served", COMPLETED, x, rate(all, samples, Sample::completed));
+        if (guarded) {
+            chart.line("refused", REJECTED, x, rate(all, samples, Sample::rejected));
+        }
         chart.verticalLine("arrivals stop", ARRIVALS, result.settings().duration().toNanos() / 1e9);
         return chart.render();
     }
@@ -308,7 +325,8 @@ public final class HtmlReport {
     }
 
     private static String latencyChart(SimulationResult result) {
-        SvgChart chart = SvgChart.overLogMillis("Distribution of end-to-end latency and queue wait", "calls");
+        SvgChart chart = SvgChart.overLogMillis(result.settings().bulkhead().isPresent()
+                ? "Distribution of end-to-end latency and queue wait" : "Distribution of end-to-end latency", "calls");
         List<LatencyBucket> endToEnd = withoutSparseStart(result.endToEndDistribution());
         if (!endToEnd.isEmpty()) {
             addBuckets(chart, "end to end", END_TO_END, endToEnd);

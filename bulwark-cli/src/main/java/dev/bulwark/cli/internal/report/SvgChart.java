@@ -14,12 +14,17 @@ import java.util.function.DoubleFunction;
  */
 final class SvgChart {
 
-    private static final int WIDTH = 900;
-    private static final int HEIGHT = 300;
     private static final int LEFT = 64;
     private static final int RIGHT = 16;
     private static final int TOP = 28;
     private static final int BOTTOM = 42;
+    /** Height of one row of the legend; a legend that wraps pushes the plot down by this much per extra row. */
+    private static final int LEGEND_ROW = 16;
+    /** Pixels per character of a legend name at 12 px (an over-estimate, so that wrapped names never overlap). */
+    private static final int LEGEND_CHAR = 7;
+
+    private int width = 900;
+    private int plotHeight = 300 - TOP - BOTTOM;
 
     private final String description;
     private final String xLabel;
@@ -50,6 +55,16 @@ final class SvgChart {
     /** A chart of a distribution over a logarithmic axis of milliseconds. */
     static SvgChart overLogMillis(String description, String yLabel) {
         return new SvgChart(description, "latency", yLabel, true, SvgChart::millisLabel);
+    }
+
+    /**
+     * Sets the size of the chart's plot: {@code width} the whole chart's, {@code height} the chart's without its
+     * legend's extra rows (900 by 300 unless set; small multiples are smaller).
+     */
+    SvgChart size(int width, int height) {
+        this.width = width;
+        this.plotHeight = height - TOP - BOTTOM;
+        return this;
     }
 
     /** Adds a line through the points (x, y). */
@@ -102,6 +117,21 @@ final class SvgChart {
         }
     }
 
+    /** Returns the top of the plot area in the chart's own pixels: below the legend, however many rows it takes. */
+    int plotTop() {
+        return TOP + LEGEND_ROW * (legendRows() - 1);
+    }
+
+    /** Returns the chart's whole height in its own pixels. */
+    int height() {
+        return plotTop() + plotHeight + BOTTOM;
+    }
+
+    /** Returns the chart's width in its own pixels. */
+    int width() {
+        return width;
+    }
+
     String render() {
         double left = Double.isNaN(xMin) ? 0 : xMin;
         double right = Double.isNaN(xMax) || xMax <= left ? left + 1 : xMax;
@@ -111,30 +141,33 @@ final class SvgChart {
         }
         double yStep = niceStep(yMax <= 0 ? 1 : yMax / 5);
         double top = yStep * Math.max(1, Math.ceil(yMax / yStep));
-        Scale scale = new Scale(left, right, top, logarithmicX);
+        int plotTop = plotTop();
+        int height = height();
+        int width = this.width;
+        Scale scale = new Scale(left, right, top, logarithmicX, width, plotTop, plotHeight);
 
         StringBuilder svg = new StringBuilder(16_384);
         svg.append(String.format(Locale.ROOT, "<svg class=\"chart\" viewBox=\"0 0 %d %d\" role=\"img\" "
-                + "aria-label=\"%s\">%n", WIDTH, HEIGHT, Html.escape(description)));
+                + "aria-label=\"%s\">%n", width, height, Html.escape(description)));
         svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"plot\"/>%n",
-                LEFT, TOP, WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM));
+                LEFT, plotTop, width - LEFT - RIGHT, plotHeight));
         for (double y = 0; y <= top + yStep / 2; y += yStep) {
             double py = scale.y(y);
             svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
                     + "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%s</text>%n", LEFT,
-                    WIDTH - RIGHT, py, py, LEFT - 6, py + 4, Html.escape(number(y))));
+                    width - RIGHT, py, py, LEFT - 6, py + 4, Html.escape(number(y))));
         }
         for (double x : xTicks(left, right)) {
             double px = scale.x(x);
             svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" class=\"grid\"/>"
-                    + "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>%n", px, px, TOP,
-                    HEIGHT - BOTTOM, px, HEIGHT - BOTTOM + 16, Html.escape(xTickLabel.apply(x))));
+                    + "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>%n", px, px, plotTop,
+                    plotTop + plotHeight, px, plotTop + plotHeight + 16, Html.escape(xTickLabel.apply(x))));
         }
         svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" class=\"axis\" text-anchor=\"middle\">%s</text>%n",
-                LEFT + (WIDTH - LEFT - RIGHT) / 2, HEIGHT - 6, Html.escape(xLabel)));
+                LEFT + (width - LEFT - RIGHT) / 2, height - 6, Html.escape(xLabel)));
         svg.append(String.format(Locale.ROOT, "<text x=\"14\" y=\"%d\" class=\"axis\" text-anchor=\"middle\" "
-                + "transform=\"rotate(-90 14 %d)\">%s</text>%n", TOP + (HEIGHT - TOP - BOTTOM) / 2,
-                TOP + (HEIGHT - TOP - BOTTOM) / 2, Html.escape(yLabel)));
+                + "transform=\"rotate(-90 14 %d)\">%s</text>%n", plotTop + plotHeight / 2,
+                plotTop + plotHeight / 2, Html.escape(yLabel)));
         for (int i = 0; i < horizontal.size(); i++) {
             Reference reference = horizontal.get(i);
             double py = scale.y(reference.value);
@@ -142,8 +175,8 @@ final class SvgChart {
             boolean atRight = i % 2 == 0;
             svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
                     + "class=\"reference\"/><text x=\"%d\" y=\"%.1f\" fill=\"%s\" class=\"label\" "
-                    + "text-anchor=\"%s\">%s</text>%n", LEFT, WIDTH - RIGHT, py, py, reference.color,
-                    atRight ? WIDTH - RIGHT - 4 : LEFT + 4, py - 4, reference.color, atRight ? "end" : "start",
+                    + "text-anchor=\"%s\">%s</text>%n", LEFT, width - RIGHT, py, py, reference.color,
+                    atRight ? width - RIGHT - 4 : LEFT + 4, py - 4, reference.color, atRight ? "end" : "start",
                     Html.escape(reference.label)));
         }
         for (Reference reference : vertical) {
@@ -152,11 +185,11 @@ final class SvgChart {
             }
             double px = scale.x(reference.value);
             // Near the right edge the label goes to the left of its line, so that it is not cut off.
-            boolean labelLeft = px > WIDTH - RIGHT - 90;
+            boolean labelLeft = px > width - RIGHT - 90;
             svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" "
                     + "class=\"reference\"/><text x=\"%.1f\" y=\"%d\" fill=\"%s\" class=\"label\" "
-                    + "text-anchor=\"%s\">%s</text>%n", px, px, TOP, HEIGHT - BOTTOM, reference.color,
-                    labelLeft ? px - 4 : px + 4, TOP + 12, reference.color, labelLeft ? "end" : "start",
+                    + "text-anchor=\"%s\">%s</text>%n", px, px, plotTop, plotTop + plotHeight, reference.color,
+                    labelLeft ? px - 4 : px + 4, plotTop + 12, reference.color, labelLeft ? "end" : "start",
                     Html.escape(reference.label)));
         }
         // Data goes over the reference lines, so that a series running along a limit stays visible.
@@ -168,14 +201,47 @@ final class SvgChart {
         return svg.toString();
     }
 
+    /**
+     * Lays the legend out in rows that wrap at the chart's right edge: one long row used to run past the edge,
+     * where the SVG's viewBox cut the last names off (compare's eight limiters past 900 px).
+     *
+     * @return for each series, its legend entry's {x, row}
+     */
+    private int[][] legendLayout() {
+        int[][] layout = new int[series.size()][];
+        int x = LEFT;
+        int row = 0;
+        for (int i = 0; i < series.size(); i++) {
+            int itemWidth = legendWidth(series.get(i));
+            if (x > LEFT && x + itemWidth > width - RIGHT) {
+                row++;
+                x = LEFT;
+            }
+            layout[i] = new int[] {x, row};
+            x += itemWidth + 15;
+        }
+        return layout;
+    }
+
+    private static int legendWidth(Series s) {
+        return 19 + LEGEND_CHAR * s.name.length();
+    }
+
+    private int legendRows() {
+        int[][] layout = legendLayout();
+        return layout.length == 0 ? 1 : layout[layout.length - 1][1] + 1;
+    }
+
     private String legend() {
         StringBuilder legend = new StringBuilder();
-        int x = LEFT;
-        for (Series s : series) {
-            legend.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"8\" width=\"14\" height=\"10\" fill=\"%s\"/>"
-                    + "<text x=\"%d\" y=\"17\" class=\"legend\">%s</text>%n", x, s.color, x + 19,
-                    Html.escape(s.name)));
-            x += 34 + 7 * s.name.length();
+        int[][] layout = legendLayout();
+        for (int i = 0; i < series.size(); i++) {
+            Series s = series.get(i);
+            int x = layout[i][0];
+            int y = 8 + LEGEND_ROW * layout[i][1];
+            legend.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"10\" "
+                    + "fill=\"%s\"/><text x=\"%d\" y=\"%d\" class=\"legend\">%s</text>%n", x, y, s.color, x + 19,
+                    y + 9, Html.escape(s.name)));
         }
         return legend.toString();
     }
@@ -256,16 +322,17 @@ final class SvgChart {
     }
 
     /** Maps data to pixels. */
-    private record Scale(double left, double right, double top, boolean logarithmic) {
+    private record Scale(double left, double right, double top, boolean logarithmic, int width, int plotTop,
+                         int plotHeight) {
         double x(double value) {
             double fraction = logarithmic
                     ? (Math.log10(Math.max(value, left)) - Math.log10(left)) / (Math.log10(right) - Math.log10(left))
                     : (value - left) / (right - left);
-            return LEFT + fraction * (WIDTH - LEFT - RIGHT);
+            return LEFT + fraction * (width - LEFT - RIGHT);
         }
 
         double y(double value) {
-            return HEIGHT - BOTTOM - Math.min(1.0, value / top) * (HEIGHT - TOP - BOTTOM);
+            return plotTop + plotHeight - Math.min(1.0, value / top) * plotHeight;
         }
     }
 }

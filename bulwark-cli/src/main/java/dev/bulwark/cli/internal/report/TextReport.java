@@ -45,7 +45,7 @@ public final class TextReport {
         out.printf(Locale.ROOT, "%-26s %12s %10s%n", "Outcomes", "calls", "share");
         out.printf(Locale.ROOT, "  %-24s %12s%n", "arrived", Numbers.count(counts.arrivals()));
         for (CallOutcome outcome : CallOutcome.values()) {
-            if (outcome == CallOutcome.FAILED && counts.count(outcome) == 0) {
+            if (!shown(outcome, result)) {
                 continue;
             }
             out.printf(Locale.ROOT, "  %-24s %12s %10s%n", outcome.label(), Numbers.count(counts.count(outcome)),
@@ -64,20 +64,20 @@ public final class TextReport {
             latencyRow(out, "queue wait", result.queueWait());
         }
         latencyRow(out, "end to end", result.endToEnd());
-        out.println("  (queue wait of admitted calls, from the bulkhead's listener; end to end of completed calls, "
-                + "from arrival)");
+        out.println(bulkhead.isPresent() ? "  (queue wait of admitted calls, from the bulkhead's listener; end to end "
+                + "of completed calls, from arrival)" : "  (end to end of completed calls, from arrival)");
         out.println();
 
         out.printf(Locale.ROOT, "%-14s peak %s in flight (capacity %d); completed calls spent %s there, %sx the "
                         + "unloaded %s%n", "Downstream", Numbers.count(result.peakInFlight()),
                 settings.downstreamCapacity(), Durations.humanMillis(result.littlesLaw().meanTimeInDownstreamMillis()),
                 Numbers.significant(result.slowdown()), Durations.humanMillis(settings.serviceTime().meanNanos() / 1e6));
-        if (bulkhead.isPresent()) {
-            out.printf(Locale.ROOT, "%-14s peak %s in flight (limit %d), peak %s queued (queue %d)%n", "Bulkhead",
-                    Numbers.count(result.peakInFlight()), bulkhead.get().limit(), Numbers.count(result.peakQueued()),
-                    bulkhead.get().queue());
-        }
         Optional<LimitTrace> limit = LimitTrace.of(result.timeline(), settings.duration().toNanos() / 1e9);
+        if (bulkhead.isPresent()) {
+            out.printf(Locale.ROOT, "%-14s peak %s in flight (%s), peak %s queued (queue %d)%n", "Bulkhead",
+                    Numbers.count(result.peakInFlight()), Verdict.describeLimit(result),
+                    Numbers.count(result.peakQueued()), bulkhead.get().queue());
+        }
         if (limit.isPresent()) {
             LimitTrace trace = limit.get();
             out.printf(Locale.ROOT, "%-14s adaptive: started at %d, ended at %d; in the last %s s between %d and %d "
@@ -101,6 +101,18 @@ public final class TextReport {
         out.println();
         out.println(Verdict.of(result));
         out.flush();
+    }
+
+    /**
+     * Whether the outcome table has a row for the outcome: not a failure that never happened, and no refusal
+     * without a bulkhead (there is no queue to be full and nobody to refuse).
+     */
+    static boolean shown(CallOutcome outcome, SimulationResult result) {
+        if (outcome == CallOutcome.FAILED) {
+            return result.counts().count(outcome) > 0;
+        }
+        return result.settings().bulkhead().isPresent() || result.counts().count(outcome) > 0
+                || !outcome.isRejection();
     }
 
     private static void latencyRow(PrintWriter out, String name, LatencySummary summary) {

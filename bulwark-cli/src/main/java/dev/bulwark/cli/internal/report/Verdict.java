@@ -64,6 +64,24 @@ public final class Verdict {
         return effectiveLimit(result) > result.settings().downstreamCapacity() ? "overloaded" : "slow";
     }
 
+    /**
+     * Describes the bulkhead's limit: the configured one, or for an adaptive limit the range it took while calls
+     * arrived (its start, {@code --limit}, is only where the search began).
+     *
+     * @param result a run with a bulkhead
+     * @return for example {@code limit 32} or {@code adaptive limit 4 to 46, near 31 at the end}
+     */
+    public static String describeLimit(SimulationResult result) {
+        BulkheadSettings bulkhead = result.settings().bulkhead().orElseThrow();
+        Optional<LimitTrace> trace = LimitTrace.of(result.timeline(), result.settings().duration().toNanos() / 1e9);
+        if (trace.isEmpty()) {
+            return "limit " + (bulkhead.adaptive() == null ? bulkhead.limit()
+                    : result.timeline().get(result.timeline().size() - 1).limit());
+        }
+        return String.format(Locale.ROOT, "adaptive limit %d to %d, near %d at the end", trace.get().lowest(),
+                trace.get().highest(), Math.round(trace.get().finalMean()));
+    }
+
     /** The limit the run ended with: the configured one, or where an adaptive limit settled. */
     static int effectiveLimit(SimulationResult result) {
         BulkheadSettings bulkhead = result.settings().bulkhead().orElseThrow();
@@ -144,22 +162,38 @@ public final class Verdict {
                         Numbers.significant((double) result.peakInFlight() / capacity), capacity, slowdown, p99,
                         served, unserved(counts));
             case "overloaded":
-                return String.format(Locale.ROOT, "The limit (%d) lets more calls through than the downstream "
+                return String.format(Locale.ROOT, "The limit (%s) lets more calls through than the downstream "
                         + "serves at full speed (%d): completed calls took %sx their unloaded time (p99 %s). A limit "
-                        + "near %d would keep it healthy.", effectiveLimit(result), capacity, slowdown, p99,
+                        + "near %d would keep it healthy.", limitInWords(result), capacity, slowdown, p99,
                         capacity);
             default:
                 return String.format(Locale.ROOT, "Completed calls took %sx their unloaded time (p99 %s) although "
-                        + "the limit (%d) is within the downstream's capacity (%d): look at the queue wait and the "
-                        + "time series.", slowdown, p99, effectiveLimit(result), capacity);
+                        + "the limit (%s) is within the downstream's capacity (%d): look at the queue wait and the "
+                        + "time series.", slowdown, p99, limitInWords(result), capacity);
         }
+    }
+
+    /** A fixed limit as its number; an adaptive one as its range and where it ended. */
+    private static String limitInWords(SimulationResult result) {
+        String described = describeLimit(result);
+        return described.startsWith("limit ") ? described.substring("limit ".length()) : described;
     }
 
     private static String healthyWithBulkhead(SimulationResult result, SimulationSettings settings,
                                               OutcomeCounts counts, int capacity, String served, String p99) {
-        String text = String.format(Locale.ROOT, "The bulkhead kept the downstream within what it serves at full "
-                + "speed (peak %s in flight, capacity %d): %s of calls were served with p99 %s",
-                Numbers.count(result.peakInFlight()), capacity, served, p99);
+        String text;
+        if (result.peakInFlight() <= capacity) {
+            text = String.format(Locale.ROOT, "The bulkhead kept the downstream within what it serves at full "
+                    + "speed (peak %s in flight, capacity %d): %s of calls were served with p99 %s",
+                    Numbers.count(result.peakInFlight()), capacity, served, p99);
+        } else {
+            // Healthy on the whole although the peak passed the capacity (an adaptive limit probing above it, or
+            // calls admitted before a cut took effect): say both, not "kept within" next to a higher peak.
+            text = String.format(Locale.ROOT, "The bulkhead kept the downstream healthy (completed calls took %sx "
+                    + "their unloaded time) although up to %s calls were in flight at a moment, above its capacity "
+                    + "of %d (%s): %s of calls were served with p99 %s", Numbers.significant(result.slowdown()),
+                    Numbers.count(result.peakInFlight()), capacity, describeLimit(result), served, p99);
+        }
         String rest = notRefused(counts);
         if (counts.rejected() == 0) {
             return text + ", and none was refused" + rest + ".";

@@ -13,14 +13,18 @@ import java.util.random.RandomGenerator;
  *   <li>{@code fixed:20ms} (or just {@code 20ms}): always the same;</li>
  *   <li>{@code exp:20ms}: exponential with that mean (memoryless; its p99 is 4.6 times the mean);</li>
  *   <li>{@code lognormal:median=20ms,p99=200ms}: log-normal with that median and 99th percentile, the usual
- *       shape of real service times (most calls quick, a long tail).</li>
+ *       shape of real service times (most calls quick, a long tail);</li>
+ *   <li>{@code pareto:mean=20ms,shape=2.5}: Pareto, a heavy tail;</li>
+ *   <li>{@code mix:fast=5ms,slow=100ms,share=10%}: two kinds of calls, as with cache hits and misses: a share of
+ *       slow ones (exponential with the slow mean), the rest fast (exponential with the fast mean).</li>
  * </ul>
  */
 public sealed interface Distribution permits Distribution.Fixed, Distribution.Exponential, Distribution.LogNormal,
-        Distribution.Pareto {
+        Distribution.Pareto, Distribution.Mixture {
 
     /** The accepted forms, quoted in error messages. */
-    String FORM = "fixed:20ms, exp:20ms, lognormal:median=20ms,p99=200ms or pareto:mean=20ms,shape=2.5";
+    String FORM = "fixed:20ms, exp:20ms, lognormal:median=20ms,p99=200ms, pareto:mean=20ms,shape=2.5 or "
+            + "mix:fast=5ms,slow=100ms,share=10%";
 
     /** The longest sample: an hour, so that a wild tail cannot overflow time arithmetic. */
     long MAX_SAMPLE_NANOS = 3_600_000_000_000L;
@@ -78,6 +82,8 @@ public sealed interface Distribution permits Distribution.Fixed, Distribution.Ex
                 return parseLogNormal(arguments, text);
             case "pareto":
                 return parsePareto(arguments, text);
+            case "mix":
+                return parseMixture(arguments, text);
             default:
                 throw invalid(text, "unknown shape '" + kind + "'");
         }
@@ -139,6 +145,41 @@ public sealed interface Distribution permits Distribution.Fixed, Distribution.Ex
             throw invalid(text, "pareto needs a positive mean and a finite shape above 1");
         }
         return new Pareto(mean, shape);
+    }
+
+    private static Distribution parseMixture(String arguments, String text) {
+        Duration fast = null;
+        Duration slow = null;
+        Double share = null;
+        String form = "mix takes fast=D,slow=D,share=P%";
+        for (String part : arguments.split(",")) {
+            int equals = part.indexOf('=');
+            if (equals < 0) {
+                throw invalid(text, form);
+            }
+            String key = part.substring(0, equals).trim().toLowerCase(Locale.ROOT);
+            String value = part.substring(equals + 1).trim();
+            if (key.equals("fast") && fast == null) {
+                fast = duration(value, text);
+            } else if (key.equals("slow") && slow == null) {
+                slow = duration(value, text);
+            } else if (key.equals("share") && share == null && value.endsWith("%")) {
+                try {
+                    share = Double.parseDouble(value.substring(0, value.length() - 1)) / 100.0;
+                } catch (NumberFormatException e) {
+                    throw invalid(text, "share '" + value + "' is not a percentage");
+                }
+            } else {
+                throw invalid(text, form);
+            }
+        }
+        if (fast == null || slow == null || share == null) {
+            throw invalid(text, form);
+        }
+        if (fast.isZero() || slow.compareTo(fast) < 0 || !(share > 0) || !(share < 1)) {
+            throw invalid(text, "mix needs 0 < fast <= slow and a share above 0% and below 100%");
+        }
+        return new Mixture(fast, slow, share);
     }
 
     private static Duration duration(String value, String text) {
@@ -314,6 +355,65 @@ public sealed interface Distribution permits Distribution.Fixed, Distribution.Ex
         public String spec() {
             return "pareto:mean=" + Durations.format(mean) + ",shape="
                     + (shape == Math.rint(shape) ? String.valueOf((long) shape) : String.valueOf(shape));
+        }
+    }
+
+    /**
+     * Two kinds of calls mixed, as with cache hits and misses: with probability {@code slowShare} a call's duration
+     * is exponential with mean {@code slow}, otherwise exponential with mean {@code fast}. The draw takes two numbers
+     * from the generator for every call, whichever kind it is.
+     *
+     * @param fast the fast calls' mean, positive
+     * @param slow the slow calls' mean, at least {@code fast}
+     * @param slowShare the share of slow calls, above 0 and below 1
+     */
+    record Mixture(Duration fast, Duration slow, double slowShare) implements Distribution {
+
+        /**
+         * Checks the parameters.
+         *
+         * @throws IllegalArgumentException unless {@code 0 < fast <= slow} and {@code 0 < slowShare < 1}
+         * @throws NullPointerException when a mean is {@code null}
+         */
+        public Mixture {
+            if (fast.isNegative() || fast.isZero() || slow.compareTo(fast) < 0 || !(slowShare > 0)
+                    || !(slowShare < 1)) {
+                throw new IllegalArgumentException("need 0 < fast <= slow and 0 < slowShare < 1 but fast was " + fast
+                        + ", slow " + slow + " and slowShare " + slowShare);
+            }
+        }
+
+        /**
+         * The mixture with the given overall mean, fast/slow ratio and slow share.
+         *
+         * @param mean the overall mean
+         * @param ratio how many times slower the slow calls are, at least 1
+         * @param slowShare the share of slow calls
+         * @return the mixture
+         */
+        public static Mixture ofMean(Duration mean, double ratio, double slowShare) {
+            double fastNanos = mean.toNanos() / (1 - slowShare + slowShare * ratio);
+            return new Mixture(Duration.ofNanos(Math.round(fastNanos)), Duration.ofNanos(Math.round(fastNanos
+                    * ratio)), slowShare);
+        }
+
+        @Override
+        public long sampleNanos(RandomGenerator random) {
+            boolean isSlow = random.nextDouble() < slowShare;
+            double exponential = -Math.log(1.0 - random.nextDouble());
+            return clamp(exponential * (isSlow ? slow : fast).toNanos());
+        }
+
+        @Override
+        public double meanNanos() {
+            return (1 - slowShare) * fast.toNanos() + slowShare * slow.toNanos();
+        }
+
+        @Override
+        public String spec() {
+            return "mix:fast=" + Durations.format(fast) + ",slow=" + Durations.format(slow) + ",share="
+                    + java.math.BigDecimal.valueOf(Math.round(slowShare * 1e6) / 1e4).stripTrailingZeros()
+                    .toPlainString() + "%";
         }
     }
 }

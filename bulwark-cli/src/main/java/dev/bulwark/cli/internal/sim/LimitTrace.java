@@ -15,9 +15,11 @@ import java.util.Optional;
  * @param settledAfterSeconds the time from which the limit never left {@code [finalMin, finalMax]} until arrivals
  *     stopped
  * @param finalWindowSeconds how long the final window was
+ * @param lowest the lowest limit while calls arrived
+ * @param highest the highest limit while calls arrived
  */
 public record LimitTrace(int start, int end, int finalMin, int finalMax, double finalMean,
-                         double settledAfterSeconds, double finalWindowSeconds) {
+                         double settledAfterSeconds, double finalWindowSeconds, int lowest, int highest) {
 
     /**
      * Reads the trace from a run's samples, if the limit ever moved.
@@ -50,6 +52,7 @@ public record LimitTrace(int start, int end, int finalMin, int finalMax, double 
             }
         }
         return Optional.of(new LimitTrace(arriving.get(0).limit(), arriving.get(arriving.size() - 1).limit(), min,
-                max, mean, settled, window));
+                max, mean, settled, window, arriving.stream().mapToInt(Sample::limit).min().orElseThrow(),
+                arriving.stream().mapToInt(Sample::limit).max().orElseThrow()));
     }
 }

@@ -44,6 +44,8 @@ public final class ProcessorSharingModel<P> {
     private static final long FINISH_TOLERANCE_NANOS = 20_000L;
 
     private int capacity;
+    /** A factor on every call's speed: 1 normally, less during a slow period, 0 while paused. */
+    private double speedFactor = 1.0;
     private final double degradation;
     private final PriorityQueue<Job<P>> jobs = new PriorityQueue<>();
 
@@ -159,7 +161,7 @@ public final class ProcessorSharingModel<P> {
         int inFlight = jobs.size();
         if (inFlight > 0) {
             inFlightIntegral += (double) inFlight * elapsed;
-            virtualTime += speed(inFlight) * elapsed;
+            virtualTime += speedFactor * speed(inFlight) * elapsed;
         }
         now = at;
     }
@@ -178,6 +180,22 @@ public final class ProcessorSharingModel<P> {
         }
         advanceTo(at);
         capacity = newCapacity;
+    }
+
+    /**
+     * Slows every call down by a factor from {@code at} on, or pauses them all (a garbage-collection pause, a noisy
+     * neighbour): work done so far is kept, and calls in flight continue at the new speed.
+     *
+     * @param at the current time
+     * @param factor the fraction of the normal speed, from 0 (paused) to 1 (normal)
+     * @throws IllegalArgumentException when {@code factor} is outside [0, 1]
+     */
+    public void changeSpeed(long at, double factor) {
+        if (!(factor >= 0 && factor <= 1)) {
+            throw new IllegalArgumentException("speed factor must be within [0, 1] but was " + factor);
+        }
+        advanceTo(at);
+        speedFactor = factor;
     }
 
     /**
@@ -212,7 +230,8 @@ public final class ProcessorSharingModel<P> {
         if (remaining <= 0) {
             return 0L;
         }
-        double wall = remaining / speed(jobs.size());
+        // While paused (factor 0) this is infinite: the next finish is "never" until the speed comes back.
+        double wall = remaining / (speedFactor * speed(jobs.size()));
         return wall >= Long.MAX_VALUE / 2.0 ? Long.MAX_VALUE / 2 : (long) Math.ceil(wall);
     }
 

@@ -69,7 +69,7 @@ public final class Simulation {
      */
     public SimulationResult run(ProgressListener progress) {
         if (settings.mode() == ExecutionMode.VIRTUAL_TIME) {
-            return new VirtualTimeSimulation(settings).run();
+            return new VirtualTimeSimulation(settings).run(progress);
         }
         warmUpOnce();
         return measure(progress);

@@ -29,6 +29,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class VirtualTimeSimulation {
 
+    /** Wall-clock time between two progress lines: a virtual run races through many virtual seconds in one. */
+    private static final long PROGRESS_INTERVAL_NANOS = 1_000_000_000L;
+
     private final SimulationSettings settings;
     private final VirtualClock clock = new VirtualClock();
 
@@ -39,10 +42,12 @@ final class VirtualTimeSimulation {
     /**
      * Runs the simulation.
      *
+     * @param progress told the run's state at most once per wall-clock second (a line per virtual second would
+     *     flood the screen), and at the end
      * @return the result
      * @throws IllegalStateException when some call never ended (a fault of the simulator or the library)
      */
-    SimulationResult run() {
+    SimulationResult run(ProgressListener progress) {
         RunMeasurements measurements = new RunMeasurements(clock);
         BulkheadEventCollector collector = settings.bulkhead().isPresent() ? new BulkheadEventCollector(measurements)
                 : null;
@@ -61,7 +66,7 @@ final class VirtualTimeSimulation {
         long arrivalsEnd = start + settings.duration().toNanos();
         long drainEnd = arrivalsEnd + settings.drain().toNanos();
         TimelineSampler sampler = new TimelineSampler(start, clock, settings.duration(), measurements, downstream,
-                bulkhead, ProgressListener.none());
+                bulkhead, new WallClockThrottle(progress, PROGRESS_INTERVAL_NANOS, System::nanoTime));
         scheduleSamples(sampler, settings.sampleInterval().toNanos());
         scheduleArrivals(launcher, arrivalsEnd);
 

@@ -36,11 +36,12 @@ class DistributionTest {
     @ValueSource(strings = {"exp", "exp:", "exp:0ms", "gauss:20ms", "lognormal:median=20ms",
         "lognormal:median=20ms,p99=10ms", "lognormal:median=20ms,p99=200ms,p50=1ms", "lognormal:20ms,200ms",
         "fixed:fast", "20", "pareto:mean=20ms", "pareto:mean=20ms,shape=1", "pareto:mean=0ms,shape=2",
-        "pareto:mean=20ms,shape=x"})
+        "pareto:mean=20ms,shape=x", "mix:fast=5ms,slow=100ms", "mix:fast=5ms,slow=1ms,share=10%",
+        "mix:fast=5ms,slow=100ms,share=0%", "mix:fast=5ms,slow=100ms,share=10"})
     void rejectsAnythingElseNamingTheForms(String text) {
         assertThatThrownBy(() -> Distribution.parse(text)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("fixed:20ms, exp:20ms, lognormal:median=20ms,p99=200ms or "
-                        + "pareto:mean=20ms,shape=2.5")
+                .hasMessageContaining("fixed:20ms, exp:20ms, lognormal:median=20ms,p99=200ms, "
+                        + "pareto:mean=20ms,shape=2.5 or mix:fast=5ms,slow=100ms,share=10%")
                 .hasMessageContaining("'" + text + "'");
     }
 
@@ -105,5 +106,29 @@ class DistributionTest {
         long[] sorted = samples.clone();
         Arrays.sort(sorted);
         return sorted[(int) Math.floor(quantile * (sorted.length - 1))];
+    }
+
+    @Test
+    void aMixtureHasItsMeanItsSlowShareAndReadsWhatItWrites() {
+        Distribution.Mixture mixture = Distribution.Mixture.ofMean(java.time.Duration.ofMillis(20), 50, 0.10);
+        java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+        int samples = 200_000;
+        double sum = 0;
+        long aboveFastTail = 0;
+        for (int i = 0; i < samples; i++) {
+            long nanos = mixture.sampleNanos(random);
+            sum += nanos;
+            // Far beyond the fast calls' tail (a fast mean of about 3.4 ms), nearly only slow calls.
+            aboveFastTail += nanos > 60_000_000L ? 1 : 0;
+        }
+
+        assertThat(mixture.meanNanos()).isCloseTo(20e6, org.assertj.core.data.Offset.offset(1e3));
+        assertThat(sum / samples).isCloseTo(20e6, org.assertj.core.data.Percentage.withPercentage(3));
+        // Slow calls have a mean of about 170 ms: about 70% of them last beyond 60 ms.
+        assertThat((double) aboveFastTail / samples).isBetween(0.06, 0.08);
+        // The spec rounds to three significant digits, as every distribution's does.
+        assertThat(Distribution.parse(mixture.spec()).spec()).isEqualTo("mix:fast=3.39ms,slow=169ms,share=10%");
+        assertThat(Distribution.parse("mix:fast=5ms,slow=100ms,share=10%").meanNanos()).isCloseTo(14.5e6,
+                org.assertj.core.data.Offset.offset(1.0));
     }
 }

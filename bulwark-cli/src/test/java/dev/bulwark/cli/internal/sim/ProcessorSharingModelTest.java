@@ -125,4 +125,17 @@ class ProcessorSharingModelTest {
         done.forEach(job -> names.add(job.payload()));
         return names;
     }
+
+    @Test
+    void aPauseStopsEveryCallAndASlowPeriodStretchesIt() {
+        ProcessorSharingModel<String> model = new ProcessorSharingModel<>(4, 1.0, 0);
+        model.start(0, 10_000_000L, "a");
+        model.changeSpeed(4_000_000L, 0.0); // 4 ms of its 10 ms done, then paused
+        assertThat(model.nanosUntilNextFinish()).isGreaterThanOrEqualTo(Long.MAX_VALUE / 2);
+        model.changeSpeed(104_000_000L, 0.1); // 100 ms later, a tenth of the speed: 6 ms of work take 60 ms
+        assertThat(model.nanosUntilNextFinish()).isCloseTo(60_000_000L, org.assertj.core.data.Offset.offset(1L));
+        List<ProcessorSharingModel.Job<String>> done = new java.util.ArrayList<>();
+        model.finishDue(164_000_000L, done);
+        assertThat(done).hasSize(1);
+    }
 }
