@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.bulwark.AdaptiveLimit;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Bulkheads;
@@ -88,8 +90,13 @@ class PrometheusDashboardTest {
             int port = Integer.parseInt(app.bean(org.springframework.core.env.Environment.class)
                     .getProperty("local.server.port"));
             int prometheusPort = freePort();
+            long started = System.currentTimeMillis() / 1000;
             server = startPrometheus(prometheus, promtool, dir, port, prometheusPort);
             String api = "http://127.0.0.1:" + prometheusPort;
+            // Prometheus hands its first targets to the scrapers about 5 s after start: the drive begins once the
+            // application has been scraped, so that every counter has a sample from before its increase.
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> !query(api, "up{job=\"bulwark-app\"} == 1").isEmpty());
             drive(app, load);
 
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
@@ -99,6 +106,7 @@ class PrometheusDashboardTest {
             assertThat(rates).containsKey("api rejected.queue_full");
             assertThat(values(api, "bulwark_bulkhead_max_concurrency", "name")).containsKeys("api", "other",
                     "adaptive");
+            snapshot(api, dashboard, started);
         } finally {
             load.shutdownNow();
             if (server != null) {
@@ -108,6 +116,45 @@ class PrometheusDashboardTest {
                 }
             }
         }
+    }
+
+    /**
+     * Writes every panel's series over the run, as Prometheus answers its range queries, to
+     * target/dashboard-snapshot.json: bin/dashboard-picture draws the documentation's picture from it.
+     */
+    private void snapshot(String api, JsonNode dashboard, long started) throws Exception {
+        long end = System.currentTimeMillis() / 1000;
+        ObjectNode out = json.createObjectNode();
+        ArrayNode panels = out.putArray("panels");
+        for (JsonNode panel : dashboard.path("panels")) {
+            if (!panel.path("type").asText().equals("timeseries")) {
+                continue;
+            }
+            ObjectNode drawn = panels.addObject();
+            drawn.put("title", panel.path("title").asText());
+            drawn.put("unit", panel.path("fieldConfig").path("defaults").path("unit").asText());
+            ArrayNode series = drawn.putArray("series");
+            for (JsonNode target : panel.path("targets")) {
+                String expr = target.path("expr").asText().replace("$__rate_interval", "15s")
+                        .replace("$partitioned", ".*").replace("$name", ".*");
+                JsonNode answer = get(api, "/api/v1/query_range?query=" + URLEncoder.encode(expr,
+                        StandardCharsets.UTF_8) + "&start=" + started + "&end=" + end + "&step=1");
+                for (JsonNode result : answer.path("data").path("result")) {
+                    String legend = target.path("legendFormat").asText();
+                    Matcher m = LEGEND_LABEL.matcher(legend);
+                    StringBuilder name = new StringBuilder();
+                    while (m.find()) {
+                        m.appendReplacement(name, Matcher.quoteReplacement(result.path("metric").path(m.group(1))
+                                .asText()));
+                    }
+                    m.appendTail(name);
+                    ObjectNode line = series.addObject();
+                    line.put("legend", name.toString());
+                    line.set("values", result.path("values"));
+                }
+            }
+        }
+        json.writerWithDefaultPrettyPrinter().writeValue(Path.of("target", "dashboard-snapshot.json").toFile(), out);
     }
 
     private static RunningApp start() {
