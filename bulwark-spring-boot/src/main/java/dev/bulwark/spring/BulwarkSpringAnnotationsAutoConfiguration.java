@@ -98,7 +98,8 @@ public final class BulwarkSpringAnnotationsAutoConfiguration {
          */
         public Unavailable() {
             throw new IllegalStateException("bulwark.spring-annotations.enabled=true needs Spring Framework 7 "
-                    + "(Spring Boot 4), whose @ConcurrencyLimit and @Retryable it serves; this application runs Spring Framework "
+                    + "(Spring Boot 4), whose @ConcurrencyLimit and @Retryable it serves; this application runs Spring "
+                    + "Framework "
                     + org.springframework.core.SpringVersion.getVersion() + ": remove the property");
         }
     }

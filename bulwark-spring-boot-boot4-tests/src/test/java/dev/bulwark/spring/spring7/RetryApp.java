@@ -13,6 +13,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Scope;
 import org.springframework.context.event.EventListener;
 import org.springframework.core.retry.RetryException;
+import org.springframework.resilience.annotation.ConcurrencyLimit;
 import org.springframework.resilience.annotation.EnableResilientMethods;
 import org.springframework.resilience.annotation.Retryable;
 import org.springframework.resilience.retry.MethodRetryEvent;
@@ -176,6 +177,19 @@ public class RetryApp {
         public Mono<String> reactive() {
             return Mono.defer(() -> Mono.error(new IllegalStateException("reactive attempt "
                     + recorder.attempt("reactive"))));
+        }
+
+        /** A long delay, for an interrupt during it. */
+        @Retryable(maxRetries = 1, delay = 60_000)
+        public String interruptible() {
+            throw new IllegalStateException("interruptible attempt " + recorder.attempt("interruptible"));
+        }
+
+        /** Both annotations: the throttle goes outside the retry, as Spring orders its own. */
+        @ConcurrencyLimit(1)
+        @Retryable(maxRetries = 1, delay = 1)
+        public String both() {
+            throw new IllegalStateException("both attempt " + recorder.attempt("both"));
         }
 
         /** A timeout: Spring's interceptor either way. */

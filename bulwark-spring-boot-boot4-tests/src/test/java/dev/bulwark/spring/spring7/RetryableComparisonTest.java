@@ -86,6 +86,46 @@ class RetryableComparisonTest {
         assertThat(Arrays.stream(proxy.getAdvisors()).map(advisor -> advisor.getAdvice().getClass().getName()))
                 .filteredOn(name -> name.contains("Retry"))
                 .containsExactly("dev.bulwark.spring.internal.RetryableInterceptor");
+        // A method with both annotations: the throttle outside the retry, in either implementation.
+        assertThat(both(app -> Arrays.stream(((Advised) app.getBean(RetryApp.Retrying.class)).getAdvisors())
+                .map(advisor -> advisor.getAdvice().getClass().getName())
+                .map(name -> name.contains("ConcurrencyLimit") ? "limit" : name.contains("Retry") ? "retry" : name)
+                .toList())).containsExactly("limit", "retry");
+        assertThat(both(app -> call(app, "both", () -> retrying(app).both()))).startsWith(
+                "threw java.lang.IllegalStateException: both attempt 2 (suppressed 0)", "both attempts: 2");
+    }
+
+    @Test
+    void anInterruptDuringADelayEndsWithTheLastFailureAndTheInterruptKept() {
+        assertThat(both(app -> {
+            RetryApp.Recorder recorder = app.getBean(RetryApp.Recorder.class);
+            recorder.reset();
+            List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Thread caller = new Thread(() -> {
+                try {
+                    retrying(app).interruptible();
+                } catch (Throwable thrown) {
+                    seen.add("threw " + thrown.getMessage() + ", interrupted "
+                            + Thread.currentThread().isInterrupted());
+                }
+            });
+            caller.start();
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() ->
+                    recorder.count("interruptible") == 1 && caller.getState() == Thread.State.TIMED_WAITING);
+            caller.interrupt();
+            try {
+                caller.join(10_000);
+            } catch (InterruptedException unexpected) {
+                throw new AssertionError(unexpected);
+            }
+            seen.add("interruptible attempts: " + recorder.count("interruptible"));
+            seen.addAll(recorder.events);
+            return seen;
+        })).containsExactly("threw interruptible attempt 1, interrupted true", "interruptible attempts: 1",
+                "interruptible failed IllegalStateException: interruptible attempt 1",
+                "interruptible aborted RetryException: Interrupted during back-off for retryable operation "
+                        + "'dev.bulwark.spring.spring7.RetryApp$Retrying.interruptible'; aborting execution "
+                        + "(cause interruptible attempt 1, suppressed 0)");
     }
 
     @Test

@@ -35,8 +35,8 @@ import org.springframework.util.StringValueResolver;
  * {@code RetryAnnotationBeanPostProcessor} (which {@link SpringProcessorRemoval} removes). It advises the same
  * methods the same way (the same pointcut, before the bean's existing advisors, at Spring's order), and gives each
  * proxied bean instance an interceptor whose {@link Retry} policies are made when the bean is proxied, from the
- * annotation's attributes parsed as Spring parses them ({@code *String} attributes with placeholders and SpEL, durations
- * in {@code timeUnit} or with a unit of their own). The retry is named {@code <bean name>.<method name>} (or
+ * annotation's attributes parsed as Spring parses them ({@code *String} attributes with placeholders and SpEL,
+ * durations in {@code timeUnit} or with a unit of their own). The retry is named {@code <bean name>.<method name>} (or
  * {@code <bean name>} for an annotation on the class) and, for a singleton bean, registered in
  * {@link BulwarkPolicies}. Settings Spring would refuse at the first call fail the bean's creation. Thread-safe, like
  * every bean post-processor.

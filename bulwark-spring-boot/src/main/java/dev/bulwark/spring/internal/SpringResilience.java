@@ -35,7 +35,8 @@ final class SpringResilience {
     private static final String RETRY_EVENT = "org.springframework.resilience.retry.MethodRetryEvent";
     private static final String RETRY_EXCEPTION = "org.springframework.core.retry.RetryException";
     private static final String RETRY_SPEC = "org.springframework.resilience.retry.MethodRetrySpec";
-    private static final String SIMPLE_RETRY_INTERCEPTOR = "org.springframework.resilience.retry.SimpleRetryInterceptor";
+    private static final String SIMPLE_RETRY_INTERCEPTOR =
+            "org.springframework.resilience.retry.SimpleRetryInterceptor";
     private static volatile Constructor<?> rejectedConstructor;
 
     private SpringResilience() {
