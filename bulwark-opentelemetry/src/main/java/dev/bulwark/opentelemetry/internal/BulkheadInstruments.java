@@ -219,9 +219,6 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
     public void admitted(long waitedNanos, Priority priority) {
         priorities.admitted(priority); // before the total: see PriorityTally
         onAdmitted(waitedNanos);
-        if (waitedNanos > 0 && spanEvents) {
-            SpanEvents.add(admittedAttributes, waitedNanos);
-        }
     }
 
     @Override
@@ -278,6 +275,9 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
         if (waitedNanos > 0) {
             timeInQueue.record(Instruments.seconds(waitedNanos), admittedAttributes);
             waitAdmitted.record(waitedNanos);
+            if (spanEvents) {
+                SpanEvents.add(admittedAttributes, waitedNanos);
+            }
         }
     }
 
