@@ -128,6 +128,46 @@ class BulkheadObservationTest {
                 .hasHighCardinalityKeyValue("wait.seconds", "0.5");
     }
 
+    /**
+     * The documented limitation: an asynchronous call's admission after a wait is reported on the releasing thread,
+     * so it is observed under the observation current there (none: nothing is made), not under the caller's.
+     */
+    @Test
+    void anAsynchronousQueuedAdmissionIsObservedOnTheReleasingThreadsObservationIfAny() {
+        Bulkhead bulkhead = bind(1);
+        Permit first = bulkhead.acquire();
+        Observation request = Observation.start("request", observations);
+        CompletableFuture<String> queued;
+        try (Observation.Scope ignored = request.openScope()) {
+            queued = bulkhead.callAsync(() -> CompletableFuture.completedFuture("later"));
+        }
+        request.stop();
+        clock.advance(Duration.ofMillis(30));
+        first.close();                                     // no observation current on this thread
+        assertThat(queued).isCompletedWithValue("later");
+        TestObservationRegistryAssert.assertThat(observations)
+                .hasNumberOfObservationsWithNameEqualTo(BulkheadObservationContext.NAME, 0);
+
+        Permit second = bulkhead.acquire();
+        CompletableFuture<String> another;
+        Observation request2 = Observation.start("request", observations);
+        try (Observation.Scope ignored = request2.openScope()) {
+            another = bulkhead.callAsync(() -> CompletableFuture.completedFuture("later"));
+        }
+        request2.stop();
+        clock.advance(Duration.ofMillis(30));
+        Observation releaser = Observation.start("releaser", observations);
+        try (Observation.Scope ignored = releaser.openScope()) {
+            second.close();
+        }
+        releaser.stop();
+        assertThat(another).isCompletedWithValue("later");
+        TestObservationRegistryAssert.assertThat(observations)
+                .hasObservationWithNameEqualTo(BulkheadObservationContext.NAME).that()
+                .hasParentObservationEqualTo(releaser)
+                .hasLowCardinalityKeyValue("outcome", "admitted");
+    }
+
     @Test
     void aCallThatFindsAFreeSlotMakesNoObservation() {
         Bulkhead bulkhead = bind(1);

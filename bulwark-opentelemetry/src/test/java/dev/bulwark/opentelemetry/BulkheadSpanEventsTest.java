@@ -25,9 +25,11 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -122,6 +124,31 @@ class BulkheadSpanEventsTest {
                 .isEqualTo(Attributes.builder().put(BULKHEAD_NAME, "db").put(BULKHEAD_OUTCOME, "rejected")
                         .put(BULKHEAD_REJECTION_REASON, "wait_timeout").put(BULKHEAD_TIME_IN_QUEUE_SECONDS, 0.5)
                         .build()));
+    }
+
+    /**
+     * The documented limitation: an asynchronous call's admission after a wait is reported on the releasing thread,
+     * so its event goes to the span current there (the releaser's here), not to the caller's.
+     */
+    @Test
+    void anAsynchronousQueuedAdmissionGoesToTheReleasingThreadsSpan() {
+        Bulkhead bulkhead = bind(1, true);
+        Permit holder = bulkhead.acquire();
+        AtomicReference<CompletableFuture<String>> queued = new AtomicReference<>();
+        inSpan(() -> queued.set(bulkhead.callAsync(() -> CompletableFuture.completedFuture("later"))));
+        clock.advance(Duration.ofMillis(30));
+        Span releaser = tracer.spanBuilder("releaser").startSpan();
+        try (Scope ignored = releaser.makeCurrent()) {
+            holder.close();
+        } finally {
+            releaser.end();
+        }
+        assertThat(queued.get()).isCompletedWithValue("later");
+
+        assertThat(spans.getFinishedSpanItems()).extracting(SpanData::getName).containsExactly("request", "releaser");
+        assertThat(spans.getFinishedSpanItems().get(0).getEvents()).isEmpty();
+        assertThat(spans.getFinishedSpanItems().get(1).getEvents()).singleElement().satisfies(event -> assertThat(
+                event.getAttributes().get(BULKHEAD_OUTCOME)).isEqualTo("admitted"));
     }
 
     @Test
