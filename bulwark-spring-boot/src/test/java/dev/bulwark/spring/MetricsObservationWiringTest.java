@@ -123,7 +123,7 @@ class MetricsObservationWiringTest {
     @Test
     void aBadWindowFailsTheStartupNamingTheProperty() {
         runner.withPropertyValues("bulwark.metrics.distribution-statistic-buffer-length=0").run(context ->
-                assertThat(context).hasFailed().getFailure().hasStackTraceContaining(
-                        "IllegalArgumentException: bulwark.metrics.distribution-statistic-buffer-length: bufferLength"));
+                assertThat(context).hasFailed().getFailure().hasStackTraceContaining("IllegalArgumentException: "
+                        + "bulwark.metrics.distribution-statistic-buffer-length: bufferLength"));
     }
 }
