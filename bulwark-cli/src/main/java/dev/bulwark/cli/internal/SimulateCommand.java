@@ -50,6 +50,7 @@ import picocli.CommandLine.Spec;
             "  bulwark simulate --clients 200 --think-time 5ms --threads --format json",
             "  bulwark simulate --tenants 4 --noisy-tenant 10 --rate 450/s --limit 20 --global-limit 40",
             "  bulwark simulate --virtual-time --rate 3200/s --priority-mix critical:20%%,normal:50%%,sheddable:30%%",
+            "  bulwark simulate --virtual-time --scenario priority-surge --reserve critical:4 --min-limit 8",
             "  bulwark simulate --virtual-time --rate 1600/s --adaptive self-tuning --schedule "
                     + "'critical: 0.5x for 120s; sheddable: 0.25x for 30s, 12x for 60s, 0.25x for 30s'"})
 final class SimulateCommand implements Callable<Integer> {
@@ -75,6 +76,17 @@ final class SimulateCommand implements Callable<Integer> {
                             + "call's priority: 'critical: 800/s for 120s; sheddable: 400/s for 30s, 19200/s for "
                             + "60s, 400/s for 30s'."})
     String schedule;
+
+    @Option(names = "--scenario", order = 12, paramLabel = "NAME",
+            description = {"A named scenario, in multiples of the downstream's capacity (--downstream-capacity "
+                    + "calls of the mean --service-time at once: 1600/s by default), with --adaptive self-tuning "
+                    + "unless --adaptive says otherwise:",
+                    "priority-surge: critical calls at 0.5x the capacity for 120s; sheddable ones at 0.25x for 30s, "
+                            + "12x for 60s, 0.25x for 30s.",
+                    "priority-surge-unloaded: the same without the surge (sheddable at 0.25x for 120s), to compare "
+                            + "latencies with.",
+                    "Add --reserve critical:4 --min-limit 8 for the surge with a reserve."})
+    String scenarioName;
 
     @Option(names = "--limit", order = 50, paramLabel = "N", defaultValue = "32",
             converter = Converters.PositiveInteger.class,
@@ -248,8 +260,11 @@ final class SimulateCommand implements Callable<Integer> {
         return builder.build();
     }
 
-    /** The {@code --schedule}, parsed against {@code --rate}, or {@code null} without one. */
+    /** The {@code --schedule} parsed against {@code --rate}, the {@code --scenario}'s, or {@code null}. */
     private LoadSchedule loadSchedule() {
+        if (scenarioName != null) {
+            return namedScenario();
+        }
         if (schedule == null) {
             return null;
         }
@@ -278,6 +293,35 @@ final class SimulateCommand implements Callable<Integer> {
         return parsed;
     }
 
+    /** The schedule of {@code --scenario}; sets {@code --adaptive self-tuning} unless it was given. */
+    private LoadSchedule namedScenario() {
+        for (String option : new String[] {"--schedule", "--rate", "--clients", "--duration", "--priority-mix",
+            "--no-bulkhead"}) {
+            if (hasAny(option)) {
+                throw new ParameterException(spec.commandLine(), "--scenario cannot be combined with " + option
+                        + ": the scenario sets the arrivals");
+            }
+        }
+        String text;
+        switch (scenarioName) {
+            case "priority-surge":
+                text = "critical: 0.5x for 120s; sheddable: 0.25x for 30s, 12x for 60s, 0.25x for 30s";
+                break;
+            case "priority-surge-unloaded":
+                text = "critical: 0.5x for 120s; sheddable: 0.25x for 120s";
+                break;
+            default:
+                throw new ParameterException(spec.commandLine(), "--scenario: unknown scenario '" + scenarioName
+                        + "'; expected priority-surge or priority-surge-unloaded");
+        }
+        if (adaptive == null) {
+            adaptive = AdaptiveAlgorithm.SELF_TUNING;
+        }
+        // 1x is the rate the downstream serves at full speed: its capacity over the mean service time.
+        Rate capacity = new Rate(scenario.downstreamCapacity * 1e9 / scenario.serviceTime.meanNanos());
+        return LoadSchedule.parse(text, capacity);
+    }
+
     /** The per-tenant run ({@code --tenants}): its own settings, simulation and report. */
     private int runTenants() {
         if (tenants == null) {
@@ -287,7 +331,7 @@ final class SimulateCommand implements Callable<Integer> {
         for (String option : new String[] {"--no-bulkhead", "--queue-order", "--adaptive", "--min-limit",
             "--max-limit", "--latency-threshold", "--report", "--clients", "--think-time", "--retry", "--retry-delay",
             "--timeout", "--threads", "--downstream-capacity", "--degradation", "--drain",
-            "--priority-mix", "--weights", "--reserve", "--schedule"}) {
+            "--priority-mix", "--weights", "--reserve", "--schedule", "--scenario"}) {
             if (hasAny(option)) {
                 throw new ParameterException(spec.commandLine(), "--tenants cannot be combined with " + option);
             }

@@ -85,6 +85,7 @@ class ScheduleCommandTest {
         "--clients,10                | --schedule cannot be combined with --clients",
         "--tenants,2                 | --tenants cannot be combined with --schedule",
         "--priority-mix,normal:100%  | --schedule with a lane per priority cannot be combined with --priority-mix",
+        "--scenario,priority-surge   | --scenario cannot be combined with --schedule: the scenario sets the arrivals",
     })
     void contradictoryOptionsAreRefused(String options, String expected) {
         List<String> all = new ArrayList<>(List.of(options.trim().split(",")));
@@ -177,14 +178,33 @@ class ScheduleCommandTest {
     }
 
     @Test
-    void theSurgeReportIsTheSameByteForByteForASeedAndShowsItsPeriods() {
-        Outcome first = run(surge());
-        Outcome second = run(surge());
+    void aNamedScenarioIsAScheduleInMultiplesOfTheCapacityWithSelfTuning() {
+        // A downstream of 2 calls of 20 ms serves 100 calls/s: critical 50/s, sheddable 25/s.
+        Outcome outcome = run(args("--scenario", "priority-surge-unloaded", "--downstream-capacity", "2", "--limit",
+                "2", "--seed", "1"));
+
+        assertThat(outcome.exitCode).isZero();
+        assertThat(outcome.out).contains("2m of Poisson arrivals on the schedule critical: 50/s for 2m; sheddable: "
+                + "25/s for 2m, seed 1", "adaptive limit (self-tuning");
+        Outcome unknown = run(args("--scenario", "surge"));
+        assertThat(unknown.exitCode).isEqualTo(2);
+        assertThat(unknown.err).contains("--scenario: unknown scenario 'surge'; expected priority-surge or "
+                + "priority-surge-unloaded");
+        Outcome withRate = run(args("--scenario", "priority-surge", "--rate", "10/s"));
+        assertThat(withRate.err).contains("--scenario cannot be combined with --rate");
+    }
+
+    @Test
+    void theSameSeedGivesTheSameReportByteForByteWithATableOfThePeriods() {
+        String[] args = args("--rate", "100/s", "--seed", "4", "--adaptive", "self-tuning", "--schedule",
+                "critical: 2x for 4s; sheddable: 0 for 1s, 10x..40x for 2s, 1x for 1s");
+        Outcome first = run(args);
+        Outcome second = run(args);
 
         assertThat(first.exitCode).isZero();
         assertThat(second.out).isEqualTo(first.out);
-        assertThat(first.out).contains("20s of Poisson arrivals on the schedule critical: 200/s for 20s; sheddable: "
-                + "100/s for 5s, 4800/s for 10s, 100/s for 5s, seed 7",
-                "By period (s)", "  0ms-5s ", "  5s-15s ", "  15s-20s ", "e2e p99");
+        assertThat(first.out).contains("4s of Poisson arrivals on the schedule critical: 200/s for 4s; sheddable: "
+                + "0/s for 1s, 1000/s..4000/s for 2s, 100/s for 1s, seed 4",
+                "By period (s)", "  0ms-1s ", "  1s-3s ", "  3s-4s ", "e2e p99");
     }
 }
