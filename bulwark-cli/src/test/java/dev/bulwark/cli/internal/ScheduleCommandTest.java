@@ -197,14 +197,14 @@ class ScheduleCommandTest {
     @Test
     void theSameSeedGivesTheSameReportByteForByteWithATableOfThePeriods() {
         String[] args = args("--rate", "100/s", "--seed", "4", "--adaptive", "self-tuning", "--schedule",
-                "critical: 2x for 4s; sheddable: 0 for 1s, 10x..40x for 2s, 1x for 1s");
+                "critical: 2x for 4s; sheddable: 0 for 1s, 5x..20x for 2s, 1x for 1s");
         Outcome first = run(args);
         Outcome second = run(args);
 
         assertThat(first.exitCode).isZero();
         assertThat(second.out).isEqualTo(first.out);
         assertThat(first.out).contains("4s of Poisson arrivals on the schedule critical: 200/s for 4s; sheddable: "
-                + "0/s for 1s, 1000/s..4000/s for 2s, 100/s for 1s, seed 4",
+                + "0/s for 1s, 500/s..2000/s for 2s, 100/s for 1s, seed 4",
                 "By period (s)", "  0ms-1s ", "  1s-3s ", "  3s-4s ", "e2e p99");
     }
 }
