@@ -133,6 +133,25 @@ class ScheduleCommandTest {
     }
 
     @Test
+    void realTimeRunsTheSameArrivalsAsVirtualTimeForASeed() throws Exception {
+        // The seed fixes the arrivals in both modes, so the counts per lane are equal; only the timing differs.
+        String[] schedule = {"--rate", "100/s", "--seed", "6", "--limit", "1000", "--format", "json", "--schedule",
+            "critical: 1x for 1s; sheddable: 0 for 0.5s, 2x..6x for 0.5s"};
+        List<String> real = new ArrayList<>(List.of("simulate", "--progress", "off"));
+        real.addAll(List.of(schedule));
+        Outcome inRealTime = run(real.toArray(new String[0]));
+        Outcome inVirtualTime = run(args(schedule));
+
+        assertThat(inRealTime.exitCode).isZero();
+        JsonNode realReport = JSON.readTree(inRealTime.out);
+        JsonNode virtualReport = JSON.readTree(inVirtualTime.out);
+        for (String priority : new String[] {"critical", "sheddable"}) {
+            assertThat(row(realReport, priority).get("offered").asLong()).isPositive()
+                    .isEqualTo(row(virtualReport, priority).get("offered").asLong());
+        }
+    }
+
+    @Test
     void eachLaneSetsItsCallsPriorityAtItsOwnRate() throws Exception {
         Outcome outcome = run(args("--rate", "100/s", "--seed", "4", "--limit", "1000", "--format", "json",
                 "--schedule", "critical: 2x for 10s; sheddable: 0 for 5s, 10x for 5s"));
