@@ -6,6 +6,7 @@
 module dev.bulwark.micrometer {
     requires transitive dev.bulwark;
     requires transitive micrometer.core;
+    requires transitive micrometer.observation;
 
     exports dev.bulwark.micrometer;
 }

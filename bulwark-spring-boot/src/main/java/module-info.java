@@ -17,6 +17,7 @@ module dev.bulwark.spring {
     requires static spring.boot.actuator;
     requires static dev.bulwark.micrometer;
     requires static micrometer.core;
+    requires static micrometer.observation;
     requires static dev.bulwark.reactor;
     requires static reactor.core;
     // Inbound load shedding: the servlet filter and the WebFilter.

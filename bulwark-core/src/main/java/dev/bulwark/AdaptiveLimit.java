@@ -246,7 +246,8 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
 
         @Override
         public String toString() {
-            return "AIMD[" + minLimit() + ".." + maxLimit() + ", window " + windowSamples() + " samples, backoff " + backoffRatio
+            return "AIMD[" + minLimit() + ".." + maxLimit() + ", window " + windowSamples() + " samples, backoff "
+                    + backoffRatio
                     + (latencyThreshold == null ? ", no latency threshold: reacts to drops only"
                     : ", threshold " + latencyThreshold) + "]";
         }
@@ -350,7 +351,8 @@ public sealed interface AdaptiveLimit permits AdaptiveLimit.Aimd, AdaptiveLimit.
 
         @Override
         public String toString() {
-            return "Gradient[" + minLimit() + ".." + maxLimit() + ", tolerance " + tolerance + ", smoothing " + smoothing
+            return "Gradient[" + minLimit() + ".." + maxLimit() + ", tolerance " + tolerance + ", smoothing "
+                    + smoothing
                     + ", window " + windowSamples() + " samples, baseline over " + baselineWindows + " windows]";
         }
 

@@ -92,7 +92,8 @@ public final class Pipeline implements Policy, StepSource {
      * @throws NullPointerException when an argument is {@code null}
      */
     @Override
-    public <T extends @Nullable Object, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
+    public <T extends @Nullable Object, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation,
+                                                                    CancellationSignal signal)
             throws X {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(signal, "signal");

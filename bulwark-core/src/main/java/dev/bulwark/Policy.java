@@ -40,7 +40,8 @@ public interface Policy {
      *     starts (or while the policy holds the call back)
      * @throws NullPointerException when an argument is {@code null}
      */
-    <T extends @Nullable Object, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal) throws X;
+    <T extends @Nullable Object, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation,
+                                                             CancellationSignal signal) throws X;
 
     /**
      * Runs {@code operation} under this policy with no cancellation signal.
@@ -53,7 +54,8 @@ public interface Policy {
      * @throws NullPointerException when {@code operation} is {@code null}
      * @see #call(ThrowingSupplier, CancellationSignal)
      */
-    default <T extends @Nullable Object, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation) throws X {
+    default <T extends @Nullable Object, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation)
+            throws X {
         return call(operation, CancellationSignal.none());
     }
 
@@ -102,7 +104,8 @@ public interface Policy {
      * @return a new future for the outcome
      * @throws NullPointerException when an argument is {@code null} (thrown, since no call was made)
      */
-    <T extends @Nullable Object> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation, CancellationSignal signal);
+    <T extends @Nullable Object> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
+                                                                CancellationSignal signal);
 
     /**
      * Runs an asynchronous operation under this policy with no cancellation signal.
@@ -113,7 +116,8 @@ public interface Policy {
      * @throws NullPointerException when {@code operation} is {@code null}
      * @see #callAsync(Supplier, CancellationSignal)
      */
-    default <T extends @Nullable Object> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation) {
+    default <T extends @Nullable Object> CompletableFuture<T> callAsync(
+            Supplier<? extends CompletionStage<T>> operation) {
         return callAsync(operation, CancellationSignal.none());
     }
 }

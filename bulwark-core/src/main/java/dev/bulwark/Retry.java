@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A policy that runs an operation again when it fails with a failure it handles, up to a number of retries, with
- * a fixed or exponentially growing delay between attempts.
+ * a fixed or exponentially growing delay between attempts, randomized by a fraction or an absolute jitter.
  *
  * <p>Rules:
  * <ul>
@@ -106,7 +106,9 @@ public final class Retry extends SingleStepPolicy<RetryStep> {
         private @Nullable Duration delay;
         private @Nullable Duration backoffInitial;
         private @Nullable Duration backoffMax;
+        private double multiplier = 2.0;
         private double jitter;
+        private @Nullable Duration jitterSpread;
         private boolean retryClosedBulkheads;
 
         private Builder() {
@@ -204,7 +206,8 @@ public final class Retry extends SingleStepPolicy<RetryStep> {
         /**
          * Waits exponentially longer between attempts: {@code initial}, then twice as long after each failure, never
          * longer than {@code max}, jitter included: {@code max} bounds each delay after {@link #jitter} randomized
-         * it, so it is a true upper bound. Exclusive with {@link #delay}.
+         * it, so it is a true upper bound. Exclusive with {@link #delay}. The same as
+         * {@link #backoff(Duration, double, Duration) backoff(initial, 2.0, max)}.
          *
          * @param initial the first delay, positive
          * @param max the longest delay, at least {@code initial}
@@ -224,6 +227,30 @@ public final class Retry extends SingleStepPolicy<RetryStep> {
             }
             this.backoffInitial = initial;
             this.backoffMax = max;
+            this.multiplier = 2.0;
+            return this;
+        }
+
+        /**
+         * Waits exponentially longer between attempts, by any factor: the delay after failed attempt {@code n} is
+         * {@code initial × multiplier^(n - 1)}, never longer than {@code max}, jitter included. A multiplier of 1
+         * waits {@code initial} every time. {@code backoff(initial, 2.0, max)} is {@link #backoff(Duration, Duration)}.
+         * Exclusive with {@link #delay}; a later call replaces an earlier backoff.
+         *
+         * @param initial the first delay, positive
+         * @param multiplier how much longer each delay is than the one before, at least 1 and finite
+         * @param max the longest delay, at least {@code initial}
+         * @return this builder
+         * @throws NullPointerException when a duration is {@code null}
+         * @throws IllegalArgumentException when a duration is zero or negative, {@code max} is less than
+         *     {@code initial}, {@code multiplier} is below 1, infinite or not a number, or a fixed delay is set
+         */
+        public Builder backoff(Duration initial, double multiplier, Duration max) {
+            if (!(multiplier >= 1.0 && multiplier < Double.POSITIVE_INFINITY)) {
+                throw new IllegalArgumentException("multiplier must be at least 1 and finite but was " + multiplier);
+            }
+            backoff(initial, max);
+            this.multiplier = multiplier;
             return this;
         }
 
@@ -232,17 +259,51 @@ public final class Retry extends SingleStepPolicy<RetryStep> {
          * that callers that failed together do not retry together. With a {@link #backoff}, no delay exceeds its
          * {@code max}: a randomized delay that would is folded back below {@code max} by as much as it would have
          * exceeded it, so delays that grew to {@code max} are spread evenly between {@code (1 - fraction) × max}
-         * and {@code max} (never bunched at {@code max}). A fixed {@link #delay} has no cap. Default: 0.
+         * and {@code max} (never bunched at {@code max}). A fixed {@link #delay} has no cap. Default: 0. Exclusive
+         * with {@link #jitter(Duration)}.
          *
          * @param fraction between 0 and 1 inclusive
          * @return this builder
-         * @throws IllegalArgumentException when {@code fraction} is outside [0, 1] or not a number
+         * @throws IllegalArgumentException when {@code fraction} is outside [0, 1] or not a number, or an absolute
+         *     jitter is set
          */
         public Builder jitter(double fraction) {
             if (!(fraction >= 0.0 && fraction <= 1.0)) {
                 throw new IllegalArgumentException("jitter must be between 0 and 1 but was " + fraction);
             }
+            if (jitterSpread != null) {
+                throw new IllegalArgumentException("a jitter fraction and an absolute jitter cannot both be set: the "
+                        + "absolute jitter is " + jitterSpread);
+            }
             this.jitter = fraction;
+            return this;
+        }
+
+        /**
+         * Randomizes each delay by an absolute amount that grows with the delay, never below the first delay and
+         * never above the backoff's {@code max} (the scheme of Spring's {@code ExponentialBackOff}). With
+         * {@code first} the {@link #delay} or the backoff's {@code initial}, a delay {@code d} becomes a uniformly
+         * drawn time between {@code max(d - k × amount, first)} and {@code min(d + k × amount, max)}, where
+         * {@code k = floor(d / first)}: the first delay lies between {@code first} and {@code first + amount}, a
+         * delay four times as long may move by {@code 4 × amount} either way. A fixed {@link #delay} has no
+         * {@code max}, so its delays lie between {@code first} and {@code first + amount}. Without a delay or a
+         * backoff it changes nothing. Exclusive with {@link #jitter(double)}. Default: none.
+         *
+         * @param amount the jitter for a delay as long as the first, zero (none) or positive
+         * @return this builder
+         * @throws NullPointerException when {@code amount} is {@code null}
+         * @throws IllegalArgumentException when {@code amount} is negative, or a jitter fraction is set
+         */
+        public Builder jitter(Duration amount) {
+            Objects.requireNonNull(amount, "amount");
+            if (amount.isNegative()) {
+                throw new IllegalArgumentException("amount must not be negative but was " + amount);
+            }
+            if (jitter != 0.0) {
+                throw new IllegalArgumentException("a jitter fraction and an absolute jitter cannot both be set: the "
+                        + "fraction is " + jitter);
+            }
+            this.jitterSpread = amount;
             return this;
         }
 
@@ -275,8 +336,8 @@ public final class Retry extends SingleStepPolicy<RetryStep> {
          */
         public Retry build() {
             return new Retry(new RetryStep(nameForBuild(), List.copyOf(handledTypes), List.copyOf(handledIf),
-                    maxRetries, delay, backoffInitial, backoffMax, jitter, retryClosedBulkheads, List.copyOf(listeners),
-                    scheduler, ticker));
+                    maxRetries, delay, backoffInitial, backoffMax, multiplier, jitter, jitterSpread, retryClosedBulkheads,
+                    List.copyOf(listeners), scheduler, ticker));
         }
     }
 }

@@ -22,7 +22,8 @@ package dev.bulwark;
  *       that old limit up is forgotten (it ran near the old capacity). Every 10 s (±20%, jittered so that many
  *       bulkheads do not re-measure together) it measures again for a moment at three quarters of the limit
  *       (at least 128 calls, and 8 per slot of the pinned limit), counting only calls admitted after it began,
- *       and a result faster by three standard errors replaces what was learnt (BBR's ProbeRTT); it measures again after 2 s already when the reference's
+ *       and a result faster by three standard errors replaces what was learnt (BBR's ProbeRTT); it measures again after
+ * 2 s already when the reference's
  *       uncertainty (more than twice the window's) is what keeps a window undecided. What was learnt is halved
  *       in weight every 30 s.</li>
  *   <li><b>Sequential windows.</b> A window holds at least a round trip of calls (calls ending within three

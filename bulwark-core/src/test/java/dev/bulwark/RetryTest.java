@@ -249,6 +249,79 @@ class RetryTest {
     }
 
     @Test
+    void backoffGrowsByAnyMultiplierUpToItsMax() throws Exception {
+        List<Duration> delays = new ArrayList<>();
+        Retry retry = Retry.builder().maxRetries(6).backoff(Duration.ofNanos(100), 1.5, Duration.ofNanos(400))
+                .onRetry(event -> delays.add(event.nextDelay())).build();
+        AtomicInteger attempts = new AtomicInteger();
+
+        assertThatThrownBy(() -> retry.call(() -> {
+            attempts.incrementAndGet();
+            throw new IOException("again");
+        })).isInstanceOf(IOException.class);
+
+        assertThat(attempts).hasValue(7);
+        assertThat(delays).extracting(Duration::toNanos).containsExactly(100L, 150L, 225L, 337L, 400L, 400L);
+        List<Duration> constant = new ArrayList<>();
+        Retry fixed = Retry.builder().maxRetries(3).backoff(Duration.ofNanos(100), 1.0, Duration.ofNanos(400))
+                .onRetry(event -> constant.add(event.nextDelay())).build();
+        assertThatThrownBy(() -> fixed.call(() -> {
+            throw new IOException("again");
+        })).isInstanceOf(IOException.class);
+        assertThat(constant).extracting(Duration::toNanos).containsExactly(100L, 100L, 100L);
+    }
+
+    @Test
+    void anAbsoluteJitterGrowsWithTheDelayAndStaysBetweenTheFirstDelayAndMax() throws Exception {
+        List<Long> delays = new ArrayList<>();
+        // Delays 1000, 2000, 4000, then 5000: k = 1, 2, 4, 5; the jitter is 300 ns per k.
+        Retry retry = Retry.builder().maxRetries(4).backoff(Duration.ofNanos(1000), 2.0, Duration.ofNanos(5000))
+                .jitter(Duration.ofNanos(300)).onRetry(event -> delays.add(event.nextDelay().toNanos())).build();
+        List<List<Long>> runs = new ArrayList<>();
+        for (int run = 0; run < 200; run++) {
+            delays.clear();
+            assertThatThrownBy(() -> retry.call(() -> {
+                throw new IOException("again");
+            })).isInstanceOf(IOException.class);
+            runs.add(List.copyOf(delays));
+        }
+
+        assertThat(runs).allSatisfy(run -> {
+            assertThat(run.get(0)).isBetween(1000L, 1300L);
+            assertThat(run.get(1)).isBetween(1400L, 2600L);
+            assertThat(run.get(2)).isBetween(2800L, 5000L);
+            assertThat(run.get(3)).isBetween(3500L, 5000L);
+        });
+        // Spread over the range, not stuck at one end.
+        assertThat(runs).anyMatch(run -> run.get(1) < 1700L).anyMatch(run -> run.get(1) > 2300L);
+        List<Long> fixedDelays = new ArrayList<>();
+        Retry fixed = Retry.builder().maxRetries(100).delay(Duration.ofNanos(1000)).jitter(Duration.ofNanos(500))
+                .onRetry(event -> fixedDelays.add(event.nextDelay().toNanos())).build();
+        assertThatThrownBy(() -> fixed.call(() -> {
+            throw new IOException("again");
+        })).isInstanceOf(IOException.class);
+        assertThat(fixedDelays).hasSize(100).allMatch(nanos -> nanos >= 1000L && nanos <= 1500L)
+                .anyMatch(nanos -> nanos > 1250L);
+    }
+
+    @Test
+    void theNewBackoffAndJitterOptionsCheckTheirArguments() {
+        assertThatThrownBy(() -> Retry.builder().backoff(Duration.ofMillis(1), 0.5, Duration.ofMillis(2)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("multiplier must be at least 1 and finite but was 0.5");
+        assertThatThrownBy(() -> Retry.builder().backoff(Duration.ofMillis(1), Double.NaN, Duration.ofMillis(2)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("multiplier");
+        assertThatThrownBy(() -> Retry.builder().jitter(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("amount must not be negative");
+        assertThatThrownBy(() -> Retry.builder().jitter(0.2).jitter(Duration.ofMillis(1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cannot both be set");
+        assertThatThrownBy(() -> Retry.builder().jitter(Duration.ofMillis(1)).jitter(0.2))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cannot both be set");
+        assertThatThrownBy(() -> Retry.builder().jitter((Duration) null)).isInstanceOf(NullPointerException.class)
+                .hasMessage("amount");
+    }
+
+    @Test
     void jitterNeverTakesABackoffDelayAboveItsMax() throws Exception {
         List<RetryEvent> events = new ArrayList<>();
         Retry retry = Retry.builder().maxRetries(400).backoff(Duration.ofNanos(250), Duration.ofNanos(1000))

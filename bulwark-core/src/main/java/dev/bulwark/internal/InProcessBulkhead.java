@@ -45,7 +45,8 @@ import java.util.function.Supplier;
  * <p><b>Observation.</b> With no listener and a fixed limit a call reads no clock: the sync call reads
  * {@link #events} once, and that one read both reports its admission and picks the plain or the observed path (a
  * listener attached or detached while a call runs may see only one of its admission and its release).
- * A call that the sampled listeners do not time is not reported at release at all. Otherwise the call is timed and its outcome classified for listeners and the adaptive limit
+ * A call that the sampled listeners do not time is not reported at release at all. Otherwise the call is timed and its
+ * outcome classified for listeners and the adaptive limit
  * ({@link #releaseAfterRun}), and the release is reported before the slot is handed on, so that event order
  * stays causal.
  */
@@ -78,8 +79,8 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
      * @param config the configuration
      */
     public InProcessBulkhead(BulkheadConfig config) {
-        super(config.name(), AdaptiveLimiter.startingLimit(config), config.maxQueue(), config.queueOrder() == QueueOrder.LIFO,
-                WaiterQueue.headroomOf(config));
+        super(config.name(), AdaptiveLimiter.startingLimit(config), config.maxQueue(),
+                config.queueOrder() == QueueOrder.LIFO, WaiterQueue.headroomOf(config));
         this.config = config;
         this.ticker = config.ticker();
         this.scheduler = config.scheduler();

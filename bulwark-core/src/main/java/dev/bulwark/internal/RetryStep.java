@@ -44,7 +44,9 @@ public final class RetryStep implements ChainStep {
     private final long fixedDelayNanos;
     private final long backoffInitialNanos;
     private final long backoffMaxNanos;
+    private final double multiplier;
     private final double jitter;
+    private final long jitterSpreadNanos;
     private final boolean retryClosedBulkheads;
     private final Listeners<RetryListener> listeners;
     private final Scheduler scheduler;
@@ -61,7 +63,10 @@ public final class RetryStep implements ChainStep {
      * @param delay fixed delay or {@code null}
      * @param backoffInitial first exponential delay or {@code null}
      * @param backoffMax longest exponential delay or {@code null}
+     * @param multiplier growth of the exponential delay, at least 1 and finite (2: doubling)
      * @param jitter fraction in [0, 1]
+     * @param jitterSpread absolute jitter for a delay as long as the first, or {@code null}; exclusive with a
+     *     non-zero {@code jitter}
      * @param retryClosedBulkheads whether a bulkhead's refusal for {@link Rejection.Reason#CLOSED} may be retried
      *     (when selected); otherwise it never is
      * @param listeners listeners in order
@@ -70,8 +75,9 @@ public final class RetryStep implements ChainStep {
      */
     public RetryStep(String name, List<Class<? extends Throwable>> handledTypes,
                      List<Predicate<? super Throwable>> handledIf, int maxRetries, Duration delay,
-                     Duration backoffInitial, Duration backoffMax, double jitter, boolean retryClosedBulkheads,
-                     List<RetryListener> listeners, Scheduler scheduler, Ticker ticker) {
+                     Duration backoffInitial, Duration backoffMax, double multiplier, double jitter,
+                     Duration jitterSpread, boolean retryClosedBulkheads, List<RetryListener> listeners,
+                     Scheduler scheduler, Ticker ticker) {
         this.name = name;
         this.handledTypes = handledTypes;
         this.handledIf = handledIf;
@@ -79,7 +85,9 @@ public final class RetryStep implements ChainStep {
         this.fixedDelayNanos = delay == null ? 0L : saturatedNanos(delay);
         this.backoffInitialNanos = backoffInitial == null ? 0L : saturatedNanos(backoffInitial);
         this.backoffMaxNanos = backoffMax == null ? 0L : saturatedNanos(backoffMax);
+        this.multiplier = multiplier;
         this.jitter = jitter;
+        this.jitterSpreadNanos = jitterSpread == null ? 0L : saturatedNanos(jitterSpread);
         this.retryClosedBulkheads = retryClosedBulkheads;
         this.listeners = new Listeners<>(name, listeners);
         this.scheduler = scheduler;
@@ -150,23 +158,39 @@ public final class RetryStep implements ChainStep {
 
     /**
      * The delay after the given failed attempt (1-based), jitter included. A backoff's maximum bounds the jittered
-     * delay, so no delay ever exceeds it; a fixed delay has no cap and is jittered either way.
+     * delay, so no delay ever exceeds it; a fixed delay has no cap and is jittered either way by a fraction, upwards
+     * only by an absolute jitter.
      */
     long delayNanos(int failedAttempt) {
         long base;
         long cap;
+        long first;
         if (backoffInitialNanos > 0L) {
-            int doublings = Math.min(failedAttempt - 1, 62);
-            long grown = backoffInitialNanos << doublings;
-            // Overflowed (or would have): the cap applies.
-            base = (grown >>> doublings) != backoffInitialNanos || grown < 0 ? backoffMaxNanos
-                    : Math.min(grown, backoffMaxNanos);
+            if (multiplier == 2.0) {
+                int doublings = Math.min(failedAttempt - 1, 62);
+                long grown = backoffInitialNanos << doublings;
+                // Overflowed (or would have): the cap applies.
+                base = (grown >>> doublings) != backoffInitialNanos || grown < 0 ? backoffMaxNanos
+                        : Math.min(grown, backoffMaxNanos);
+            } else {
+                // An infinite power (a huge attempt number) is at the cap too.
+                double grown = backoffInitialNanos * Math.pow(multiplier, failedAttempt - 1);
+                base = grown >= backoffMaxNanos ? backoffMaxNanos : (long) grown;
+            }
             cap = backoffMaxNanos;
+            first = backoffInitialNanos;
         } else {
             base = fixedDelayNanos;
             cap = Long.MAX_VALUE;
+            first = fixedDelayNanos;
         }
-        if (jitter == 0.0 || base == 0L) {
+        if (base == 0L) {
+            return 0L;
+        }
+        if (jitterSpreadNanos > 0L) {
+            return spread(base, first, cap);
+        }
+        if (jitter == 0.0) {
             return base;
         }
         double factor = 1.0 + jitter * (2.0 * ThreadLocalRandom.current().nextDouble() - 1.0);
@@ -176,6 +200,23 @@ public final class RetryStep implements ChainStep {
         // [(1 - jitter) x cap, cap] instead of half of them retrying at the cap together.
         long jittered = Math.max(0L, (long) (base * factor));
         return jittered <= cap ? jittered : cap - Math.min(cap, jittered - cap);
+    }
+
+    /**
+     * The absolute jitter: uniform in [max(base - k x spread, first), min(base + k x spread, cap)] with
+     * k = floor(base / first), Spring's ExponentialBackOff scheme. first <= base <= cap, so the range is never empty
+     * and always holds base; every product saturates instead of overflowing.
+     */
+    private long spread(long base, long first, long cap) {
+        long amount;
+        try {
+            amount = Math.multiplyExact(jitterSpreadNanos, base / first);
+        } catch (ArithmeticException tooLong) {
+            amount = Long.MAX_VALUE;
+        }
+        long low = Math.max(base - amount, first);
+        long high = base > cap - amount ? cap : Math.min(base + amount, cap);
+        return low + (long) (ThreadLocalRandom.current().nextDouble() * (high - low));
     }
 
     private void reportRetry(int attempt, Throwable failure, long delayNanos) {
@@ -512,7 +553,9 @@ public final class RetryStep implements ChainStep {
     public String toString() {
         return name + ": maxRetries=" + maxRetries + (backoffInitialNanos > 0
                 ? ", backoff=" + Duration.ofNanos(backoffInitialNanos) + ".." + Duration.ofNanos(backoffMaxNanos)
+                + (multiplier != 2.0 ? " x" + multiplier : "")
                 : ", delay=" + Duration.ofNanos(fixedDelayNanos)) + (jitter > 0 ? ", jitter=" + jitter : "")
+                + (jitterSpreadNanos > 0 ? ", jitter=" + Duration.ofNanos(jitterSpreadNanos) : "")
                 + (retryClosedBulkheads ? ", retryClosedBulkheads" : "");
     }
 }

@@ -287,7 +287,8 @@ abstract class SlotQueue {
             for (;;) {
                 int waiting = waiting(current);
                 int available = available(current);
-                // Before closed, as on arrival: too heavy (for the limit less the reserves above) is the caller's error.
+                // Before closed, as on arrival: too heavy (for the limit less the reserves above) is the caller's
+                // error.
                 if (weight > maxConcurrency - headroom[level]) {
                     rejection = refusal(Rejection.Reason.WEIGHT_EXCEEDS_LIMIT, current, 0L, level);
                     break;
@@ -439,7 +440,8 @@ abstract class SlotQueue {
     /** The maximum wait in nanoseconds (0 for none) as it is now; read under the lock by a joining waiter. */
     abstract long maxWaitNanos();
 
-    /** A refusal with the counts of {@code observedState}; made by {@link WeightedEntries}, the only direct subclass. */
+    /** A refusal with the counts of {@code observedState}; made by {@link WeightedEntries}, the only direct subclass.
+    * */
     abstract Rejection refusal(Rejection.Reason reason, long observedState, long waitedNanos, int level);
 
     // ---------------------------------------------------------------------------------------------------------

@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.DoubleAdder;
  * adds anyway). The per-sample path is wait-free: one
  * {@code getAndAdd} on {@link #window}, which packs the window's sample count (high {@value #COUNT_SHIFT}+ bits)
  * and its latency sum in microseconds (low {@value #COUNT_SHIFT} bits) into one long, so a sample's count and
- * latency always land in the same window (successes only: a drop is an increment of {@link #drops} instead); plus a read of the
+ * latency always land in the same window (successes only: a drop is an increment of {@link #drops} instead); plus a
+ * read of the
  * in-flight maximum (written only when exceeded) and, for subclasses that ask for it, a {@link DoubleAdder} of
  * squared latencies. The sample whose add completes a window tries to become its closer by a CAS on
  * {@link #closing}; a sample that loses simply stays in the accumulators, which the next window inherits.
@@ -34,8 +35,10 @@ import java.util.concurrent.atomic.DoubleAdder;
  * to zero, so every sample is counted in exactly one window: none is lost and none counted twice, however closes
  * and adds interleave. A success is counted only in {@link #window} and a drop only in {@link #drops}, each taken
  * out by subtracting what was read, so a sample racing a close falls to this window or the next, never both (an
- * earlier layout counted drops in both words and could count one twice). (The squared sum and the in-flight maximum are separate words: a sample racing a close may have its
- * square counted in the next window. They steer heuristics, never the sample count.) Only the closer, holding {@link #closing}, reads or writes the algorithm's state; the CAS that
+ * earlier layout counted drops in both words and could count one twice). (The squared sum and the in-flight maximum are
+ * separate words: a sample racing a close may have its
+ * square counted in the next window. They steer heuristics, never the sample count.) Only the closer, holding {@link
+ * #closing}, reads or writes the algorithm's state; the CAS that
  * acquires it and the volatile write that releases it order each closer after the previous one, so that state
  * needs no lock of its own. The new limit is applied after {@link #closing} is released, through
  * {@link AdaptiveTarget#adaptLimit(int, int)}, and only if the limit still has the value the decision was

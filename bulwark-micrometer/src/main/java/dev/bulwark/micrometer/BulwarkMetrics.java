@@ -18,6 +18,7 @@ import dev.bulwark.micrometer.internal.Bindings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
@@ -243,6 +244,7 @@ public final class BulwarkMetrics {
         private boolean exactTiming;
         private Duration expiry = TimeWindow.DEFAULT_EXPIRY;
         private int bufferLength = TimeWindow.DEFAULT_BUFFER_LENGTH;
+        private ObservationRegistry observationRegistry;
 
         private Builder(MeterRegistry registry) {
             this.registry = registry;
@@ -307,12 +309,36 @@ public final class BulwarkMetrics {
         }
 
         /**
+         * Makes bound bulkheads observe, in {@code observationRegistry}, every call that waited in their queue or
+         * was refused: a {@value BulkheadObservationContext#NAME} observation (context
+         * {@link BulkheadObservationContext}) with the low-cardinality key values
+         * {@value BulkheadObservationContext#KEY_NAME}, {@value BulkheadObservationContext#KEY_OUTCOME} and
+         * {@value BulkheadObservationContext#KEY_REASON} and the high-cardinality
+         * {@value BulkheadObservationContext#KEY_WAIT}, started and stopped at once (its own duration is not the wait;
+         * the wait is the key value) as a child of the observation current on the thread the bulkhead reports on,
+         * and only when there is one: with Micrometer Tracing, a span in the caller's trace. That thread is the
+         * caller's for a synchronous call and for a refusal of a call that did not queue; for an asynchronous call
+         * that queued, the admission, the wait timeout, the eviction and the cancellation are reported on the thread
+         * that decided them, whose current observation (if any) is not the caller's (see docs/observability.md).
+         * A call that found a free slot makes no observation and pays nothing for this; a partitioned bulkhead's
+         * calls are not observed. Off by default ({@code null}).
+         *
+         * @param observationRegistry the registry, or {@code null} to make no observations
+         * @return this builder
+         */
+        public Builder observationRegistry(ObservationRegistry observationRegistry) {
+            this.observationRegistry = observationRegistry;
+            return this;
+        }
+
+        /**
          * Builds the binder.
          *
          * @return a new binder with this configuration
          */
         public BulwarkMetrics build() {
-            return new BulwarkMetrics(registry, tags, new BindingOptions(exactTiming, expiry, bufferLength));
+            return new BulwarkMetrics(registry, tags, new BindingOptions(exactTiming, expiry, bufferLength,
+                    observationRegistry));
         }
     }
 }

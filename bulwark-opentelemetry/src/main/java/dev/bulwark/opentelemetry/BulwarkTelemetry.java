@@ -194,6 +194,7 @@ public final class BulwarkTelemetry {
         private Duration expiry = TimeWindow.DEFAULT_EXPIRY;
         private int bufferLength = TimeWindow.DEFAULT_BUFFER_LENGTH;
         private Ticker ticker = Ticker.system();
+        private boolean spanEvents;
 
         private Builder(OpenTelemetry openTelemetry) {
             this.openTelemetry = openTelemetry;
@@ -258,12 +259,32 @@ public final class BulwarkTelemetry {
         }
 
         /**
+         * Chooses whether bound bulkheads add a {@value InstrumentNames#BULKHEAD_ADMISSION_EVENT} event to the current
+         * span ({@code Span.current()}) for every call that waited in their queue or was refused, with the attributes
+         * {@code bulwark.bulkhead.name}, {@code bulwark.bulkhead.outcome}, {@code bulwark.bulkhead.rejection_reason}
+         * (refusals only) and {@code bulwark.bulkhead.time_in_queue} (seconds). Only a recording span gets one. The
+         * current span is that of the thread the bulkhead reports on: the caller's for a synchronous call and for a
+         * refusal of a call that did not queue; for an asynchronous call that queued, the admission, the wait timeout,
+         * the eviction and the cancellation are reported on the thread that decided them, whose current span (if any)
+         * is not the caller's (see docs/opentelemetry.md). A call that found a free slot adds no event and pays
+         * nothing for this; a partitioned bulkhead's calls add none. Off by default.
+         *
+         * @param spanEvents {@code true} to add the events
+         * @return this builder
+         */
+        public Builder spanEvents(boolean spanEvents) {
+            this.spanEvents = spanEvents;
+            return this;
+        }
+
+        /**
          * Makes the binder.
          *
          * @return a new binder
          */
         public BulwarkTelemetry build() {
-            return new BulwarkTelemetry(openTelemetry, new BindingOptions(exactTiming, expiry, bufferLength, ticker));
+            return new BulwarkTelemetry(openTelemetry, new BindingOptions(exactTiming, expiry, bufferLength, ticker,
+                    spanEvents));
         }
     }
 }

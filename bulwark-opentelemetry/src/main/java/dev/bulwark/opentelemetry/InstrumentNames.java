@@ -42,6 +42,20 @@ public final class InstrumentNames {
     public static final AttributeKey<String> BULKHEAD_REJECTION_REASON =
             AttributeKey.stringKey("bulwark.bulkhead.rejection_reason");
 
+    /**
+     * Span event (with {@link BulwarkTelemetry.Builder#spanEvents(boolean)}): a call waited in a bound bulkhead's
+     * queue or was refused by it, added to the span current on the thread the bulkhead reported on. Attributes
+     * {@link #BULKHEAD_NAME}, {@link #BULKHEAD_OUTCOME}, {@link #BULKHEAD_REJECTION_REASON} (refusals only) and
+     * {@link #BULKHEAD_TIME_IN_QUEUE_SECONDS}.
+     */
+    public static final String BULKHEAD_ADMISSION_EVENT = "bulwark.bulkhead.admission";
+    /**
+     * Attribute on the {@value #BULKHEAD_ADMISSION_EVENT} span event: how long the call waited in the queue, in
+     * seconds ({@code 0.0} for a refusal that did not wait).
+     */
+    public static final AttributeKey<Double> BULKHEAD_TIME_IN_QUEUE_SECONDS =
+            AttributeKey.doubleKey("bulwark.bulkhead.time_in_queue");
+
     /** Asynchronous up-down counter, <code>{call}</code>: calls holding a slot now. */
     public static final String BULKHEAD_ACTIVE_LEASES = "bulwark.bulkhead.active_leases";
     /** Asynchronous up-down counter, <code>{call}</code>: calls waiting for a slot now. */

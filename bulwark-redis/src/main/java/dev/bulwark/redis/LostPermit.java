@@ -38,7 +38,8 @@ public record LostPermit(String bulkheadName, String permitId, Duration heldFor,
          * This instance could not renew the lease (Redis unreachable or too slow), and its next attempt could no
          * longer be answered before the lease ends: reported while the lease still runs (with the default settings,
          * or any lease of at least the heartbeat interval plus two and a quarter command timeouts; with a shorter
-         * lease the notice may only come as it ends), so the server drops the permit soon (when the holder closes it, its release frees the slot at once if Redis still counts it).
+         * lease the notice may only come as it ends), so the server drops the permit soon (when the holder closes it,
+         * its release frees the slot at once if Redis still counts it).
          */
         LEASE_NOT_RENEWED,
         /**

@@ -3,14 +3,17 @@ package dev.bulwark.spring;
 import dev.bulwark.Subscription;
 import dev.bulwark.micrometer.BulwarkMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -20,6 +23,12 @@ import org.springframework.context.annotation.Configuration;
  * counts the fallback methods the annotations take in {@code bulwark.fallback.used}, when Micrometer is on the class
  * path and a registry bean exists (Spring Boot's Actuator brings both; the starter brings bulwark-micrometer).
  * Policies made later are bound as they are made. Switch it off with {@code bulwark.metrics.enabled=false}.
+ *
+ * <p>The binder is configured from {@link BulwarkMetricsProperties}: the window of the bulkheads' maxima and
+ * percentiles ({@code bulwark.metrics.distribution-statistic-expiry} and {@code ...-buffer-length}), and, when the
+ * application has an {@link ObservationRegistry} bean (Spring Boot's Actuator makes one; Micrometer Tracing turns its
+ * observations into spans), the {@code bulwark.bulkhead.admission} observations of the calls that waited or were
+ * refused, unless {@code bulwark.metrics.observations.enabled=false}.
  *
  * <p>When metrics are on by configuration but cannot be bound, one INFO line at startup (logger
  * {@code dev.bulwark.spring}) says why: Micrometer is not on the class path, or there is no {@code MeterRegistry}
@@ -47,6 +56,7 @@ public final class BulwarkMetricsAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = {METER_REGISTRY, "dev.bulwark.micrometer.BulwarkMetrics"})
     @ConditionalOnBean(type = METER_REGISTRY)
+    @EnableConfigurationProperties(BulwarkMetricsProperties.class)
     static class Binding {
 
         /**
@@ -54,12 +64,35 @@ public final class BulwarkMetricsAutoConfiguration {
          * {@link BulwarkMetrics#fallbackCounter(String)} too.
          *
          * @param registry the application's (primary) registry
+         * @param properties the window of maxima and percentiles, and whether to make observations
+         * @param observationRegistry the application's observation registry, if it has exactly one
          * @return the binder
          */
         @Bean
         @ConditionalOnMissingBean
-        BulwarkMetrics bulwarkMetrics(MeterRegistry registry) {
-            return BulwarkMetrics.of(registry);
+        BulwarkMetrics bulwarkMetrics(MeterRegistry registry, BulwarkMetricsProperties properties,
+                                      ObjectProvider<ObservationRegistry> observationRegistry) {
+            BulwarkMetrics.Builder builder = BulwarkMetrics.builder(registry);
+            try {
+                if (properties.distributionStatisticExpiry() != null) {
+                    builder.distributionStatisticExpiry(properties.distributionStatisticExpiry());
+                }
+            } catch (IllegalArgumentException bad) {
+                throw new IllegalArgumentException("bulwark.metrics.distribution-statistic-expiry: "
+                        + bad.getMessage(), bad);
+            }
+            try {
+                if (properties.distributionStatisticBufferLength() != null) {
+                    builder.distributionStatisticBufferLength(properties.distributionStatisticBufferLength());
+                }
+            } catch (IllegalArgumentException bad) {
+                throw new IllegalArgumentException("bulwark.metrics.distribution-statistic-buffer-length: "
+                        + bad.getMessage(), bad);
+            }
+            if (properties.observations().enabled()) {
+                builder.observationRegistry(observationRegistry.getIfUnique());
+            }
+            return builder.build();
         }
 
         /**

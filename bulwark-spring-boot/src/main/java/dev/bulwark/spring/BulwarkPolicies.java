@@ -98,6 +98,26 @@ public final class BulwarkPolicies {
     }
 
     /**
+     * Registers a retry made elsewhere, so that the metrics bind it and the {@code bulwark} Actuator endpoint reports
+     * it like a declared one. The starter registers the retries of Spring's {@code @Retryable} methods this way
+     * ({@code bulwark.spring-annotations.enabled=true}). Thread-safe.
+     *
+     * @param retry the retry
+     * @return {@code retry}
+     * @throws NullPointerException when {@code retry} is {@code null}
+     * @throws IllegalStateException when a retry of that name exists
+     */
+    public dev.bulwark.Retry register(dev.bulwark.Retry retry) {
+        Objects.requireNonNull(retry, "retry");
+        dev.bulwark.Retry existing = retries.putIfAbsent(retry.name(), retry);
+        if (existing != null) {
+            throw new IllegalStateException("a retry named '" + retry.name() + "' already exists");
+        }
+        retryCallbacks.forEach(callback -> callback.accept(retry));
+        return retry;
+    }
+
+    /**
      * Returns the timeout of that name, made from its declaration or the defaults on first use.
      *
      * @param name the name

@@ -1,6 +1,7 @@
 package dev.bulwark.spring;
 
 import dev.bulwark.spring.internal.ConcurrencyLimitProcessor;
+import dev.bulwark.spring.internal.RetryableProcessor;
 import dev.bulwark.spring.internal.SpringProcessorRemoval;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -14,12 +15,13 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 
 /**
- * Serves Spring Framework 7's {@code @ConcurrencyLimit} (package {@code org.springframework.resilience.annotation})
- * with Bulwark bulkheads, when {@code bulwark.spring-annotations.enabled=true}: Spring's own post-processor for it is
- * removed and each annotated bean instance gets bulkheads named {@code <bean name>.<method name>} (or
- * {@code <bean name>} for an annotation on the class), configured under {@code bulwark.bulkheads[<name>]}; see
+ * Serves Spring Framework 7's {@code @ConcurrencyLimit} and {@code @Retryable} (package
+ * {@code org.springframework.resilience.annotation}) with Bulwark bulkheads and retries, when
+ * {@code bulwark.spring-annotations.enabled=true}: Spring's own post-processors for them are removed and each
+ * annotated bean instance gets bulkheads and retries named {@code <bean name>.<method name>} (or {@code <bean name>}
+ * for an annotation on the class), the bulkheads configured under {@code bulwark.bulkheads[<name>]}; see
  * {@code docs/spring-boot.md}. Needs Spring Framework 7 (Spring Boot 4): on Spring 6 the property fails the startup
- * with a message saying so. {@code @Retryable} stays Spring's.
+ * with a message saying so.
  */
 @AutoConfiguration(after = BulwarkAutoConfiguration.class)
 @ConditionalOnProperty(prefix = "bulwark.spring-annotations", name = "enabled", havingValue = "true")
@@ -40,7 +42,8 @@ public final class BulwarkSpringAnnotationsAutoConfiguration {
         }
 
         /**
-         * Removes Spring's {@code ConcurrencyLimitBeanPostProcessor}, so that its throttle never applies twice.
+         * Removes Spring's {@code ConcurrencyLimitBeanPostProcessor} and {@code RetryAnnotationBeanPostProcessor}, so
+         * that neither applies twice.
          *
          * @return the registry post-processor
          */
@@ -48,6 +51,23 @@ public final class BulwarkSpringAnnotationsAutoConfiguration {
         @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
         public static SpringProcessorRemoval bulwarkSpringProcessorRemoval() {
             return new SpringProcessorRemoval();
+        }
+
+        /**
+         * Proxies each bean with {@code @Retryable} methods, as Spring's post-processor does, with Bulwark retries.
+         * Declared before the {@code @ConcurrencyLimit} one, as Spring declares its own: at the same order, a method
+         * with both is throttled outside its retry, as in Spring. Static, so that it does not make this configuration
+         * early.
+         *
+         * @param policies the policies, which register the singleton beans' retries
+         * @param properties the declarations, checked for a retry declared under an annotated method's name
+         * @return the post-processor
+         */
+        @Bean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        public static RetryableProcessor bulwarkRetryableProcessor(ObjectProvider<BulwarkPolicies> policies,
+                                                                   ObjectProvider<BulwarkProperties> properties) {
+            return new RetryableProcessor(policies, properties);
         }
 
         /**
@@ -78,7 +98,8 @@ public final class BulwarkSpringAnnotationsAutoConfiguration {
          */
         public Unavailable() {
             throw new IllegalStateException("bulwark.spring-annotations.enabled=true needs Spring Framework 7 "
-                    + "(Spring Boot 4), whose @ConcurrencyLimit it serves; this application runs Spring Framework "
+                    + "(Spring Boot 4), whose @ConcurrencyLimit and @Retryable it serves; this application runs Spring "
+                    + "Framework "
                     + org.springframework.core.SpringVersion.getVersion() + ": remove the property");
         }
     }

@@ -48,7 +48,8 @@ public final class KeyedSubject implements Subject {
                 if (!name.equals(Subjects.BULWARK_PARTITIONED)) {
                     // Room for every key's whole limit: the global limit is never what refuses, so the rows show
                     // the cost of the global slot (and of fair-share admission) on the common path.
-                    builder.globalLimit(bulkhead(name + "-global", new SubjectSpec(KEYS * spec.limit(), spec.queue(), spec.maxWait())));
+                    builder.globalLimit(bulkhead(name + "-global",
+                            new SubjectSpec(KEYS * spec.limit(), spec.queue(), spec.maxWait())));
                     if (name.equals(Subjects.BULWARK_PARTITIONED_FAIR)) {
                         builder.fairShares();
                     }

@@ -63,7 +63,8 @@ public final class Subjects {
     public static final String BULWARK_PARTITIONED_FAIR = "bulwark-partitioned-fair";
 
     /** Every subject name, in the order tables list them. */
-    public static final List<String> NAMES = List.of(SEMAPHORE, SEMAPHORE_FAIR, BULWARK, BULWARK_LISTENER, BULWARK_OUTCOME_LISTENER,
+    public static final List<String> NAMES = List.of(SEMAPHORE, SEMAPHORE_FAIR, BULWARK, BULWARK_LISTENER,
+            BULWARK_OUTCOME_LISTENER,
             RESILIENCE4J, RESILIENCE4J_NOSTACK, FAILSAFE, FAILSAFE_PERMIT, BULWARK_RETRY, BULWARK_RETRY_TIMEOUT,
             BULWARK_INDEPENDENT, BULWARK_PARTITIONED, BULWARK_PARTITIONED_GLOBAL, BULWARK_PARTITIONED_FAIR);
 

@@ -6,9 +6,12 @@ import dev.bulwark.cli.internal.report.JsonReport;
 import dev.bulwark.cli.internal.report.TenantReport;
 import dev.bulwark.cli.internal.report.TextReport;
 import dev.bulwark.Priority;
+import dev.bulwark.cli.internal.sim.ArrivalModel;
 import dev.bulwark.cli.internal.sim.BulkheadSettings;
 import dev.bulwark.cli.internal.sim.Rate;
 import dev.bulwark.cli.internal.sim.CallMix;
+import dev.bulwark.cli.internal.sim.Durations;
+import dev.bulwark.cli.internal.sim.LoadSchedule;
 import dev.bulwark.cli.internal.sim.Mix;
 import dev.bulwark.cli.internal.sim.Simulation;
 import dev.bulwark.cli.internal.sim.SimulationResult;
@@ -46,7 +49,10 @@ import picocli.CommandLine.Spec;
             "  bulwark simulate --retry 2 --timeout 200ms --report run.html",
             "  bulwark simulate --clients 200 --think-time 5ms --threads --format json",
             "  bulwark simulate --tenants 4 --noisy-tenant 10 --rate 450/s --limit 20 --global-limit 40",
-            "  bulwark simulate --virtual-time --rate 3200/s --priority-mix critical:20%%,normal:50%%,sheddable:30%%"})
+            "  bulwark simulate --virtual-time --rate 3200/s --priority-mix critical:20%%,normal:50%%,sheddable:30%%",
+            "  bulwark simulate --virtual-time --scenario priority-surge --reserve critical:4 --min-limit 8",
+            "  bulwark simulate --virtual-time --rate 1600/s --adaptive self-tuning --schedule "
+                    + "'critical: 0.5x for 120s; sheddable: 0.25x for 30s, 12x for 60s, 0.25x for 30s'"})
 final class SimulateCommand implements Callable<Integer> {
 
     @Spec
@@ -59,6 +65,28 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Mixin
     ScenarioOptions scenario;
+
+    @Option(names = "--schedule", order = 11, paramLabel = "SCHEDULE",
+            description = {"Open-loop arrivals whose rate follows a schedule (a ramp, a surge, a recovery) instead of "
+                    + "a steady --rate; the run lasts as long as the schedule (no --duration). Phases are "
+                    + "'RATE for DURATION' (steady) or 'RATE..RATE for DURATION' (a linear ramp), separated by "
+                    + "commas; RATE is a rate as for --rate, 0, or a multiple of --rate such as 12x.",
+                    "One schedule for all calls ('1x for 30s, 12x for 60s, 1x for 30s', priorities from "
+                            + "--priority-mix), or one per priority separated by semicolons, which sets each "
+                            + "call's priority: 'critical: 800/s for 120s; sheddable: 400/s for 30s, 19200/s for "
+                            + "60s, 400/s for 30s'."})
+    String schedule;
+
+    @Option(names = "--scenario", order = 12, paramLabel = "NAME",
+            description = {"A named scenario, in multiples of the downstream's capacity (--downstream-capacity "
+                    + "calls of the mean --service-time at once: 1600/s by default), with --adaptive self-tuning "
+                    + "unless --adaptive says otherwise:",
+                    "priority-surge: critical calls at 0.5x the capacity for 120s; sheddable ones at 0.25x for 30s, "
+                            + "12x for 60s, 0.25x for 30s.",
+                    "priority-surge-unloaded: the same without the surge (sheddable at 0.25x for 120s), to compare "
+                            + "latencies with.",
+                    "Add --reserve critical:4 --min-limit 8 for the surge with a reserve."})
+    String scenarioName;
 
     @Option(names = "--limit", order = 50, paramLabel = "N", defaultValue = "32",
             converter = Converters.PositiveInteger.class,
@@ -202,7 +230,12 @@ final class SimulateCommand implements Callable<Integer> {
     }
 
     SimulationSettings settings() {
-        SimulationSettings.Builder builder = scenario.settings(spec, duration);
+        LoadSchedule loadSchedule = loadSchedule();
+        SimulationSettings.Builder builder = scenario.settings(spec,
+                loadSchedule == null ? duration : loadSchedule.length());
+        if (loadSchedule != null) {
+            builder.arrivals(new ArrivalModel.OpenLoop(loadSchedule));
+        }
         if (adaptive != AdaptiveAlgorithm.AIMD) {
             String needs = adaptive == null ? "--adaptive" : "--adaptive aimd";
             for (String option : adaptive == null ? new String[] {"--min-limit", "--max-limit", "--latency-threshold"}
@@ -223,8 +256,70 @@ final class SimulateCommand implements Callable<Integer> {
         } else {
             builder.bulkhead(new BulkheadSettings(limit, queue, maxWait, queueOrder, adaptiveLimit()));
         }
-        builder.callMix(callMix());
+        builder.callMix(callMix(loadSchedule));
         return builder.build();
+    }
+
+    /** The {@code --schedule} parsed against {@code --rate}, the {@code --scenario}'s, or {@code null}. */
+    private LoadSchedule loadSchedule() {
+        if (scenarioName != null) {
+            return namedScenario();
+        }
+        if (schedule == null) {
+            return null;
+        }
+        for (String option : new String[] {"--duration", "--clients"}) {
+            if (hasAny(option)) {
+                throw new ParameterException(spec.commandLine(), "--schedule cannot be combined with " + option
+                        + (option.equals("--duration") ? ": the run lasts as long as the schedule"
+                        : ": a schedule sets the rate of open-loop arrivals"));
+            }
+        }
+        LoadSchedule parsed;
+        try {
+            parsed = LoadSchedule.parse(schedule, scenario.openLoopRate());
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--schedule: " + e.getMessage());
+        }
+        if (parsed.priorityShares() != null && priorityMix != null) {
+            throw new ParameterException(spec.commandLine(), "--schedule with a lane per priority cannot be "
+                    + "combined with --priority-mix: the lanes set each call's priority");
+        }
+        if (scenario.virtualTime && parsed.length().compareTo(ScenarioOptions.MAX_VIRTUAL_DURATION) > 0) {
+            throw new ParameterException(spec.commandLine(), "--schedule: --virtual-time runs at most "
+                    + Durations.format(ScenarioOptions.MAX_VIRTUAL_DURATION) + " of virtual time, the schedule lasts "
+                    + Durations.format(parsed.length()));
+        }
+        return parsed;
+    }
+
+    /** The schedule of {@code --scenario}; sets {@code --adaptive self-tuning} unless it was given. */
+    private LoadSchedule namedScenario() {
+        for (String option : new String[] {"--schedule", "--rate", "--clients", "--duration", "--priority-mix",
+            "--no-bulkhead"}) {
+            if (hasAny(option)) {
+                throw new ParameterException(spec.commandLine(), "--scenario cannot be combined with " + option
+                        + ": the scenario sets the arrivals");
+            }
+        }
+        String text;
+        switch (scenarioName) {
+            case "priority-surge":
+                text = "critical: 0.5x for 120s; sheddable: 0.25x for 30s, 12x for 60s, 0.25x for 30s";
+                break;
+            case "priority-surge-unloaded":
+                text = "critical: 0.5x for 120s; sheddable: 0.25x for 120s";
+                break;
+            default:
+                throw new ParameterException(spec.commandLine(), "--scenario: unknown scenario '" + scenarioName
+                        + "'; expected priority-surge or priority-surge-unloaded");
+        }
+        if (adaptive == null) {
+            adaptive = AdaptiveAlgorithm.SELF_TUNING;
+        }
+        // 1x is the rate the downstream serves at full speed: its capacity over the mean service time.
+        Rate capacity = new Rate(scenario.downstreamCapacity * 1e9 / scenario.serviceTime.meanNanos());
+        return LoadSchedule.parse(text, capacity);
     }
 
     /** The per-tenant run ({@code --tenants}): its own settings, simulation and report. */
@@ -236,7 +331,7 @@ final class SimulateCommand implements Callable<Integer> {
         for (String option : new String[] {"--no-bulkhead", "--queue-order", "--adaptive", "--min-limit",
             "--max-limit", "--latency-threshold", "--report", "--clients", "--think-time", "--retry", "--retry-delay",
             "--timeout", "--threads", "--downstream-capacity", "--degradation", "--drain",
-            "--priority-mix", "--weights", "--reserve"}) {
+            "--priority-mix", "--weights", "--reserve", "--schedule", "--scenario"}) {
             if (hasAny(option)) {
                 throw new ParameterException(spec.commandLine(), "--tenants cannot be combined with " + option);
             }
@@ -275,16 +370,19 @@ final class SimulateCommand implements Callable<Integer> {
     }
 
     /** The classes of calls the options describe, or {@code null} when every call is weight 1 at normal. */
-    private CallMix callMix() {
-        if (priorityMix == null && weights == null && reserve == null) {
+    private CallMix callMix(LoadSchedule loadSchedule) {
+        Mix<Priority> priorities = loadSchedule != null && loadSchedule.priorityShares() != null
+                ? loadSchedule.priorityShares() : priorityMix;
+        if (priorities == null && weights == null && reserve == null) {
             return null;
         }
         if (noBulkhead) {
-            String option = priorityMix != null ? "--priority-mix" : weights != null ? "--weights" : "--reserve";
+            String option = priorityMix != null ? "--priority-mix" : priorities != null ? "--schedule with priorities"
+                    : weights != null ? "--weights" : "--reserve";
             throw new ParameterException(spec.commandLine(), "--no-bulkhead cannot be combined with " + option
                     + ": priorities, weights and reserves are the bulkhead's");
         }
-        CallMix mix = new CallMix(priorityMix, weights, reserve == null ? Map.of() : reserve.slots());
+        CallMix mix = new CallMix(priorities, weights, reserve == null ? Map.of() : reserve.slots());
         // With an adaptive limit the bulkhead may run at any limit down to --min-limit, so that is the bound.
         int ceiling = adaptive == null ? limit : minLimit;
         String ceilingName = (adaptive == null ? "--limit " : "--min-limit ") + ceiling;

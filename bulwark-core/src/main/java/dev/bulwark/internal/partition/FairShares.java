@@ -111,8 +111,8 @@ public final class FairShares {
      * @param ticker measures waits
      * @param rejectionHandler told of the refusals made here, or {@code null}
      */
-    public FairShares(LongFunction<BulkheadRejectedException> closedRefusal, Bulkhead global, Scheduler scheduler, Ticker ticker,
-                      @Nullable Consumer<? super Rejection> rejectionHandler) {
+    public FairShares(LongFunction<BulkheadRejectedException> closedRefusal, Bulkhead global, Scheduler scheduler,
+                      Ticker ticker, @Nullable Consumer<? super Rejection> rejectionHandler) {
         this.closedRefusal = closedRefusal;
         this.global = global;
         this.scheduler = scheduler;

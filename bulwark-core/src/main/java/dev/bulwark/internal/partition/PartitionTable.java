@@ -45,7 +45,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Invariant.</b> {@code count} = live partitions in the map + creations between {@link #reserve()} and the
  * end of their offer + partitions a sweep has evicted and not yet counted out (the instant between its
- * compare-and-set and its decrement). So whenever the bulkhead is quiet (no call inside {@link #enter}/{@link #exit}, no sweep
+ * compare-and-set and its decrement). So whenever the bulkhead is quiet (no call inside {@link #enter}/{@link #exit},
+ * no sweep
  * running), {@link #partitionCount()} equals the number of live partitions, whatever failed or raced; and it never
  * exceeds {@code maxPartitions}, because {@link #reserve()} is a compare-and-set bounded by it.
  *

@@ -47,7 +47,8 @@ public final class AsyncOperation {
      * @param operation supplies the operation's stage; invoked once, on the current thread
      * @param result the caller's future
      * @param slot releases the slot
-     * @param startedAt handed back to {@code slot} (a ticker reading, or {@code SampledListener.UNTIMED} when the call is not timed)
+     * @param startedAt handed back to {@code slot} (a ticker reading, or {@code SampledListener.UNTIMED} when the call
+     * is not timed)
      * @param <T> the result type
      */
     public static <T> void start(Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result,

@@ -2,19 +2,22 @@ package dev.bulwark.micrometer.internal;
 
 import dev.bulwark.internal.stats.TimeWindow;
 import dev.bulwark.internal.stats.TimerStatistics;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.function.LongSupplier;
 
 /**
  * How a {@code BulwarkMetrics} binds bulkheads: whether executions are timed exactly, and the window over which
  * maxima and percentiles are kept (Micrometer's {@code distributionStatisticExpiry} and
- * {@code distributionStatisticBufferLength}). Immutable.
+ * {@code distributionStatisticBufferLength}), and where waits and refusals are observed, if anywhere. Immutable.
  */
 public final class BindingOptions {
 
     private final boolean exactTiming;
     private final Duration expiry;
     private final int bufferLength;
+    /** {@code null}: no observations. */
+    private final ObservationRegistry observationRegistry;
 
     /**
      * Creates the options.
@@ -25,6 +28,21 @@ public final class BindingOptions {
      * @throws IllegalArgumentException when {@code expiry} or {@code bufferLength} is out of range
      */
     public BindingOptions(boolean exactTiming, Duration expiry, int bufferLength) {
+        this(exactTiming, expiry, bufferLength, null);
+    }
+
+    /**
+     * Creates the options, with observations of waits and refusals.
+     *
+     * @param exactTiming whether bulkheads time every execution instead of a sample
+     * @param expiry how long the window of maxima and percentiles is (checked)
+     * @param bufferLength how many buffers the window rotates through (checked)
+     * @param observationRegistry where bulkheads observe their waits and refusals, {@code null} for nowhere
+     * @throws IllegalArgumentException when {@code expiry} or {@code bufferLength} is out of range
+     */
+    public BindingOptions(boolean exactTiming, Duration expiry, int bufferLength,
+                          ObservationRegistry observationRegistry) {
+        this.observationRegistry = observationRegistry;
         this.exactTiming = exactTiming;
         this.expiry = TimeWindow.checkExpiry(expiry);
         this.bufferLength = TimeWindow.checkBufferLength(bufferLength);
@@ -37,6 +55,11 @@ public final class BindingOptions {
      */
     public boolean exactTiming() {
         return exactTiming;
+    }
+
+    /** The observations of a bulkhead called {@code name}, or {@code null} when none are made. */
+    BulkheadObservations observations(String name) {
+        return observationRegistry == null ? null : new BulkheadObservations(observationRegistry, name);
     }
 
     /** Statistics with a windowed max only, on {@code clock}. */

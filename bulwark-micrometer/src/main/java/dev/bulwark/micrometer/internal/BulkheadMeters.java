@@ -73,10 +73,16 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
     /** What the function meters read; held here because function meters hold their source only weakly. */
     private final Object[] sources;
     private final ExecutionSource executions;
+    /**
+     * The observations of waits and refusals, {@code null} when off: read only on a wait or a refusal, so the call
+     * that found a free slot pays nothing for it either way.
+     */
+    private final BulkheadObservations observations;
 
     private BulkheadMeters(MeterGroup group, Tags tags, Bulkhead bulkhead, BindingOptions options) {
         MeterRegistry registry = group.registry();
         sampler = options.exactTiming() ? TimingSampler.exact() : TimingSampler.adaptive();
+        observations = options.observations(bulkhead.name());
         LongSupplier clock = registry.config().clock()::monotonicTime;
         waitAdmitted = options.maxOnly(clock);
         waitTimedOut = options.maxOnly(clock);
@@ -189,6 +195,9 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
         admissions.increment();
         if (waitedNanos > 0) {
             waitAdmitted.recordTimed(waitedNanos);
+            if (observations != null) {
+                observations.observe(ADMITTED, null, waitedNanos);
+            }
         }
     }
 
@@ -199,6 +208,9 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
             waitTimedOut.recordTimed(rejection.waited().toNanos());
         }
         calls.rejected(rejection.reason()); // after the wait: a scrape that sees the count sees its wait
+        if (observations != null) {
+            observations.observe(rejectedOutcome(rejection.reason()), rejection, rejection.waited().toNanos());
+        }
     }
 
     @Override
@@ -211,6 +223,9 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
         priorities.cancelled(priority);
         waitCancelled.recordTimed(waitedNanos);
         calls.cancelled();
+        if (observations != null) {
+            observations.observe(CANCELLED, null, waitedNanos);
+        }
     }
 
     @Override

@@ -9,7 +9,8 @@ import java.util.Objects;
 
 /**
  * How a {@code BulwarkTelemetry} binds bulkheads: whether leases are timed exactly, and the window over which the
- * maxima and percentiles gauges are kept, on which clock. Immutable.
+ * maxima and percentiles gauges are kept, on which clock, and whether waits and refusals become span events.
+ * Immutable.
  */
 public final class BindingOptions {
 
@@ -17,6 +18,7 @@ public final class BindingOptions {
     private final Duration expiry;
     private final int bufferLength;
     private final Ticker ticker;
+    private final boolean spanEvents;
 
     /**
      * Creates the options.
@@ -28,6 +30,22 @@ public final class BindingOptions {
      * @throws IllegalArgumentException when {@code expiry} or {@code bufferLength} is out of range
      */
     public BindingOptions(boolean exactTiming, Duration expiry, int bufferLength, Ticker ticker) {
+        this(exactTiming, expiry, bufferLength, ticker, false);
+    }
+
+    /**
+     * Creates the options, choosing whether waits and refusals are added to the current span as events.
+     *
+     * @param exactTiming whether bulkheads time every lease instead of a sample
+     * @param expiry how long the window of maxima and percentiles is (checked)
+     * @param bufferLength how many buffers the window rotates through (checked)
+     * @param ticker the clock the windows rotate on
+     * @param spanEvents whether a wait or a refusal adds an event to the current span
+     * @throws IllegalArgumentException when {@code expiry} or {@code bufferLength} is out of range
+     */
+    public BindingOptions(boolean exactTiming, Duration expiry, int bufferLength, Ticker ticker,
+                          boolean spanEvents) {
+        this.spanEvents = spanEvents;
         this.exactTiming = exactTiming;
         this.expiry = TimeWindow.checkExpiry(expiry);
         this.bufferLength = TimeWindow.checkBufferLength(bufferLength);
@@ -36,6 +54,10 @@ public final class BindingOptions {
 
     boolean exactTiming() {
         return exactTiming;
+    }
+
+    boolean spanEvents() {
+        return spanEvents;
     }
 
     WindowedMax windowedMax() {

@@ -77,12 +77,15 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
     private final WindowedMax waitAdmitted;
     private final WindowedMax waitCancelled;
     private final WindowedMax[] waitRejected;
+    /** Whether a wait or a refusal adds a span event: read only then, never for a call that found a free slot. */
+    private final boolean spanEvents;
 
     /** The percentiles {@code lease.duration.percentile} publishes. */
     static final double[] PERCENTILES = {0.5, 0.95, 0.99};
 
     private BulkheadInstruments(Instruments instruments, String name, BindingOptions options) {
         sampler = options.exactTiming() ? TimingSampler.exact() : TimingSampler.adaptive();
+        spanEvents = options.spanEvents();
         leases = options.windowedHistogram();
         waitAdmitted = options.windowedMax();
         waitCancelled = options.windowedMax();
@@ -221,7 +224,11 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
     @Override
     public void rejected(Rejection rejection) {
         priorities.rejected(rejection.priority());
-        onRejected(rejection.reason(), Instruments.nanos(rejection.waited()));
+        long waitedNanos = Instruments.nanos(rejection.waited());
+        onRejected(rejection.reason(), waitedNanos);
+        if (spanEvents) {
+            SpanEvents.add(rejectedAttributes[rejection.reason().ordinal()], waitedNanos);
+        }
     }
 
     @Override
@@ -233,6 +240,9 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
     public void cancelled(long waitedNanos, Priority priority) {
         priorities.cancelled(priority);
         onCancelled(waitedNanos);
+        if (spanEvents) {
+            SpanEvents.add(cancelledAttributes, waitedNanos);
+        }
     }
 
     @Override
@@ -265,6 +275,9 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
         if (waitedNanos > 0) {
             timeInQueue.record(Instruments.seconds(waitedNanos), admittedAttributes);
             waitAdmitted.record(waitedNanos);
+            if (spanEvents) {
+                SpanEvents.add(admittedAttributes, waitedNanos);
+            }
         }
     }
 

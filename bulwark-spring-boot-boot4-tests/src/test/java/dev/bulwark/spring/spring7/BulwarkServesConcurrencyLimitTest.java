@@ -43,8 +43,8 @@ class BulwarkServesConcurrencyLimitTest {
     @Test
     void springsThrottleIsRemovedAndBulwarksAppliesOnce() {
         assertThat(app.context().getBeanNamesForType(ConcurrencyLimitBeanPostProcessor.class)).isEmpty();
-        // @EnableResilientMethods's @Retryable stays Spring's.
-        assertThat(app.context().getBeanNamesForType(RetryAnnotationBeanPostProcessor.class)).hasSize(1);
+        // @EnableResilientMethods's @Retryable is Bulwark's too.
+        assertThat(app.context().getBeanNamesForType(RetryAnnotationBeanPostProcessor.class)).isEmpty();
         Advised proxy = (Advised) app.context().getBean(ResilientApp.Throttled.class);
         assertThat(Arrays.stream(proxy.getAdvisors()).map(advisor -> advisor.getAdvice().getClass().getName()))
                 .filteredOn(name -> name.contains("ConcurrencyLimit"))

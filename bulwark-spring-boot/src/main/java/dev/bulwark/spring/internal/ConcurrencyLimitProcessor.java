@@ -12,21 +12,12 @@ import java.util.Map;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.Pointcut;
-import org.springframework.aop.framework.AopInfrastructureBean;
-import org.springframework.aop.framework.Advised;
-import org.springframework.aop.framework.ProxyFactory;
-import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
-import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.ComposablePointcut;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
-import org.springframework.beans.BeansException;
-import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.EmbeddedValueResolverAware;
 import org.springframework.core.Ordered;
-import org.springframework.core.SmartClassLoader;
 import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
@@ -51,8 +42,7 @@ import org.springframework.util.StringValueResolver;
  * </ul>
  * Thread-safe, like every bean post-processor.
  */
-public final class ConcurrencyLimitProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
-        implements EmbeddedValueResolverAware {
+public final class ConcurrencyLimitProcessor extends InstanceAdvisingProcessor implements EmbeddedValueResolverAware {
 
     private static final long serialVersionUID = 1L;
 
@@ -60,7 +50,6 @@ public final class ConcurrencyLimitProcessor extends AbstractBeanFactoryAwareAdv
     private final transient ObjectProvider<BulwarkProperties> properties;
     private final transient Pointcut pointcut;
     private transient StringValueResolver resolver;
-    private transient ConfigurableListableBeanFactory beanFactory;
 
     /**
      * Creates the post-processor.
@@ -92,47 +81,8 @@ public final class ConcurrencyLimitProcessor extends AbstractBeanFactoryAwareAdv
         this.resolver = resolver;
     }
 
-    /** Takes the bean factory, which tells singleton beans (whose bulkheads are registered) from the others. */
     @Override
-    public void setBeanFactory(BeanFactory beanFactory) {
-        super.setBeanFactory(beanFactory);
-        this.beanFactory = beanFactory instanceof ConfigurableListableBeanFactory
-                ? (ConfigurableListableBeanFactory) beanFactory : null;
-    }
-
-    /** As Spring's {@code AbstractAdvisingBeanPostProcessor}, but with an advisor made for this bean instance. */
-    @Override
-    public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
-        if (bean instanceof AopInfrastructureBean) {
-            return bean;
-        }
-        if (bean instanceof Advised) {
-            Advised advised = (Advised) bean;
-            Class<?> targetClass = AopUtils.getTargetClass(bean);
-            if (!advised.isFrozen() && isEligible(targetClass)) {
-                advised.addAdvisor(0, advisorFor(targetClass, beanName));
-                return bean;
-            }
-        }
-        if (!isEligible(bean, beanName)) {
-            return bean;
-        }
-        ProxyFactory proxyFactory = prepareProxyFactory(bean, beanName);
-        if (!proxyFactory.isProxyTargetClass() && proxyFactory.getProxiedInterfaces().length == 0) {
-            evaluateProxyInterfaces(bean.getClass(), proxyFactory);
-        }
-        proxyFactory.addAdvisor(advisorFor(bean.getClass(), beanName));
-        customizeProxyFactory(proxyFactory);
-        proxyFactory.setFrozen(isFrozen());
-        proxyFactory.setPreFiltered(true);
-        ClassLoader classLoader = getProxyClassLoader();
-        if (classLoader instanceof SmartClassLoader && classLoader != bean.getClass().getClassLoader()) {
-            classLoader = ((SmartClassLoader) classLoader).getOriginalClassLoader();
-        }
-        return proxyFactory.getProxy(classLoader);
-    }
-
-    private Advisor advisorFor(Class<?> beanClass, String beanName) {
+    Advisor advisorFor(Class<?> beanClass, String beanName) {
         Class<?> targetClass = ClassUtils.getUserClass(beanClass);
         boolean shared = isSingleton(beanName);
         Map<Method, ConcurrencyLimitGate> byMethod = new HashMap<>();
@@ -156,14 +106,6 @@ public final class ConcurrencyLimitProcessor extends AbstractBeanFactoryAwareAdv
         ConcurrencyLimitGate classGate = onClass.isPresent()
                 ? gate(beanName, targetClass.getName(), onClass, targetClass.toString(), shared) : null;
         return new DefaultPointcutAdvisor(pointcut, new ConcurrencyLimitInterceptor(targetClass, byMethod, classGate));
-    }
-
-    private boolean isSingleton(String beanName) {
-        try {
-            return beanFactory != null && beanFactory.containsBean(beanName) && beanFactory.isSingleton(beanName);
-        } catch (BeansException notAName) {
-            return false;
-        }
     }
 
     private ConcurrencyLimitGate gate(String name, String identifier, MergedAnnotation<Annotation> annotation,

@@ -6,10 +6,10 @@ import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
 
 /**
- * Removes Spring's own {@code ConcurrencyLimitBeanPostProcessor} (registered by {@code @EnableResilientMethods} or
- * declared by the application) before any bean post-processor is made, so that Spring's throttle never applies
- * together with Bulwark's ({@link ConcurrencyLimitProcessor}). {@code @EnableResilientMethods}'s
- * {@code RetryAnnotationBeanPostProcessor} stays. Runs once, on the context's refresh thread.
+ * Removes Spring's own {@code ConcurrencyLimitBeanPostProcessor} and {@code RetryAnnotationBeanPostProcessor}
+ * (registered by {@code @EnableResilientMethods} or declared by the application) before any bean post-processor is
+ * made, so that Spring's throttle and retry never apply together with Bulwark's ({@link ConcurrencyLimitProcessor},
+ * {@link RetryableProcessor}). Runs once, on the context's refresh thread.
  */
 public final class SpringProcessorRemoval implements BeanDefinitionRegistryPostProcessor {
 
@@ -17,7 +17,7 @@ public final class SpringProcessorRemoval implements BeanDefinitionRegistryPostP
     public SpringProcessorRemoval() {
     }
 
-    /** Removes the definitions of Spring's {@code ConcurrencyLimitBeanPostProcessor}, whoever registered them. */
+    /** Removes the definitions of Spring's two post-processors, whoever registered them. */
     @Override
     public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
         if (!(registry instanceof ConfigurableListableBeanFactory)) {
@@ -26,10 +26,12 @@ public final class SpringProcessorRemoval implements BeanDefinitionRegistryPostP
         // Every configuration class has been parsed by now (ConfigurationClassPostProcessor runs first, being
         // PriorityOrdered); the type of an @Bean method's bean is read from its return type without making it.
         ConfigurableListableBeanFactory beanFactory = (ConfigurableListableBeanFactory) registry;
-        for (String name : beanFactory.getBeanNamesForType(
-                SpringResilience.type(SpringResilience.CONCURRENCY_LIMIT_PROCESSOR), true, false)) {
-            if (registry.containsBeanDefinition(name)) {
-                registry.removeBeanDefinition(name);
+        for (String type : new String[] {SpringResilience.CONCURRENCY_LIMIT_PROCESSOR,
+            SpringResilience.RETRY_PROCESSOR}) {
+            for (String name : beanFactory.getBeanNamesForType(SpringResilience.type(type), true, false)) {
+                if (registry.containsBeanDefinition(name)) {
+                    registry.removeBeanDefinition(name);
+                }
             }
         }
     }

@@ -3,7 +3,12 @@ package dev.bulwark.spring.internal;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
+import java.time.Duration;
+import java.util.Collection;
 import java.util.concurrent.RejectedExecutionException;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.RepeatableContainers;
@@ -20,7 +25,18 @@ final class SpringResilience {
     /** Spring's post-processor for {@code @ConcurrencyLimit}, which Bulwark replaces. */
     static final String CONCURRENCY_LIMIT_PROCESSOR =
             "org.springframework.resilience.annotation.ConcurrencyLimitBeanPostProcessor";
+    /** {@code org.springframework.resilience.annotation.Retryable}. */
+    static final String RETRYABLE = "org.springframework.resilience.annotation.Retryable";
+    /** Spring's post-processor for {@code @Retryable}, which Bulwark replaces. */
+    static final String RETRY_PROCESSOR = "org.springframework.resilience.annotation.RetryAnnotationBeanPostProcessor";
+    /** Spring's {@code MethodRetryPredicate}, the type of {@code @Retryable(predicate = ...)}. */
+    static final String RETRY_PREDICATE = "org.springframework.resilience.retry.MethodRetryPredicate";
     private static final String REJECTED = "org.springframework.resilience.InvocationRejectedException";
+    private static final String RETRY_EVENT = "org.springframework.resilience.retry.MethodRetryEvent";
+    private static final String RETRY_EXCEPTION = "org.springframework.core.retry.RetryException";
+    private static final String RETRY_SPEC = "org.springframework.resilience.retry.MethodRetrySpec";
+    private static final String SIMPLE_RETRY_INTERCEPTOR =
+            "org.springframework.resilience.retry.SimpleRetryInterceptor";
     private static volatile Constructor<?> rejectedConstructor;
 
     private SpringResilience() {
@@ -44,6 +60,64 @@ final class SpringResilience {
     static MergedAnnotation<Annotation> concurrencyLimit(AnnotatedElement element) {
         return MergedAnnotations.from(element, MergedAnnotations.SearchStrategy.TYPE_HIERARCHY,
                 RepeatableContainers.none()).get(CONCURRENCY_LIMIT);
+    }
+
+    /** The annotation type {@code @Retryable}. */
+    @SuppressWarnings("unchecked")
+    static Class<? extends Annotation> retryableType() {
+        return (Class<? extends Annotation>) type(RETRYABLE);
+    }
+
+    /** {@code @Retryable} on {@code element}, found as Spring's post-processor finds it (see above). */
+    static MergedAnnotation<Annotation> retryable(AnnotatedElement element) {
+        return MergedAnnotations.from(element, MergedAnnotations.SearchStrategy.TYPE_HIERARCHY,
+                RepeatableContainers.none()).get(RETRYABLE);
+    }
+
+    /**
+     * Spring's {@code MethodRetryEvent}, an {@code ApplicationEvent}.
+     *
+     * @param invocation the method invocation
+     * @param failure an attempt's failure, or the {@code RetryException} that ended the retrying
+     * @param aborted whether the retrying ended
+     */
+    static Object retryEvent(MethodInvocation invocation, Throwable failure, boolean aborted) {
+        return construct(RETRY_EVENT, new Class<?>[] {MethodInvocation.class, Throwable.class, boolean.class},
+                invocation, failure, aborted);
+    }
+
+    /** Spring's {@code RetryException(message, cause)}, with which Spring's interceptor reports the end. */
+    static Exception retryException(String message, Throwable cause) {
+        return (Exception) construct(RETRY_EXCEPTION, new Class<?>[] {String.class, Throwable.class}, message, cause);
+    }
+
+    /**
+     * Spring's own {@code SimpleRetryInterceptor} for a {@code MethodRetrySpec} of these values: the calls Bulwark
+     * leaves to Spring (reactive return types, a timeout) go through it.
+     */
+    static MethodInterceptor springRetryInterceptor(Collection<Class<? extends Throwable>> includes,
+                                                    Collection<Class<? extends Throwable>> excludes,
+                                                    Object predicate, long maxRetries, Duration timeout,
+                                                    Duration delay, Duration jitter, double multiplier,
+                                                    Duration maxDelay) {
+        Object spec = construct(RETRY_SPEC, new Class<?>[] {Collection.class, Collection.class,
+            type(RETRY_PREDICATE), long.class, Duration.class, Duration.class, Duration.class, double.class,
+            Duration.class}, includes, excludes, predicate, maxRetries, timeout, delay, jitter, multiplier, maxDelay);
+        return (MethodInterceptor) construct(SIMPLE_RETRY_INTERCEPTOR, new Class<?>[] {type(RETRY_SPEC)}, spec);
+    }
+
+    private static Object construct(String typeName, Class<?>[] parameters, Object... arguments) {
+        try {
+            return type(typeName).getConstructor(parameters).newInstance(arguments);
+        } catch (InvocationTargetException failed) {
+            Throwable cause = failed.getCause();
+            if (cause instanceof RuntimeException) {
+                throw (RuntimeException) cause;
+            }
+            throw new IllegalStateException("cannot create " + typeName, cause);
+        } catch (ReflectiveOperationException unexpected) {
+            throw new IllegalStateException("cannot create " + typeName, unexpected);
+        }
     }
 
     /**

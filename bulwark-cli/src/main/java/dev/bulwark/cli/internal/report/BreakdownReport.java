@@ -33,11 +33,12 @@ final class BreakdownReport {
      */
     static void text(SimulationResult result, PrintWriter out) {
         for (ClassBreakdown breakdown : result.breakdowns()) {
-            out.printf(Locale.ROOT, "%-13s %9s %9s %9s %8s %8s %8s %8s %9s %9s %8s %8s%n",
+            out.printf(Locale.ROOT, "%-13s %9s %9s %9s %8s %8s %8s %8s %9s %9s %8s %8s %8s%n",
                     "By " + breakdown.dimension(), "offered", "admitted", "completed", "success", ENDING_HEADS[0],
-                    ENDING_HEADS[1], ENDING_HEADS[2], ENDING_HEADS[3], ENDING_HEADS[4], "wait p50", "p99 ms");
+                    ENDING_HEADS[1], ENDING_HEADS[2], ENDING_HEADS[3], ENDING_HEADS[4], "wait p50", "p99 ms",
+                    "e2e p99");
             for (ClassBreakdown.Row row : breakdown.rows()) {
-                out.printf(Locale.ROOT, "  %-11s %9s %9s %9s %8s %8s %8s %8s %9s %9s %8s %8s%n", row.label(),
+                out.printf(Locale.ROOT, "  %-11s %9s %9s %9s %8s %8s %8s %8s %9s %9s %8s %8s %8s%n", row.label(),
                         Numbers.count(row.counts().arrivals()), Numbers.count(row.admitted()),
                         Numbers.count(row.counts().count(CallOutcome.COMPLETED)), Numbers.percent(row.successShare()),
                         Numbers.count(row.counts().count(ENDINGS.get(0))),
@@ -45,10 +46,11 @@ final class BreakdownReport {
                         Numbers.count(row.counts().count(ENDINGS.get(2))),
                         Numbers.count(row.counts().count(ENDINGS.get(3))),
                         Numbers.count(row.counts().count(ENDINGS.get(4))),
-                        Numbers.millis(row.queueWait().p50()), Numbers.millis(row.queueWait().p99()));
+                        Numbers.millis(row.queueWait().p50()), Numbers.millis(row.queueWait().p99()),
+                        Numbers.millis(row.endToEnd().p99()));
             }
             out.println("  (success: completed of offered; wait: of the admitted calls, from the attempt that was "
-                    + "admitted)");
+                    + "admitted; e2e: of the completed calls, from arrival)");
             out.println();
         }
     }
@@ -67,7 +69,7 @@ final class BreakdownReport {
             for (CallOutcome ending : ENDINGS) {
                 html.append("<th>").append(Html.escape(ending.label())).append("</th>");
             }
-            html.append("<th>wait p50 (ms)</th><th>wait p99 (ms)</th></tr>\n");
+            html.append("<th>wait p50 (ms)</th><th>wait p99 (ms)</th><th>end-to-end p99 (ms)</th></tr>\n");
             for (ClassBreakdown.Row row : breakdown.rows()) {
                 html.append("<tr><td>").append(Html.escape(row.label())).append("</td>");
                 cell(html, Numbers.count(row.counts().arrivals()));
@@ -79,10 +81,12 @@ final class BreakdownReport {
                 }
                 cell(html, Numbers.millis(row.queueWait().p50()));
                 cell(html, Numbers.millis(row.queueWait().p99()));
+                cell(html, Numbers.millis(row.endToEnd().p99()));
                 html.append("</tr>\n");
             }
             html.append("</table>\n<p class=\"how\">Success: completed calls of those offered. Wait: how long the "
-                    + "admitted calls waited for their slots.</p>\n");
+                    + "admitted calls waited for their slots. End to end: how long the completed calls took from their "
+                    + "arrival.</p>\n");
         }
     }
 
@@ -124,6 +128,12 @@ final class BreakdownReport {
                 JsonReport.number(json, "p99", row.queueWait().p99());
                 JsonReport.number(json, "max", row.queueWait().max());
                 json.writeNumberField("count", row.queueWait().count());
+                json.writeEndObject();
+                json.writeObjectFieldStart("endToEndMs");
+                JsonReport.number(json, "p50", row.endToEnd().p50());
+                JsonReport.number(json, "p99", row.endToEnd().p99());
+                JsonReport.number(json, "max", row.endToEnd().max());
+                json.writeNumberField("count", row.endToEnd().count());
                 json.writeEndObject();
                 json.writeEndObject();
             }

@@ -143,7 +143,12 @@ public final class JsonReport {
         json.writeObjectFieldStart("arrivals");
         if (settings.arrivals() instanceof ArrivalModel.OpenLoop) {
             json.writeStringField("model", "open");
-            json.writeNumberField("ratePerSecond", ((ArrivalModel.OpenLoop) settings.arrivals()).rate().perSecond());
+            ArrivalModel.OpenLoop open = (ArrivalModel.OpenLoop) settings.arrivals();
+            json.writeNumberField("ratePerSecond", open.rate().perSecond());
+            if (open.schedule() != null) {
+                // The mean rate above, and the schedule it is the mean of, in --schedule's grammar.
+                json.writeStringField("schedule", open.schedule().describe());
+            }
         } else {
             ArrivalModel.ClosedLoop closed = (ArrivalModel.ClosedLoop) settings.arrivals();
             json.writeStringField("model", "closed");

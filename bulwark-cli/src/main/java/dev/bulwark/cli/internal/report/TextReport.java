@@ -53,6 +53,7 @@ public final class TextReport {
         }
         out.println();
         BreakdownReport.text(result, out);
+        ScheduleReport.text(result, out);
         out.printf(Locale.ROOT, "%-14s %s calls/s served, of %s/s offered (the run took %s)%n", "Goodput",
                 Numbers.whole(result.goodput()), Numbers.whole(result.offeredRate()),
                 Durations.humanMillis(result.elapsed().toNanos() / 1e6));

@@ -23,11 +23,12 @@ public sealed interface ArrivalModel permits ArrivalModel.OpenLoop, ArrivalModel
 
     /**
      * Open-loop Poisson arrivals: the times between calls are exponentially distributed with mean
-     * {@code 1 / rate}.
+     * {@code 1 / rate}; or, with a {@link LoadSchedule}, a Poisson process whose rate follows the schedule.
      *
-     * @param rate the mean arrival rate
+     * @param rate the mean arrival rate (with a schedule, its mean over the run)
+     * @param schedule the rate over time, or {@code null} for a steady {@code rate}
      */
-    record OpenLoop(Rate rate) implements ArrivalModel {
+    record OpenLoop(Rate rate, LoadSchedule schedule) implements ArrivalModel {
 
         /**
          * Checks the rate.
@@ -38,9 +39,28 @@ public sealed interface ArrivalModel permits ArrivalModel.OpenLoop, ArrivalModel
             Objects.requireNonNull(rate, "rate");
         }
 
+        /**
+         * Steady Poisson arrivals.
+         *
+         * @param rate the arrival rate
+         */
+        public OpenLoop(Rate rate) {
+            this(rate, null);
+        }
+
+        /**
+         * Arrivals that follow a schedule, at its mean rate on average.
+         *
+         * @param schedule the rate over time
+         */
+        public OpenLoop(LoadSchedule schedule) {
+            this(schedule.meanRate(), schedule);
+        }
+
         @Override
         public String describe() {
-            return "Poisson arrivals at " + rate;
+            return schedule == null ? "Poisson arrivals at " + rate
+                    : "Poisson arrivals on the schedule " + schedule.describe();
         }
     }
 

@@ -30,7 +30,7 @@ interface ArrivalProcess extends AutoCloseable {
     static ArrivalProcess of(SimulationSettings settings, Ticker ticker, RunMeasurements measurements) {
         ArrivalModel model = settings.arrivals();
         if (model instanceof ArrivalModel.OpenLoop) {
-            return new OpenLoopArrivals(((ArrivalModel.OpenLoop) model).rate(), settings.serviceTime(),
+            return new OpenLoopArrivals((ArrivalModel.OpenLoop) model, settings.serviceTime(),
                     settings.seed(), ticker, measurements);
         }
         ArrivalModel.ClosedLoop closed = (ArrivalModel.ClosedLoop) model;

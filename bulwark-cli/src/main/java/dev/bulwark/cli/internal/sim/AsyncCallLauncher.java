@@ -3,6 +3,7 @@ package dev.bulwark.cli.internal.sim;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Policy;
+import dev.bulwark.Priority;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -37,9 +38,9 @@ final class AsyncCallLauncher implements CallLauncher {
     }
 
     @Override
-    public void launch(long arrivalNanos, long workNanos, Runnable afterOutcome) {
+    public void launch(long arrivalNanos, long workNanos, Priority priority, Runnable afterOutcome) {
         measurements.arrived();
-        CallClasses.Call kind = classes == null ? null : classes.next();
+        CallClasses.Call kind = classes == null ? null : classes.next(priority);
         Policy through = kind == null ? policy : kind.policy();
         CompletableFuture<Void> call;
         try {
@@ -51,7 +52,7 @@ final class AsyncCallLauncher implements CallLauncher {
         call.whenComplete((ignored, failure) -> {
             CallOutcome outcome = measurements.finished(failure, arrivalNanos);
             if (kind != null) {
-                kind.finished(outcome);
+                kind.finished(outcome, arrivalNanos);
             }
             if (afterOutcome != null) {
                 afterOutcome.run();

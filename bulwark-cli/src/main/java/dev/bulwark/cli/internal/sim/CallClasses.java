@@ -75,11 +75,14 @@ final class CallClasses {
     /**
      * Draws the class of the next call.
      *
+     * @param scheduled the call's priority when its arrival fixed it (a schedule's lane), or {@code null} to draw
+     *     it from the priority mix
      * @return the call, which must be told its outcome once
      */
-    Call next() {
+    Call next(Priority scheduled) {
         long index = launched.getAndIncrement();
-        Priority priority = mix.priorityMix().map(m -> m.draw(uniform(2 * index))).orElse(Priority.NORMAL);
+        Priority priority = scheduled != null ? scheduled
+                : mix.priorityMix().map(m -> m.draw(uniform(2 * index))).orElse(Priority.NORMAL);
         int weight = mix.weightMix().map(m -> m.draw(uniform(2 * index + 1))).orElse(1);
         return new Call(CallOptions.builder().priority(priority).weight(weight).build(),
                 byPriority.get(priority), byWeight.get(weight));
@@ -160,8 +163,19 @@ final class CallClasses {
          * Counts how the call ended. Call once.
          *
          * @param outcome the outcome
+         * @param arrivalNanos when the call arrived, on the run's clock: a completed call's end-to-end latency is
+         *     measured from there
          */
-        void finished(CallOutcome outcome) {
+        void finished(CallOutcome outcome, long arrivalNanos) {
+            if (outcome == CallOutcome.COMPLETED) {
+                long micros = Math.max(0L, (ticker.read() - arrivalNanos) / 1_000L);
+                if (priorityStats != null) {
+                    priorityStats.endToEndMicros.recordValue(micros);
+                }
+                if (weightStats != null) {
+                    weightStats.endToEndMicros.recordValue(micros);
+                }
+            }
             if (priorityStats != null) {
                 priorityStats.outcomes.incrementAndGet(outcome.ordinal());
             }
@@ -223,6 +237,7 @@ final class CallClasses {
         private final AtomicLong admitted = new AtomicLong();
         private final AtomicLongArray outcomes = new AtomicLongArray(CallOutcome.values().length);
         private final Recorder waitMicros = new Recorder(3);
+        private final Recorder endToEndMicros = new Recorder(3);
 
         ClassStats(String label) {
             this.label = label;
@@ -241,7 +256,7 @@ final class CallClasses {
             }
             Histogram waits = waitMicros.getIntervalHistogram();
             return new ClassBreakdown.Row(label, new OutcomeCounts(offered.get(), counts), admitted.get(),
-                    LatencySummary.ofMicros(waits));
+                    LatencySummary.ofMicros(waits), LatencySummary.ofMicros(endToEndMicros.getIntervalHistogram()));
         }
     }
 }

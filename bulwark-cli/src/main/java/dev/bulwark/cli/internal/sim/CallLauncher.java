@@ -1,5 +1,7 @@
 package dev.bulwark.cli.internal.sim;
 
+import dev.bulwark.Priority;
+
 /**
  * Makes one simulated call: through the bulkhead (if any) to the downstream, and records how it ended.
  * Implementations are thread-safe.
@@ -14,7 +16,21 @@ interface CallLauncher extends AutoCloseable {
      * @param afterOutcome run once the call has ended and been recorded, on whatever thread ended it; may be
      *     {@code null}
      */
-    void launch(long arrivalNanos, long workNanos, Runnable afterOutcome);
+    default void launch(long arrivalNanos, long workNanos, Runnable afterOutcome) {
+        launch(arrivalNanos, workNanos, null, afterOutcome);
+    }
+
+    /**
+     * Makes a call of a given priority (a {@link LoadSchedule}'s lane). Never blocks the caller for longer than it
+     * takes to hand the call over.
+     *
+     * @param arrivalNanos when the call was due to arrive (its latency is measured from here)
+     * @param workNanos the service time it asks of the downstream
+     * @param priority the call's priority, or {@code null} to draw it from the run's priority mix
+     * @param afterOutcome run once the call has ended and been recorded, on whatever thread ended it; may be
+     *     {@code null}
+     */
+    void launch(long arrivalNanos, long workNanos, Priority priority, Runnable afterOutcome);
 
     /**
      * Describes how calls are run, for reports.

@@ -27,8 +27,11 @@ public record ClassBreakdown(String dimension, List<Row> rows) {
      * @param admitted how many of them the bulkhead let through (a call admitted twice, by a retry after a timed-out
      *     attempt, counts once)
      * @param queueWait how long the admitted ones waited for their slots (the wait of the attempt that was admitted)
+     * @param endToEnd how long the completed ones took, from their arrival to their end (queue wait, retries and
+     *     the downstream's time together)
      */
-    public record Row(String label, OutcomeCounts counts, long admitted, LatencySummary queueWait) {
+    public record Row(String label, OutcomeCounts counts, long admitted, LatencySummary queueWait,
+                      LatencySummary endToEnd) {
 
         /**
          * Returns the share of the class's calls that completed.

@@ -3,6 +3,7 @@ package dev.bulwark.cli.internal.sim;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Policy;
+import dev.bulwark.Priority;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.concurrent.ExecutorService;
@@ -63,10 +64,10 @@ final class ThreadPerCallLauncher implements CallLauncher {
     }
 
     @Override
-    public void launch(long arrivalNanos, long workNanos, Runnable afterOutcome) {
+    public void launch(long arrivalNanos, long workNanos, Priority priority, Runnable afterOutcome) {
         measurements.arrived();
         // Drawn on the launching thread, so that the n-th launch gets the n-th class.
-        CallClasses.Call kind = classes == null ? null : classes.next();
+        CallClasses.Call kind = classes == null ? null : classes.next(priority);
         Policy through = kind == null ? policy : kind.policy();
         try {
             threads.execute(() -> {
@@ -82,7 +83,7 @@ final class ThreadPerCallLauncher implements CallLauncher {
                 }
                 CallOutcome ended = measurements.finished(failure, arrivalNanos);
                 if (kind != null) {
-                    kind.finished(ended);
+                    kind.finished(ended, arrivalNanos);
                 }
                 if (afterOutcome != null) {
                     afterOutcome.run();
@@ -91,7 +92,7 @@ final class ThreadPerCallLauncher implements CallLauncher {
         } catch (RejectedExecutionException unexpected) {
             CallOutcome ended = measurements.finished(unexpected, arrivalNanos);
             if (kind != null) {
-                kind.finished(ended);
+                kind.finished(ended, arrivalNanos);
             }
         }
     }

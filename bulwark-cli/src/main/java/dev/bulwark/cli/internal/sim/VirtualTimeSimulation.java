@@ -118,7 +118,12 @@ final class VirtualTimeSimulation {
     private void scheduleArrivals(AsyncCallLauncher launcher, long end) {
         ArrivalModel model = settings.arrivals();
         SplittableRandom root = new SplittableRandom(settings.seed());
-        if (model instanceof ArrivalModel.OpenLoop) {
+        if (model instanceof ArrivalModel.OpenLoop && ((ArrivalModel.OpenLoop) model).schedule() != null) {
+            SplittableRandom gaps = root.split();
+            SplittableRandom services = root.split();
+            new Scheduled(new ScheduledArrivals(((ArrivalModel.OpenLoop) model).schedule(), gaps, root.split(),
+                    end - clock.read()), services, clock.read(), launcher).next();
+        } else if (model instanceof ArrivalModel.OpenLoop) {
             new OpenLoop(((ArrivalModel.OpenLoop) model).rate().meanIntervalNanos(), root.split(), root.split(), end,
                     launcher).next();
         } else {
@@ -158,6 +163,34 @@ final class VirtualTimeSimulation {
         @Override
         public void run() {
             launcher.launch(clock.read(), settings.serviceTime().sampleNanos(services), null);
+            next();
+        }
+    }
+
+    /** Arrivals on a {@link LoadSchedule}: each arrival schedules the next. */
+    private final class Scheduled implements Runnable {
+        private final ScheduledArrivals arrivals;
+        private final SplittableRandom services;
+        private final long start;
+        private final AsyncCallLauncher launcher;
+
+        Scheduled(ScheduledArrivals arrivals, SplittableRandom services, long start, AsyncCallLauncher launcher) {
+            this.arrivals = arrivals;
+            this.services = services;
+            this.start = start;
+            this.launcher = launcher;
+        }
+
+        void next() {
+            long offset = arrivals.next();
+            if (offset >= 0) {
+                clock.schedule(this, start + offset - clock.read(), TimeUnit.NANOSECONDS);
+            }
+        }
+
+        @Override
+        public void run() {
+            launcher.launch(clock.read(), settings.serviceTime().sampleNanos(services), arrivals.priority(), null);
             next();
         }
     }

@@ -1,0 +1,64 @@
+package dev.bulwark.cli.internal.sim;
+
+import java.util.SplittableRandom;
+
+/**
+ * The arrival times of a {@link LoadSchedule}, drawn by thinning: candidates arrive as a Poisson process at the
+ * schedule's peak rate, and each is kept with probability (the rate at its time) / (the peak rate), in the lane
+ * {@link LoadSchedule#laneAt} gives it. The kept arrivals form a Poisson process whose rate follows the schedule, and
+ * a seed fixes them. Shared by real and virtual time, so a seed gives the same arrivals in both.
+ *
+ * <p>Not thread-safe: one instance per run, used by the thread that makes the arrivals.
+ */
+final class ScheduledArrivals {
+
+    private final LoadSchedule schedule;
+    private final double meanGapNanos;
+    private final SplittableRandom gaps;
+    private final SplittableRandom thinning;
+    private final long windowNanos;
+    private double offset;
+    private LoadSchedule.Lane lane;
+
+    /**
+     * @param schedule the schedule
+     * @param gaps the generator of the candidates' gaps
+     * @param thinning the generator that keeps or drops candidates and picks their lane
+     * @param windowNanos how long arrivals come, from the start of the run
+     */
+    ScheduledArrivals(LoadSchedule schedule, SplittableRandom gaps, SplittableRandom thinning, long windowNanos) {
+        this.schedule = schedule;
+        this.meanGapNanos = 1e9 / schedule.peakPerSecond();
+        this.gaps = gaps;
+        this.thinning = thinning;
+        this.windowNanos = windowNanos;
+    }
+
+    /**
+     * Moves to the next kept arrival.
+     *
+     * @return its time since the start of the run, or -1 once the window is over
+     */
+    long next() {
+        for (;;) {
+            offset += meanGapNanos * gaps.nextExponential();
+            if (offset >= windowNanos) {
+                return -1;
+            }
+            long due = (long) offset;
+            lane = schedule.laneAt(due, thinning.nextDouble());
+            if (lane != null) {
+                return due;
+            }
+        }
+    }
+
+    /**
+     * Returns the priority of the arrival {@link #next} moved to.
+     *
+     * @return its lane's priority, or {@code null} when the schedule has no priorities
+     */
+    dev.bulwark.Priority priority() {
+        return lane.priority();
+    }
+}
