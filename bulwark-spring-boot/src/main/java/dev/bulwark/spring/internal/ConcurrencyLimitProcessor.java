@@ -6,21 +6,11 @@ import dev.bulwark.Bulkheads;
 import dev.bulwark.spring.BulwarkPolicies;
 import dev.bulwark.spring.BulwarkProperties;
 import java.lang.annotation.Annotation;
-import java.lang.reflect.Method;
-import java.util.HashMap;
-import java.util.Map;
-import org.aopalliance.intercept.MethodInterceptor;
 import org.springframework.aop.Advisor;
-import org.springframework.aop.Pointcut;
-import org.springframework.aop.support.ComposablePointcut;
-import org.springframework.aop.support.DefaultPointcutAdvisor;
-import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.EmbeddedValueResolverAware;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.MergedAnnotation;
-import org.springframework.util.ClassUtils;
-import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
 
@@ -48,7 +38,6 @@ public final class ConcurrencyLimitProcessor extends InstanceAdvisingProcessor i
 
     private final transient ObjectProvider<BulwarkPolicies> policies;
     private final transient ObjectProvider<BulwarkProperties> properties;
-    private final transient Pointcut pointcut;
     private transient StringValueResolver resolver;
 
     /**
@@ -59,20 +48,10 @@ public final class ConcurrencyLimitProcessor extends InstanceAdvisingProcessor i
      */
     public ConcurrencyLimitProcessor(ObjectProvider<BulwarkPolicies> policies,
                                      ObjectProvider<BulwarkProperties> properties) {
+        // Spring's own order for its post-processor: after every common post-processor but @EnableAsync's.
+        super(SpringResilience.concurrencyLimitType(), Ordered.LOWEST_PRECEDENCE - 1);
         this.policies = policies;
         this.properties = properties;
-        Class<? extends Annotation> type = SpringResilience.concurrencyLimitType();
-        // Spring's pointcut exactly: the annotation on the class (or inherited) or on the method (or an overridden
-        // one).
-        this.pointcut = new ComposablePointcut(new AnnotationMatchingPointcut(type, true))
-                .union(new AnnotationMatchingPointcut(null, type, true));
-        // Decides which beans are eligible (and caches it per class); each bean gets an advisor of its own below.
-        this.advisor = new DefaultPointcutAdvisor(pointcut, (MethodInterceptor) invocation -> invocation.proceed());
-        setBeforeExistingAdvisors(true);
-        // No proxyTargetClass of its own: on Spring 7, setBeanFactory gives it the application's default proxy
-        // configuration (class-based under Boot's spring.aop.proxy-target-class=true), as Spring's post-processor.
-        // Spring's own order for it: after every common post-processor but @EnableAsync's.
-        setOrder(Ordered.LOWEST_PRECEDENCE - 1);
     }
 
     /** Takes the resolver of {@code limitString}'s placeholders and SpEL, the one Spring's post-processor uses. */
@@ -83,29 +62,8 @@ public final class ConcurrencyLimitProcessor extends InstanceAdvisingProcessor i
 
     @Override
     Advisor advisorFor(Class<?> beanClass, String beanName) {
-        Class<?> targetClass = ClassUtils.getUserClass(beanClass);
-        boolean shared = isSingleton(beanName);
-        Map<Method, ConcurrencyLimitGate> byMethod = new HashMap<>();
-        Map<String, Method> byName = new HashMap<>();
-        for (Method method : ReflectionUtils.getUniqueDeclaredMethods(targetClass,
-                ReflectionUtils.USER_DECLARED_METHODS)) {
-            MergedAnnotation<Annotation> annotation = SpringResilience.concurrencyLimit(method);
-            if (!annotation.isPresent()) {
-                continue;
-            }
-            Method other = byName.putIfAbsent(method.getName(), method);
-            if (other != null) {
-                throw new IllegalStateException("@ConcurrencyLimit on " + other + " and on " + method + ": Bulwark "
-                        + "names a method's bulkhead " + beanName + "." + method.getName() + ", so that only one "
-                        + "method of that name may carry its own @ConcurrencyLimit");
-            }
-            byMethod.put(method, gate(beanName + "." + method.getName(), ClassUtils.getQualifiedMethodName(method),
-                    annotation, method.toString(), shared));
-        }
-        MergedAnnotation<Annotation> onClass = SpringResilience.concurrencyLimit(targetClass);
-        ConcurrencyLimitGate classGate = onClass.isPresent()
-                ? gate(beanName, targetClass.getName(), onClass, targetClass.toString(), shared) : null;
-        return new DefaultPointcutAdvisor(pointcut, new ConcurrencyLimitInterceptor(targetClass, byMethod, classGate));
+        return advise(beanClass, beanName, "ConcurrencyLimit", "bulkhead", SpringResilience::concurrencyLimit,
+                this::gate, ConcurrencyLimitInterceptor::new);
     }
 
     private ConcurrencyLimitGate gate(String name, String identifier, MergedAnnotation<Annotation> annotation,

@@ -4,19 +4,12 @@ import dev.bulwark.Retry;
 import dev.bulwark.spring.BulwarkPolicies;
 import dev.bulwark.spring.BulwarkProperties;
 import java.lang.annotation.Annotation;
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.springframework.aop.Advisor;
-import org.springframework.aop.Pointcut;
-import org.springframework.aop.support.ComposablePointcut;
-import org.springframework.aop.support.DefaultPointcutAdvisor;
-import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationEventPublisherAware;
@@ -25,7 +18,6 @@ import org.springframework.core.Ordered;
 import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.format.annotation.DurationFormat;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
-import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
@@ -48,7 +40,6 @@ public final class RetryableProcessor extends InstanceAdvisingProcessor
 
     private final transient ObjectProvider<BulwarkPolicies> policies;
     private final transient ObjectProvider<BulwarkProperties> properties;
-    private final transient Pointcut pointcut;
     private transient StringValueResolver resolver;
     private transient ApplicationEventPublisher events;
 
@@ -59,17 +50,10 @@ public final class RetryableProcessor extends InstanceAdvisingProcessor
      * @param properties the declarations, checked for a retry declared under the name of an annotated method
      */
     public RetryableProcessor(ObjectProvider<BulwarkPolicies> policies, ObjectProvider<BulwarkProperties> properties) {
+        // @EnableResilientMethods's default order for Spring's retry post-processor.
+        super(SpringResilience.retryableType(), Ordered.LOWEST_PRECEDENCE - 1);
         this.policies = policies;
         this.properties = properties;
-        Class<? extends Annotation> type = SpringResilience.retryableType();
-        // Spring's pointcut exactly: the annotation on the class (or inherited) or on the method (or an overridden
-        // one).
-        this.pointcut = new ComposablePointcut(new AnnotationMatchingPointcut(type, true))
-                .union(new AnnotationMatchingPointcut(null, type, true));
-        this.advisor = new DefaultPointcutAdvisor(pointcut, (MethodInterceptor) invocation -> invocation.proceed());
-        setBeforeExistingAdvisors(true);
-        // @EnableResilientMethods's default order for Spring's retry post-processor.
-        setOrder(Ordered.LOWEST_PRECEDENCE - 1);
     }
 
     /** Takes the resolver of the {@code *String} attributes' placeholders and SpEL, the one Spring's uses. */
@@ -86,28 +70,9 @@ public final class RetryableProcessor extends InstanceAdvisingProcessor
 
     @Override
     Advisor advisorFor(Class<?> beanClass, String beanName) {
-        Class<?> targetClass = ClassUtils.getUserClass(beanClass);
-        boolean shared = isSingleton(beanName);
-        Map<Method, RetryablePlan> byMethod = new HashMap<>();
-        Map<String, Method> byName = new HashMap<>();
-        for (Method method : ReflectionUtils.getUniqueDeclaredMethods(targetClass,
-                ReflectionUtils.USER_DECLARED_METHODS)) {
-            MergedAnnotation<Annotation> annotation = SpringResilience.retryable(method);
-            if (!annotation.isPresent()) {
-                continue;
-            }
-            Method other = byName.putIfAbsent(method.getName(), method);
-            if (other != null) {
-                throw new IllegalStateException("@Retryable on " + other + " and on " + method + ": Bulwark names a "
-                        + "method's retry " + beanName + "." + method.getName() + ", so that only one method of that "
-                        + "name may carry its own @Retryable");
-            }
-            byMethod.put(method, plan(beanName + "." + method.getName(), annotation, method.toString(), shared));
-        }
-        MergedAnnotation<Annotation> onClass = SpringResilience.retryable(targetClass);
-        RetryablePlan classPlan = onClass.isPresent()
-                ? plan(beanName, onClass, targetClass.toString(), shared) : null;
-        return new DefaultPointcutAdvisor(pointcut, new RetryableInterceptor(targetClass, byMethod, classPlan));
+        return advise(beanClass, beanName, "Retryable", "retry", SpringResilience::retryable,
+                (name, identifier, annotation, where, shared) -> plan(name, annotation, where, shared),
+                RetryableInterceptor::new);
     }
 
     private RetryablePlan plan(String name, MergedAnnotation<Annotation> annotation, String where, boolean shared) {
