@@ -13,8 +13,7 @@ import org.jspecify.annotations.Nullable;
  * bulkhead from it with {@link Bulkhead#of(BulkheadConfig)}, derive a variant with {@link #toBuilder()}.
  *
  * <p>Two configurations are equal when their name, limits, maximum wait, queue order and reserves are equal and they
- * hold the same
- * overflow handler, listeners, ticker, scheduler and adaptive-limit instances. Thread-safe (immutable).
+ * hold the same overflow handler, listeners, ticker, scheduler and adaptive-limit instances. Thread-safe (immutable).
  */
 public final class BulkheadConfig {
 

@@ -336,8 +336,8 @@ public final class Retry extends SingleStepPolicy<RetryStep> {
          */
         public Retry build() {
             return new Retry(new RetryStep(nameForBuild(), List.copyOf(handledTypes), List.copyOf(handledIf),
-                    maxRetries, delay, backoffInitial, backoffMax, multiplier, jitter, jitterSpread, retryClosedBulkheads,
-                    List.copyOf(listeners), scheduler, ticker));
+                    maxRetries, delay, backoffInitial, backoffMax, multiplier, jitter, jitterSpread,
+                    retryClosedBulkheads, List.copyOf(listeners), scheduler, ticker));
         }
     }
 }

@@ -18,8 +18,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>a bulkhead's asynchronous waiter whose {@code maxWait} timer is refused leaves the queue at once and its
  *       future fails with the scheduler's exception, the same instance; its listeners see it
  *       {@linkplain BulkheadListener#cancelled(long, Priority) cancelled} (the wait was given up, not refused by the
- * bulkhead, so
- *       the overflow handler is not called);</li>
+ *       bulkhead, so the overflow handler is not called);</li>
  *   <li>a {@link PartitionedBulkhead}'s asynchronous fair-share waiter whose timer is refused leaves the fair queue
  *       at once, gives its key's slot back, and its future fails with the scheduler's exception, the same
  *       instance;</li>

@@ -23,9 +23,8 @@ package dev.bulwark;
  *       bulkheads do not re-measure together) it measures again for a moment at three quarters of the limit
  *       (at least 128 calls, and 8 per slot of the pinned limit), counting only calls admitted after it began,
  *       and a result faster by three standard errors replaces what was learnt (BBR's ProbeRTT); it measures again after
- * 2 s already when the reference's
- *       uncertainty (more than twice the window's) is what keeps a window undecided. What was learnt is halved
- *       in weight every 30 s.</li>
+ *       2 s already when the reference's uncertainty (more than twice the window's) is what keeps a window undecided.
+ *       What was learnt is halved in weight every 30 s.</li>
  *   <li><b>Sequential windows.</b> A window holds at least a round trip of calls (calls ending within three
  *       typical latencies of a limit change are left out: the transition), and closes as soon as its mean
  *       latency is <em>statistically</em> clear to be above (by 2.5 standard errors, from the window's and the

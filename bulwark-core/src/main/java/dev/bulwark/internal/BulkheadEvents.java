@@ -25,8 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link SampledListener#UNTIMED} and {@link #released} reads no clock either, nor tells the sampled listeners
  * anything (they derive their release counts, see {@link SampledListener#releasesSampled()}), so that a call outside
  * the sample costs a bound bulkhead only its admission count. One reading serves every listener. A listener attached
- * while an untimed call runs sees
- * that call's release with an execution time of 0.
+ * while an untimed call runs sees that call's release with an execution time of 0.
  */
 final class BulkheadEvents {
 

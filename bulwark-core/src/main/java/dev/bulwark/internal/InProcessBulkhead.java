@@ -46,9 +46,8 @@ import java.util.function.Supplier;
  * {@link #events} once, and that one read both reports its admission and picks the plain or the observed path (a
  * listener attached or detached while a call runs may see only one of its admission and its release).
  * A call that the sampled listeners do not time is not reported at release at all. Otherwise the call is timed and its
- * outcome classified for listeners and the adaptive limit
- * ({@link #releaseAfterRun}), and the release is reported before the slot is handed on, so that event order
- * stays causal.
+ * outcome classified for listeners and the adaptive limit ({@link #releaseAfterRun}), and the release is reported
+ * before the slot is handed on, so that event order stays causal.
  */
 public final class InProcessBulkhead extends WeightedEntries implements ChainStep, AdaptiveTarget {
 

@@ -15,8 +15,7 @@ import java.util.SplittableRandom;
  * for exponential service times, four times that for lognormal ones with sigma 1. A fixed window is either too
  * short for noisy latencies (the limit drifts on noise) or too long for clear ones (a capacity drop is answered
  * late). The window therefore stops as soon as its tests (2, 2.5 or 3 standard errors, see {@link WindowVerdicts}) say
- * where its mean lies, and at
- * {@link #MAX_SAMPLES} holds the limit when it cannot tell.
+ * where its mean lies, and at {@link #MAX_SAMPLES} holds the limit when it cannot tell.
  *
  * <p><b>Phases.</b> {@code MEASURING} pins the limit low ({@code min(start, 4)}) for the first baseline, after
  * which slow start grows it from there; {@code PROBING} pins it at three quarters of the limit for one window

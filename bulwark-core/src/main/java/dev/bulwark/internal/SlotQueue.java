@@ -440,8 +440,9 @@ abstract class SlotQueue {
     /** The maximum wait in nanoseconds (0 for none) as it is now; read under the lock by a joining waiter. */
     abstract long maxWaitNanos();
 
-    /** A refusal with the counts of {@code observedState}; made by {@link WeightedEntries}, the only direct subclass.
-    * */
+    /**
+     * A refusal with the counts of {@code observedState}; made by {@link WeightedEntries}, the only direct subclass.
+     */
     abstract Rejection refusal(Rejection.Reason reason, long observedState, long waitedNanos, int level);
 
     // ---------------------------------------------------------------------------------------------------------

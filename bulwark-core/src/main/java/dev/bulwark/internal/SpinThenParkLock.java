@@ -17,10 +17,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>Guarantee.</b> A contender parks only when it could not take the lock within the spin bound, counted from
  * its own first attempt: the holder was descheduled inside its section or sweeps a long queue (a close or a limit
  * change refusing thousands of waiters), or other contenders kept winning the hand-over (the lock is non-fair). The
- * uncontended path is the plain lock's single compare-and-set; the clock is read only once a first
- * attempt failed. Spinning never pins a virtual thread (it holds its carrier for at most the bound, then parks and
- * unmounts like any {@code ReentrantLock} waiter). Ownership, reentrancy, {@code tryLock} and conditions are the
- * superclass's, unchanged; the lock stays non-fair.
+ * uncontended path is the plain lock's single compare-and-set; the clock is read only once a first attempt failed.
+ * Spinning never pins a virtual thread (it holds its carrier for at most the bound, then parks and unmounts like any
+ * {@code ReentrantLock} waiter). Ownership, reentrancy, {@code tryLock} and conditions are the superclass's, unchanged;
+ * the lock stays non-fair.
  */
 public final class SpinThenParkLock extends ReentrantLock {
 
@@ -46,8 +46,9 @@ public final class SpinThenParkLock extends ReentrantLock {
         this.spinNanos = spinNanos;
     }
 
-    /** Takes the lock, spinning up to {@link #SPIN_NANOS} (by default) while it is held by another thread, then
-    * parking. */
+    /**
+     * Takes the lock, spinning up to {@link #SPIN_NANOS} (by default) while it is held by another thread, then parking.
+     */
     @Override
     public void lock() {
         if (tryLock() || spinUntilLocked()) {

@@ -14,9 +14,8 @@ import dev.bulwark.internal.spi.WaiterFate;
  * or {@link #TIMED_OUT} (by whoever gives up on the call, without the lock), {@link #EVICTED} (by a newer
  * waiter of a higher priority or under LIFO, under the lock), or {@link #REFUSED} (by a close or a limit lowered
  * below its weight, under the lock, which writes {@link #refusal} before the CAS). The winner of that CAS owns the
- * consequences: a granter's slot now belongs
- * to the node's owner, who must use it or release it; a canceller must unlink the node (if still linked) and
- * report the outcome. The loser does nothing.
+ * consequences: a granter's slot now belongs to the node's owner, who must use it or release it; a canceller must
+ * unlink the node (if still linked) and report the outcome. The loser does nothing.
  */
 abstract class Waiter extends WaiterFate {
 

@@ -92,10 +92,9 @@ final class WindowVerdicts {
      * reference of 20.2 ± 1.5 ms from 244 calls, and ran to its longest, and a re-measurement and one more such
      * window followed before the limit grew (4.0 s to settle; seed 10 4.9 s). On the way, when a window is
      * looked at every few samples, it takes {@link #Z_FASTER_ON_THE_WAY} standard errors (by 2.5 on the way and at the
-     * close, the many looks
-     * added up to false alarms that lifted the limit above the capacity: {@code c20-noise} fell by 0.2 points, a
-     * seed to 92.3%); at the window's close, its one last look, {@link #Z}. As with the wider pool, the window's
-     * mean must also be below the reference's own threshold.
+     * close, the many looks added up to false alarms that lifted the limit above the capacity: {@code c20-noise} fell
+     * by 0.2 points, a seed to 92.3%); at the window's close, its one last look, {@link #Z}. As with the wider pool,
+     * the window's mean must also be below the reference's own threshold.
      */
     private boolean fasterThanOwnLimit(WindowedLimiter.Window w, double z) {
         double[] own = pools.at(w.limit);

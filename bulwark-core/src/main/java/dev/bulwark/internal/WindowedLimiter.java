@@ -26,9 +26,8 @@ import java.util.concurrent.atomic.DoubleAdder;
  * {@code getAndAdd} on {@link #window}, which packs the window's sample count (high {@value #COUNT_SHIFT}+ bits)
  * and its latency sum in microseconds (low {@value #COUNT_SHIFT} bits) into one long, so a sample's count and
  * latency always land in the same window (successes only: a drop is an increment of {@link #drops} instead); plus a
- * read of the
- * in-flight maximum (written only when exceeded) and, for subclasses that ask for it, a {@link DoubleAdder} of
- * squared latencies. The sample whose add completes a window tries to become its closer by a CAS on
+ * read of the in-flight maximum (written only when exceeded) and, for subclasses that ask for it, a {@link DoubleAdder}
+ * of squared latencies. The sample whose add completes a window tries to become its closer by a CAS on
  * {@link #closing}; a sample that loses simply stays in the accumulators, which the next window inherits.
  *
  * <p><b>Invariant:</b> the closer subtracts exactly the values it read ({@code getAndAdd(-read)}), never resets
@@ -36,14 +35,13 @@ import java.util.concurrent.atomic.DoubleAdder;
  * and adds interleave. A success is counted only in {@link #window} and a drop only in {@link #drops}, each taken
  * out by subtracting what was read, so a sample racing a close falls to this window or the next, never both (an
  * earlier layout counted drops in both words and could count one twice). (The squared sum and the in-flight maximum are
- * separate words: a sample racing a close may have its
- * square counted in the next window. They steer heuristics, never the sample count.) Only the closer, holding {@link
- * #closing}, reads or writes the algorithm's state; the CAS that
- * acquires it and the volatile write that releases it order each closer after the previous one, so that state
- * needs no lock of its own. The new limit is applied after {@link #closing} is released, through
- * {@link AdaptiveTarget#adaptLimit(int, int)}, and only if the limit still has the value the decision was
- * based on. {@code WindowedLimiterRaceTest} forces the interleavings (adds racing a close, two would-be
- * closers) and checks the invariant.
+ * separate words: a sample racing a close may have its square counted in the next window. They steer heuristics, never
+ * the sample count.) Only the closer, holding {@link #closing}, reads or writes the algorithm's state; the CAS that
+ * acquires it and the volatile write that releases it order each closer after the previous one, so that state needs no
+ * lock of its own. The new limit is applied after {@link #closing} is released, through
+ * {@link AdaptiveTarget#adaptLimit(int, int)}, and only if the limit still has the value the decision was based on.
+ * {@code WindowedLimiterRaceTest} forces the interleavings (adds racing a close, two would-be closers) and checks the
+ * invariant.
  */
 abstract class WindowedLimiter extends AdaptiveLimiter {
 

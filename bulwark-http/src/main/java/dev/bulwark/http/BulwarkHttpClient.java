@@ -48,9 +48,9 @@ import javax.net.ssl.SSLParameters;
  * is aborted the same way: one still running when the policy has decided the call (a {@link dev.bulwark.Timeout} in
  * the pipeline failed it; a bulkhead inside keeps the slot until the exchange ends, so without the abort a hung
  * server would hold every slot), or when the policy starts the next attempt (a retry after a per-attempt timeout). That
- * attempt needs a slot first:
- * with {@code Pipeline.of(retry, timeout, bulkhead)} and no slot to spare it waits for the abandoned exchange to end,
- * so bound each exchange with {@link HttpRequest.Builder#timeout(Duration)} (the JDK client then ends it itself).
+ * attempt needs a slot first: with {@code Pipeline.of(retry, timeout, bulkhead)} and no slot to spare it waits for the
+ * abandoned exchange to end, so bound each exchange with {@link HttpRequest.Builder#timeout(Duration)} (the JDK client
+ * then ends it itself).
  *
  * <p><b>Refusal.</b> {@link #sendAsync} completes exceptionally with the policy's own exception (such as
  * {@link dev.bulwark.BulkheadRejectedException}); {@link #send} throws it. Nothing reaches the network.

@@ -6,15 +6,19 @@ package dev.bulwark.benchmarks.conformance;
  */
 public enum Check {
 
-    /** Synchronous calls: admits up to the limit, refuses beyond it without running the work, admits again after
-    * release, twice over. */
+    /**
+     * Synchronous calls: admits up to the limit, refuses beyond it without running the work, admits again after
+     * release, twice over.
+     */
     SYNC_LIMIT("sync: admits up to the limit, refuses beyond it, admits up to the limit again after release"),
 
     /** Asynchronous calls: the same, and a refusal completes the returned future before the call returns. */
     ASYNC_LIMIT("async: admits up to the limit, a refusal completes the future at once, admits again after release"),
 
-    /** An asynchronous call that must wait returns at once, holding no thread, and runs in arrival order when slots
-    * free up. */
+    /**
+     * An asynchronous call that must wait returns at once, holding no thread, and runs in arrival order when slots free
+     * up.
+     */
     ASYNC_WAIT("async: a waiting call holds no thread and queued calls run in arrival order"),
 
     /** Blocked callers get the slot in arrival order and a newcomer does not barge ahead of them. */

@@ -3,9 +3,8 @@ package dev.bulwark.benchmarks.report;
 import java.util.List;
 
 /**
- * Writes the generated part of the performance page (docs/performance.md): everything between {@link #START} and {@link
- * #END}
- * is replaced, the text around it is left alone.
+ * Writes the generated part of the performance page (docs/performance.md): everything between {@link #START} and
+ * {@link #END} is replaced, the text around it is left alone.
  */
 final class ReadmeSection {
 

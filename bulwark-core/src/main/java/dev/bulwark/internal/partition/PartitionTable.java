@@ -46,9 +46,8 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Invariant.</b> {@code count} = live partitions in the map + creations between {@link #reserve()} and the
  * end of their offer + partitions a sweep has evicted and not yet counted out (the instant between its
  * compare-and-set and its decrement). So whenever the bulkhead is quiet (no call inside {@link #enter}/{@link #exit},
- * no sweep
- * running), {@link #partitionCount()} equals the number of live partitions, whatever failed or raced; and it never
- * exceeds {@code maxPartitions}, because {@link #reserve()} is a compare-and-set bounded by it.
+ * no sweep running), {@link #partitionCount()} equals the number of live partitions, whatever failed or raced; and it
+ * never exceeds {@code maxPartitions}, because {@link #reserve()} is a compare-and-set bounded by it.
  *
  * <p><b>Sweeps.</b> Callers sweep, so there is no background thread and a dropped bulkhead is collected. A call
  * leaving a partition already holds a clock reading; when it is past {@link #nextSweepAt} (every half idle timeout)

@@ -16,9 +16,9 @@ import java.util.concurrent.TimeUnit;
  * {@code t} lives in bucket {@code t & (buckets - 1)}, as in Netty's {@code HashedWheelTimer}, but with no lap counter:
  * walking a bucket fires the nodes whose deadline has passed and leaves the others for a later lap (a bucket is walked
  * at a tick only once that tick has begun, and a node's due tick begins at or after its deadline); each bucket is a
- * doubly linked list of {@link TimerNode}s owned by the
- * worker thread alone. Scheduling and cancelling are O(1) and never take a lock, so callers never contend with the
- * timer thread the way a {@code ScheduledThreadPoolExecutor}'s locked heap makes them.
+ * doubly linked list of {@link TimerNode}s owned by the worker thread alone. Scheduling and cancelling are O(1) and
+ * never take a lock, so callers never contend with the timer thread the way a {@code ScheduledThreadPoolExecutor}'s
+ * locked heap makes them.
  *
  * <p><b>Hand-over.</b> A scheduling thread pushes its node on {@link #pending}, an intrusive Treiber stack (the link
  * is a field of the node: no allocation besides the node itself). A cancelling thread wins the node's state by CAS,
@@ -44,8 +44,7 @@ import java.util.concurrent.TimeUnit;
  *       cancel CAS winner); each stack link field belongs to one stack.</li>
  *   <li>Never early: the worker fires a node only when the wheel's clock has reached its deadline; a node whose
  *       tick has begun but whose deadline has not yet come (a deadline from a reading later than the walk's) is
- * re-filed
- *       one tick later; a node of a later lap stays.</li>
+ *       re-filed one tick later; a node of a later lap stays.</li>
  *   <li>No lap late: a node is filed at its due tick or, if that has passed, at {@code currentTick}, and every tick
  *       from {@code currentTick} on is walked in order, so the walk reaches the node's bucket at its due tick (or at
  *       once). One exception keeps this: when nothing is filed ({@code filed == 0}, checked before what is pending

@@ -167,9 +167,8 @@ public final class ClusterAdaptiveLimit implements AdaptiveTarget {
      * Gives back this instance's decider claim, at shutdown: the claim alone (no limit compared or written) for
      * 0 ms, which Redis applies only if the claim is this instance's or has run out, and which then has run out at
      * once, whatever limit Redis holds by then. Sent without waiting and regardless of a write in flight (whose own
-     * claim renewal, if it lands
-     * after this, runs out within {@link #CLAIM_MILLIS} as before); a failure leaves the claim to run out. Does
-     * nothing for limits that take no claim.
+     * claim renewal, if it lands after this, runs out within {@link #CLAIM_MILLIS} as before); a failure leaves the
+     * claim to run out. Does nothing for limits that take no claim.
      */
     void releaseClaim() {
         if (claim.length == 0) {

@@ -55,8 +55,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * connection refuses every waiter at once ({@link #connectionLost}), any command that times out refuses the queued
  * ones ({@link #redisSilent}), and a poll or heartbeat that fails refuses the waiters it carried
  * ({@link #waiterUnavailable}); the lease keeper polls at least every quarter command timeout while calls wait. A
- * refused waiter that was queued sends its release, so a grant Redis makes to it later
- * is handed straight on.
+ * refused waiter that was queued sends its release, so a grant Redis makes to it later is handed straight on.
  *
  * <p><b>Weights and priorities.</b> A call's weight travels in its id ({@code #n}) and its priority in the acquire's
  * arguments; the scripts do the counting (see {@link LuaScripts}). Redis removes a waiter that a lowered limit or a

@@ -16,8 +16,7 @@ import java.util.concurrent.TimeoutException;
  * (prefix {@code ~}). Every token is a hint: this instance's waiters it names are decided only by what Redis answers
  * when asked ({@link ClusterProtocol#confirmHints}), so anyone who may publish on the channel can neither admit nor
  * refuse a waiter. Nothing here blocks the pub/sub I/O thread. When the subscription is (re)established, for example
- * after a reconnect during which
- * messages may have been missed, the lease keeper polls at once.
+ * after a reconnect during which messages may have been missed, the lease keeper polls at once.
  */
 final class GrantSubscriber extends RedisPubSubAdapter<String, String> {
 

@@ -23,9 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * queued waiter, and otherwise, when waiters exist, the same script renews just the waiters (the poll, at the poll
  * interval) or, between polls, runs with no ids at all (the probe, at least every {@link #probeNanos}: it costs
  * Redis the same whatever the queue's length). The reply says for each id whether Redis still knows it: a waiter Redis
- * lists
- * as a holder was granted (its wake-up was missed), an unknown permit or waiter is lost. Orphaned ids are released
- * on every tick that finds some, one sweep at a time.
+ * lists as a holder was granted (its wake-up was missed), an unknown permit or waiter is lost. Orphaned ids are
+ * released on every tick that finds some, one sweep at a time.
  *
  * <p><b>Failing fast.</b> A renewal that fails (the connection is down: rejected at once; Redis is paused or
  * slow: it times out after the command timeout) refuses every waiter it carried with {@code UNAVAILABLE} at once:

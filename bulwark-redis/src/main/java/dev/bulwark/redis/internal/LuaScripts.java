@@ -88,12 +88,11 @@ import java.util.HexFormat;
  * {@code ZSCORE} (the carried id), {@code ZCARD} (holders), {@code ZREM} (the carried holder) and {@code ZADD}:
  * 7 commands, 5 without a release carried, plus {@code GET} (extra) while a weighted call holds a permit and
  * {@code INCRBY} for weights; the release's {@code TIME}, {@code EXISTS}, {@code ZSCORE}, {@code ZREM}. Anything else
- * (someone waits, the slots look taken, the weight exceeds the limit,
- * several releases carried, limits to initialize) takes the general path: the release of every carried id,
- * then the same fast decision for several carried ids, else the purge and the grant. Expired holders left by
- * this laziness (a killed instance's permits) are dropped by the next full path: a renew (each heartbeat or poll
- * of an instance holding or awaiting a permit), counts, configure, or an acquire that finds the slots taken or
- * a queue.
+ * (someone waits, the slots look taken, the weight exceeds the limit, several releases carried, limits to initialize)
+ * takes the general path: the release of every carried id, then the same fast decision for several carried ids, else
+ * the purge and the grant. Expired holders left by this laziness (a killed instance's permits) are dropped by the next
+ * full path: a renew (each heartbeat or poll of an instance holding or awaiting a permit), counts, configure, or an
+ * acquire that finds the slots taken or a queue.
  *
  * <p>The Lua around the commands costs server time too (measured in {@link LuaFastPaths}): each
  * {@code local function} is a closure built anew by every run of the script, so the fast paths use none, and the
@@ -112,8 +111,7 @@ import java.util.HexFormat;
  *       the outcome, the counts and the cluster-wide limits.</li>
  *   <li>{@link #RELEASE}: for each id, removes it from the holders (a release) or from the queue (a waiter giving
  *       up), then grants if anyone waits. Releasing an id that is neither (its lease expired, Redis restarted) changes
- * nothing,
- *       which is why a lost permit can never free a slot that someone else holds. Because a grant that raced a
+ *       nothing, which is why a lost permit can never free a slot that someone else holds. Because a grant that raced a
  *       cancellation shows up here as a holder, a waiter that gave up never keeps a slot.</li>
  *   <li>{@link #RENEW}: the heartbeat and the poll. Extends the lease of each id still known, and tells for each
  *       whether it is a holder (1: for a waiter this means it was granted), a waiter (2), a waiter evicted by a

@@ -11,11 +11,10 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The releases of closed permits, which nobody waits for: each is sent either on its own, by a flush handed to the
  * command connection's I/O event loop (see {@link ReleaseFlusher}) the moment it is added, or, when this instance
- * sends another script first, together with that script (an {@code acquire} carries them in its own arguments, a {@code
- * release} merges them, any other script is sent
- * behind a {@code release} of them). An uncontended caller that closes its permit and acquires again therefore
- * costs Redis one script, not two, and the next acquire no longer waits behind a separate release on the
- * single-threaded server.
+ * sends another script first, together with that script (an {@code acquire} carries them in its own arguments, a
+ * {@code release} merges them, any other script is sent behind a {@code release} of them). An uncontended caller that
+ * closes its permit and acquires again therefore costs Redis one script, not two, and the next acquire no longer waits
+ * behind a separate release on the single-threaded server.
  *
  * <h2>Design notes</h2>
  * <p><b>Nothing is delayed by more than a hand-off.</b> The release that makes {@link #pending} non-empty hands a

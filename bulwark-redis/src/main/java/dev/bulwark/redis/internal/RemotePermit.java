@@ -13,9 +13,8 @@ import java.lang.invoke.VarHandle;
  * is established once by exactly one thread: {@link #CLOSED} (its holder closed it; only that thread sends the
  * release and reports {@code released}), {@link #LOST} (Redis no longer counts it; only that thread reports
  * {@code permitLost}) and {@link #SAMPLED} (only that thread gives the call to the adaptive limit). A permit closed
- * after it was lost still sends its release: because ids are never reused
- * it can only remove its own entry, which Redis may still count when the loss was declared ahead of the lease's
- * end (see {@link LeaseKeeper#giveUpAge}).
+ * after it was lost still sends its release: because ids are never reused it can only remove its own entry, which Redis
+ * may still count when the loss was declared ahead of the lease's end (see {@link LeaseKeeper#giveUpAge}).
  */
 final class RemotePermit implements Permit, OutcomeClassifier {
 

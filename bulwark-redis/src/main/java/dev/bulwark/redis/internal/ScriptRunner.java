@@ -25,9 +25,8 @@ import java.util.function.Supplier;
  * <p>Thread-safe. Commands are written to one connection in call order, so a command sent after another one's
  * reply arrived is always executed after it on the server, and a release handed to {@link #release} is executed
  * before every script sent after that call ({@link ReleaseOutbox}, invariant 2). Two commands in flight at the same
- * time may execute
- * out of order when the first is re-sent after {@code NOSCRIPT}; the protocol never relies on their order (see
- * {@link RemoteWaiter} for how a release is kept behind its acquire).
+ * time may execute out of order when the first is re-sent after {@code NOSCRIPT}; the protocol never relies on their
+ * order (see {@link RemoteWaiter} for how a release is kept behind its acquire).
  */
 final class ScriptRunner {
 
