@@ -141,9 +141,10 @@ public final class BulwarkMetrics {
      * Binds a bulkhead: the gauges {@value MeterNames#BULKHEAD_EXECUTING}, {@value MeterNames#BULKHEAD_QUEUED},
      * {@value MeterNames#BULKHEAD_MAX_CONCURRENCY} and {@value MeterNames#BULKHEAD_MAX_QUEUE}, the function counters
      * {@value MeterNames#BULKHEAD_CALLS} (one series per outcome) and
-     * {@value MeterNames#BULKHEAD_PRIORITY_CALLS} (per priority and outcome), the function timers {@value MeterNames#BULKHEAD_WAIT} and
-     * {@value MeterNames#BULKHEAD_EXECUTION}, and the time gauges {@value MeterNames#BULKHEAD_WAIT_MAX},
-     * {@value MeterNames#BULKHEAD_EXECUTION_MAX} and {@value MeterNames#BULKHEAD_EXECUTION_PERCENTILE}. Calls in flight are reported from their next event on.
+     * {@value MeterNames#BULKHEAD_PRIORITY_CALLS} (per priority and outcome), the function timers
+     * {@value MeterNames#BULKHEAD_WAIT} and {@value MeterNames#BULKHEAD_EXECUTION}, and the time gauges
+     * {@value MeterNames#BULKHEAD_WAIT_MAX}, {@value MeterNames#BULKHEAD_EXECUTION_MAX} and
+     * {@value MeterNames#BULKHEAD_EXECUTION_PERCENTILE}. Calls in flight are reported from their next event on.
      *
      * @param bulkhead the bulkhead (any implementation)
      * @return the binding; closing it detaches the listener and removes the meters

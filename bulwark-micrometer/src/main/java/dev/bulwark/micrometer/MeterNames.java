@@ -38,11 +38,11 @@ public final class MeterNames {
      * {@code rejected.evicted} (LIFO queues, or calls with priorities), {@code rejected.unavailable} (cluster-wide
      * bulkheads only), {@code rejected.partition_limit} (stays 0 on a bulkhead: a per-key bulkhead's
      * {@code PARTITION_LIMIT} refusals are counted on {@value #PARTITIONED_CALLS}), {@code rejected.closed} (after
-     * {@code close} or during {@code drain}) and {@code rejected.weight_exceeds_limit} (weighted calls only). Every bound bulkhead registers all of them, so that
-     * dashboards and alerts see the same series everywhere; those a kind of bulkhead cannot produce stay at 0.
-     * Exact counts, kept by the binding (per-thread cells for the admissions) and read when scraped: a count is
-     * exact once the calls that made it have returned, and cumulative whatever the registry (a step registry
-     * publishes its increase per step).
+     * {@code close} or during {@code drain}) and {@code rejected.weight_exceeds_limit} (weighted calls only). Every
+     * bound bulkhead registers all of them, so that dashboards and alerts see the same series everywhere; those a kind
+     * of bulkhead cannot produce stay at 0. Exact counts, kept by the binding (per-thread cells for the admissions) and
+     * read when scraped: a count is exact once the calls that made it have returned, and cumulative whatever the
+     * registry (a step registry publishes its increase per step).
      */
     public static final String BULKHEAD_CALLS = "bulwark.bulkhead.calls";
     /**

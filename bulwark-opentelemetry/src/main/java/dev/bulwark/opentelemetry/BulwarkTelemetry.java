@@ -31,8 +31,9 @@ import java.util.concurrent.ConcurrentMap;
  *
  * <p><b>Cost.</b> Values that are read (calls holding a slot, waiting, the limits) are asynchronous instruments the
  * SDK observes at collection; admissions are counted in cells owned by the calling threads, refusals and
- * cancellations in {@link java.util.concurrent.atomic.LongAdder}s, all reported by asynchronous counters; only durations are recorded, into histograms with attribute sets built at binding. A call
- * through a bound bulkhead allocates nothing and takes no lock here.
+ * cancellations in {@link java.util.concurrent.atomic.LongAdder}s, all reported by asynchronous counters; only
+ * durations are recorded, into histograms with attribute sets built at binding. A call through a bound bulkhead
+ * allocates nothing and takes no lock here.
  *
  * <p><b>Sampled lease durations.</b> A clock reading costs about as much as a whole uncontended call, so by default
  * an in-process bulkhead times a sample of its leases, as the Micrometer binding does: every lease while calls are
@@ -86,10 +87,11 @@ public final class BulwarkTelemetry {
     }
 
     /**
-     * Binds a bulkhead: {@value InstrumentNames#BULKHEAD_ACTIVE_LEASES}, {@value InstrumentNames#BULKHEAD_QUEUED_CALLS},
-     * {@value InstrumentNames#BULKHEAD_CONCURRENCY_LIMIT}, {@value InstrumentNames#BULKHEAD_QUEUE_LIMIT},
-     * {@value InstrumentNames#BULKHEAD_CALLS}, {@value InstrumentNames#BULKHEAD_PRIORITY_CALLS},
-     * {@value InstrumentNames#BULKHEAD_TIME_IN_QUEUE} and {@value InstrumentNames#BULKHEAD_LEASE_DURATION}, with {@code bulwark.bulkhead.name}. Calls in flight are
+     * Binds a bulkhead: {@value InstrumentNames#BULKHEAD_ACTIVE_LEASES},
+     * {@value InstrumentNames#BULKHEAD_QUEUED_CALLS}, {@value InstrumentNames#BULKHEAD_CONCURRENCY_LIMIT},
+     * {@value InstrumentNames#BULKHEAD_QUEUE_LIMIT}, {@value InstrumentNames#BULKHEAD_CALLS},
+     * {@value InstrumentNames#BULKHEAD_PRIORITY_CALLS}, {@value InstrumentNames#BULKHEAD_TIME_IN_QUEUE} and
+     * {@value InstrumentNames#BULKHEAD_LEASE_DURATION}, with {@code bulwark.bulkhead.name}. Calls in flight are
      * reported from their next event on.
      *
      * @param bulkhead the bulkhead (any implementation)
@@ -106,9 +108,10 @@ public final class BulwarkTelemetry {
      * (its calls over all partitions by outcome and rejection reason, {@code partition_limit} among them), the
      * up-down counters {@value InstrumentNames#PARTITIONED_PARTITIONS},
      * {@value InstrumentNames#PARTITIONED_PARTITION_LIMIT}, {@value InstrumentNames#PARTITIONED_ACTIVE_LEASES} and
-     * {@value InstrumentNames#PARTITIONED_QUEUED_CALLS}, and the counter {@value InstrumentNames#PARTITIONED_EVICTIONS},
-     * all with {@code bulwark.partitioned.name} and never a key (a flood of keys adds no series). Attaches a listener
-     * ({@link PartitionedBulkhead#addListener}), so its partitions read the clock to time their calls from then on.
+     * {@value InstrumentNames#PARTITIONED_QUEUED_CALLS}, and the counter
+     * {@value InstrumentNames#PARTITIONED_EVICTIONS}, all with {@code bulwark.partitioned.name} and never a key (a
+     * flood of keys adds no series). Attaches a listener ({@link PartitionedBulkhead#addListener}), so its partitions
+     * read the clock to time their calls from then on.
      *
      * @param partitioned the partitioned bulkhead
      * @return the binding; closing it detaches the listener and removes the callbacks

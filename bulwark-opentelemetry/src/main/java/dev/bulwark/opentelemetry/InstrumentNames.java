@@ -23,9 +23,8 @@ public final class InstrumentNames {
     /** Attribute on every bulkhead instrument: the bulkhead's name. */
     public static final AttributeKey<String> BULKHEAD_NAME = AttributeKey.stringKey("bulwark.bulkhead.name");
     /**
-     * Attribute on {@value #BULKHEAD_CALLS}, {@value #BULKHEAD_PRIORITY_CALLS} and {@value #BULKHEAD_TIME_IN_QUEUE}: how
-     * the call ended at the bulkhead,
-     * {@code admitted}, {@code rejected} or {@code cancelled}.
+     * Attribute on {@value #BULKHEAD_CALLS}, {@value #BULKHEAD_PRIORITY_CALLS} and {@value #BULKHEAD_TIME_IN_QUEUE}:
+     * how the call ended at the bulkhead, {@code admitted}, {@code rejected} or {@code cancelled}.
      */
     public static final AttributeKey<String> BULKHEAD_OUTCOME = AttributeKey.stringKey("bulwark.bulkhead.outcome");
     /**
@@ -35,9 +34,9 @@ public final class InstrumentNames {
      */
     public static final AttributeKey<String> BULKHEAD_PRIORITY = AttributeKey.stringKey("bulwark.bulkhead.priority");
     /**
-     * Attribute on rejected calls' points only: the {@link dev.bulwark.Rejection.Reason} in lower case, {@code queue_full},
-     * {@code wait_timeout}, {@code unavailable}, {@code evicted}, {@code partition_limit}, {@code closed} or
-     * {@code weight_exceeds_limit}; on {@value #BULKHEAD_CALLS} and {@value #BULKHEAD_TIME_IN_QUEUE}.
+     * Attribute on rejected calls' points only: the {@link dev.bulwark.Rejection.Reason} in lower case,
+     * {@code queue_full}, {@code wait_timeout}, {@code unavailable}, {@code evicted}, {@code partition_limit},
+     * {@code closed} or {@code weight_exceeds_limit}; on {@value #BULKHEAD_CALLS} and {@value #BULKHEAD_TIME_IN_QUEUE}.
      */
     public static final AttributeKey<String> BULKHEAD_REJECTION_REASON =
             AttributeKey.stringKey("bulwark.bulkhead.rejection_reason");

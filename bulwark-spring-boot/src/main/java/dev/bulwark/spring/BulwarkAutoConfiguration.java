@@ -24,8 +24,8 @@ import org.springframework.core.env.Environment;
  * Auto-configures Bulwark: the {@link Bulkheads} registry and {@link BulwarkPolicies} made from
  * {@link BulwarkProperties}, and the advisor that applies {@link Bulkhead @Bulkhead}, {@link Retry @Retry} and
  * {@link Timeout @Timeout} to bean methods, and the graceful drain of every bulkhead when the context shuts down
- * ({@code bulwark.drain-timeout}, default 30 seconds; see {@code docs/priorities.md}). Switch it off with {@code bulwark.enabled=false}; replace a bean (other than
- * the advisor) by declaring one of the same type.
+ * ({@code bulwark.drain-timeout}, default 30 seconds; see {@code docs/priorities.md}). Switch it off with
+ * {@code bulwark.enabled=false}; replace a bean (other than the advisor) by declaring one of the same type.
  */
 @AutoConfiguration
 @ConditionalOnProperty(prefix = "bulwark", name = "enabled", havingValue = "true", matchIfMissing = true)

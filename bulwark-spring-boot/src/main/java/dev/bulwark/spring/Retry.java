@@ -7,7 +7,8 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Runs the method again when it fails with a failure the named retry handles (declared under {@code bulwark.retries.<name>}, or made from {@code bulwark.defaults.retry} on first use).
+ * Runs the method again when it fails with a failure the named retry handles (declared under
+ * {@code bulwark.retries.<name>}, or made from {@code bulwark.defaults.retry} on first use).
  *
  * <p>Applies to public methods of Spring beans called through the bean (not to a call from the bean to itself),
  * returning a plain value, a {@link java.util.concurrent.CompletionStage}, or a Reactor {@code Mono} or {@code Flux}
@@ -17,8 +18,8 @@ import java.lang.annotation.Target;
  * When a method carries several of {@code @Retry}, {@code @Timeout} and {@code @Bulkhead}, they compose as
  * {@code Pipeline.of(retry, timeout, bulkhead)}: each attempt gets its own deadline and its own slot.
  *
- * <p>This annotation shares its simple name with the policy type {@link dev.bulwark.Retry}; import one and write the other
- * qualified, for example {@code @dev.bulwark.spring.Retry("inventory-db")}.
+ * <p>This annotation shares its simple name with the policy type {@link dev.bulwark.Retry}; import one and write the
+ * other qualified, for example {@code @dev.bulwark.spring.Retry("inventory-db")}.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

@@ -55,7 +55,8 @@ final class SweepCommand implements Callable<Integer> {
             description = "The queue sizes (maxQueue) to try. Default: ${DEFAULT-VALUE}.")
     List<Integer> queues;
 
-    @Option(names = "--max-wait", order = 52, paramLabel = "DURATION", defaultValue = "100ms", converter = Converters.MaxWait.class,
+    @Option(names = "--max-wait", order = 52, paramLabel = "DURATION", defaultValue = "100ms",
+            converter = Converters.MaxWait.class,
             description = "The maximum wait of every setting; none for no bound. Default: ${DEFAULT-VALUE}.")
     Duration maxWait;
 

@@ -43,8 +43,8 @@ import java.util.function.ToIntFunction;
  * {@code admitted} count of {@code bulwark.bulkhead.calls}. With exact timing every lease is timed and recorded.
  * Bulkheads that report every lease through {@link #released(long)} (a cluster-wide one) are recorded in full.
  * So a call that finds a free slot and is not sampled costs one increment of its thread's cell and no clock
- * reading; a queued call one more record (its wait, measured anyway). Nothing allocates. Counts per priority are {@link PriorityCounts}:
- * a NORMAL admission, the common call, adds nothing to that.
+ * reading; a queued call one more record (its wait, measured anyway). Nothing allocates. Counts per priority are
+ * {@link PriorityCounts}: a NORMAL admission, the common call, adds nothing to that.
  *
  * <p><b>Windowed maxima and percentiles.</b> OpenTelemetry histograms keep their min and max since the start of the
  * series (with cumulative temporality), so the binding also keeps the recent window's, like a Micrometer timer's: the
@@ -121,10 +121,10 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
         Meter meter = instruments.meter();
         Attributes named = listener.leaseAttributes;
         WeakReference<Bulkhead> weak = new WeakReference<>(bulkhead);
-        observeState(meter, observations, weak, named, BULKHEAD_ACTIVE_LEASES, "Calls holding a slot of the bulkhead now",
-                Bulkhead::executingCount);
-        observeState(meter, observations, weak, named, BULKHEAD_QUEUED_CALLS, "Calls waiting for a slot of the bulkhead now",
-                Bulkhead::queuedCount);
+        observeState(meter, observations, weak, named, BULKHEAD_ACTIVE_LEASES,
+                "Calls holding a slot of the bulkhead now", Bulkhead::executingCount);
+        observeState(meter, observations, weak, named, BULKHEAD_QUEUED_CALLS,
+                "Calls waiting for a slot of the bulkhead now", Bulkhead::queuedCount);
         observeState(meter, observations, weak, named, BULKHEAD_CONCURRENCY_LIMIT,
                 "The bulkhead's concurrency limit in force", Bulkhead::maxConcurrency);
         observeState(meter, observations, weak, named, BULKHEAD_QUEUE_LIMIT, "The bulkhead's queue limit in force",

@@ -28,7 +28,8 @@ final class TimeoutInstruments extends AttachedListener implements TimeoutListen
         TimeoutInstruments listener = new TimeoutInstruments(named, instruments.timeoutDuration);
         Attributes inTimeAttributes = named.toBuilder().put(TIMEOUT_OUTCOME, "in_time").build();
         Attributes timedOutAttributes = named.toBuilder().put(TIMEOUT_OUTCOME, "timed_out").build();
-        // The callback captures the adders, never the listener (which refers, through its subscription, to the timeout).
+        // The callback captures the adders, never the listener (which refers, through its subscription, to the
+        // timeout).
         LongAdder inTime = listener.inTime;
         LongAdder timedOut = listener.timedOut;
         observations.add(instruments.meter().counterBuilder(TIMEOUT_CALLS).setUnit("{call}")

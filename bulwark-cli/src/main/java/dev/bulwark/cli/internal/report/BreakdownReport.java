@@ -63,7 +63,8 @@ final class BreakdownReport {
      */
     static void html(SimulationResult result, StringBuilder html) {
         for (ClassBreakdown breakdown : result.breakdowns()) {
-            html.append("<h2>Outcomes by ").append(Html.escape(breakdown.dimension())).append("</h2>\n<table>\n<tr><th>")
+            html.append("<h2>Outcomes by ").append(Html.escape(breakdown.dimension()))
+                    .append("</h2>\n<table>\n<tr><th>")
                     .append(Html.escape(breakdown.dimension()))
                     .append("</th><th>offered</th><th>admitted</th><th>completed</th><th>success</th>");
             for (CallOutcome ending : ENDINGS) {

@@ -18,9 +18,10 @@ import java.util.Locale;
 public final class CsvReport {
 
     private static final List<String> COLUMNS = List.of("limit", "queue", "maxWaitMs", "arrivals", "completed",
-            "rejectedQueueFull", "rejectedWaitTimeout", "rejectedEvicted", "timedOut", "cancelled", "failed", "goodputPerSecond",
-            "unservedShare", "queueWaitP50Ms", "queueWaitP99Ms", "endToEndP50Ms", "endToEndP90Ms", "endToEndP99Ms",
-            "endToEndP999Ms", "endToEndMaxMs", "retries", "timedOutAttempts", "peakInFlight", "peakQueued", "meanInFlight", "slowdown", "healthy",
+            "rejectedQueueFull", "rejectedWaitTimeout", "rejectedEvicted", "timedOut", "cancelled", "failed",
+            "goodputPerSecond", "unservedShare", "queueWaitP50Ms", "queueWaitP99Ms", "endToEndP50Ms", "endToEndP90Ms",
+            "endToEndP99Ms", "endToEndP999Ms", "endToEndMaxMs", "retries", "timedOutAttempts", "peakInFlight",
+            "peakQueued", "meanInFlight", "slowdown", "healthy",
             "schedulingLagMaxMs", "seed");
 
     private CsvReport() {

@@ -57,7 +57,8 @@ public final class HtmlReport {
             ".verdict.good{background:#ecfdf5;border-color:#15803d}",
             ".verdict.bad{background:#fef2f2;border-color:#b91c1c}",
             ".cards{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0}",
-            ".card{background:#fff;border:1px solid #e2e8f0;border-radius:8px;padding:10px 14px;min-width:150px;flex:1}",
+            ".card{background:#fff;border:1px solid #e2e8f0;border-radius:8px;padding:10px 14px;min-width:150px;"
+                    + "flex:1}",
             ".card .value{font-size:1.45rem;font-weight:600}",
             ".card .name{color:#475569;font-size:.85rem}",
             "table{border-collapse:collapse;background:#fff;margin:6px 0}",
@@ -180,7 +181,8 @@ public final class HtmlReport {
                 .append("</p>\n");
 
         html.append("<h2>Outcomes</h2>\n<table>\n<tr><th>outcome</th><th>calls</th><th>share</th></tr>\n");
-        html.append("<tr><td>arrived</td><td>").append(Numbers.count(counts.arrivals())).append("</td><td></td></tr>\n");
+        html.append("<tr><td>arrived</td><td>").append(Numbers.count(counts.arrivals()))
+                .append("</td><td></td></tr>\n");
         for (CallOutcome outcome : CallOutcome.values()) {
             if (!TextReport.shown(outcome, result)) {
                 continue;

@@ -163,7 +163,8 @@ final class SvgChart {
                     + "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>%n", px, px, plotTop,
                     plotTop + plotHeight, px, plotTop + plotHeight + 16, Html.escape(xTickLabel.apply(x))));
         }
-        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" class=\"axis\" text-anchor=\"middle\">%s</text>%n",
+        svg.append(String.format(Locale.ROOT,
+                "<text x=\"%d\" y=\"%d\" class=\"axis\" text-anchor=\"middle\">%s</text>%n",
                 LEFT + (width - LEFT - RIGHT) / 2, height - 6, Html.escape(xLabel)));
         svg.append(String.format(Locale.ROOT, "<text x=\"14\" y=\"%d\" class=\"axis\" text-anchor=\"middle\" "
                 + "transform=\"rotate(-90 14 %d)\">%s</text>%n", plotTop + plotHeight / 2,

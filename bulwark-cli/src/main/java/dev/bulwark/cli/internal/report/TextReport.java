@@ -72,7 +72,8 @@ public final class TextReport {
         out.printf(Locale.ROOT, "%-14s peak %s in flight (capacity %d); completed calls spent %s there, %sx the "
                         + "unloaded %s%n", "Downstream", Numbers.count(result.peakInFlight()),
                 settings.downstreamCapacity(), Durations.humanMillis(result.littlesLaw().meanTimeInDownstreamMillis()),
-                Numbers.significant(result.slowdown()), Durations.humanMillis(settings.serviceTime().meanNanos() / 1e6));
+                Numbers.significant(result.slowdown()),
+                Durations.humanMillis(settings.serviceTime().meanNanos() / 1e6));
         Optional<LimitTrace> limit = LimitTrace.of(result.timeline(), settings.duration().toNanos() / 1e9);
         if (bulkhead.isPresent()) {
             out.printf(Locale.ROOT, "%-14s peak %s in flight (%s), peak %s queued (queue %d)%n", "Bulkhead",

@@ -27,8 +27,8 @@ final class AsyncCallLauncher implements CallLauncher {
      * @param bulkhead the bulkhead among them, whose queue is watched, or {@code null}
      * @param endOfRun cancelled when the run ends, to take every queued call out of the queue
      */
-    AsyncCallLauncher(Policy policy, CallClasses classes, Bulkhead bulkhead, Downstream downstream, CancellationSignal endOfRun,
-                      RunMeasurements measurements) {
+    AsyncCallLauncher(Policy policy, CallClasses classes, Bulkhead bulkhead, Downstream downstream,
+                      CancellationSignal endOfRun, RunMeasurements measurements) {
         this.policy = policy;
         this.classes = classes;
         this.bulkhead = bulkhead;

@@ -93,7 +93,8 @@ public record BulkheadSettings(int limit, int queue, Duration maxWait, QueueOrde
      */
     public String describe() {
         return (adaptive == null ? "limit " + limit : "adaptive limit (" + algorithmName() + ", "
-                + adaptive.minLimit() + ".." + adaptive.maxLimit() + ", starting at " + limit + ")") + ", queue " + queue
+                + adaptive.minLimit() + ".." + adaptive.maxLimit() + ", starting at " + limit + ")")
+                + ", queue " + queue
                 + (queueOrder == QueueOrder.LIFO ? " (LIFO)" : "")
                 + (queue == 0 ? "" : ", max wait " + (maxWait == null ? "unbounded" : Durations.format(maxWait)));
     }

@@ -46,8 +46,8 @@ public final class TenantSimulation {
      * @param seed the seed of the arrival and service times
      */
     public record Settings(int tenants, double noisyFactor, Rate ratePerTenant, Distribution serviceTime, int limit,
-                           int noisyLimit, int queue, Duration maxWait, int globalLimit, boolean fairShares, Duration duration,
-                           long seed) {
+                           int noisyLimit, int queue, Duration maxWait, int globalLimit, boolean fairShares,
+                           Duration duration, long seed) {
         /** Checks the settings. */
         public Settings {
             Objects.requireNonNull(ratePerTenant, "ratePerTenant");

@@ -36,8 +36,8 @@ final class ThreadPerCallLauncher implements CallLauncher {
      *     every call through {@code policy} without options
      * @param endOfRun cancelled when the run ends, to take every queued call out of the queue
      */
-    ThreadPerCallLauncher(Policy policy, CallClasses classes, SimulatedDownstream downstream, CancellationSignal endOfRun,
-                          RunMeasurements measurements) {
+    ThreadPerCallLauncher(Policy policy, CallClasses classes, SimulatedDownstream downstream,
+                          CancellationSignal endOfRun, RunMeasurements measurements) {
         this.policy = policy;
         this.classes = classes;
         this.downstream = downstream;

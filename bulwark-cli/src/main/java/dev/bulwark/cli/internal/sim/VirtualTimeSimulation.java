@@ -52,7 +52,8 @@ final class VirtualTimeSimulation {
         BulkheadEventCollector collector = settings.bulkhead().isPresent() ? new BulkheadEventCollector(measurements)
                 : null;
         Bulkhead bulkhead = settings.bulkhead()
-                .map(limits -> Simulation.buildBulkhead(limits, settings.callMix().orElse(null), collector, clock, clock))
+                .map(limits -> Simulation.buildBulkhead(limits, settings.callMix().orElse(null), collector, clock,
+                        clock))
                 .orElse(null);
         PolicyEventCollector policyEvents = new PolicyEventCollector();
         Policy policy = Simulation.policy(settings, bulkhead, policyEvents, clock, clock);
