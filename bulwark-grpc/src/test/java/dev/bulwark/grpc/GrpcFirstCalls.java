@@ -51,6 +51,12 @@ public final class GrpcFirstCalls {
             // status and a description), each admitted through the bulkhead.
             HoldService.start(running.channel(), HoldService.ECHO, "warm-up").await();
             HoldService.start(running.channel(), HoldService.FAIL, "warm-up").await();
+            // The client may see a call's close before the server's side of it has released its slot: wait for the
+            // release, or the holder below could find the bulkhead still full and be refused.
+            long releasedBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (bulkhead.executingCount() != 0 && System.nanoTime() - releasedBy < 0) {
+                Thread.onSpinWait();
+            }
             HoldService.Call holder = HoldService.start(running.channel(), HoldService.HOLD, "holder");
             HoldService.Held held = service.nextHeld();
             timing.forgetWarmUp();
