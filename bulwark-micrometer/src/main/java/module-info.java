@@ -7,6 +7,9 @@ module dev.bulwark.micrometer {
     requires transitive dev.bulwark;
     requires transitive micrometer.core;
     requires transitive micrometer.observation;
+    // Optional: the bulkheads' histograms are published through them only when the application has them.
+    requires static micrometer.registry.prometheus;
+    requires static io.prometheus.metrics.model;
 
     exports dev.bulwark.micrometer;
 }

@@ -20,6 +20,7 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -63,13 +64,29 @@ import java.util.concurrent.ConcurrentMap;
  * count stays exact; its total is the sampled mean times the exact count; max and percentiles are those of the
  * sample. Waits are always exact (a call that found a free slot waited 0, which needs no clock).
  * {@link Builder#exactTiming(boolean) exactTiming(true)} times every execution instead, at the price of two clock
- * readings per call. Retries and timeouts are bound with ordinary counters and timers; they record per event.
+ * readings per call. In a Prometheus registry, bulkheads also publish histograms a fleet can aggregate
+ * ({@value MeterNames#BULKHEAD_WAIT_DURATION}, {@value MeterNames#BULKHEAD_EXECUTION_DURATION}; see
+ * {@link Builder#histograms(boolean)}). Retries and timeouts are bound with ordinary counters and timers; they record
+ * per event.
  * Bulwark takes no lock to record. Thread-safe.
  */
 public final class BulwarkMetrics {
 
     private static final Set<String> RESERVED_TAG_KEYS = Set.of(TAG_NAME, TAG_OUTCOME, TAG_EXCEPTION, TAG_PHI,
             TAG_PRIORITY);
+
+    /**
+     * The upper bounds of the histograms' buckets unless {@link Builder#histogramBuckets} says otherwise: 100 µs,
+     * 250 µs, 500 µs, 1, 2.5, 5, 10, 25, 50, 100, 250 and 500 ms, 1, 2.5, 5 and 10 s (16 bounds and {@code +Inf}).
+     */
+    public static final List<Duration> DEFAULT_HISTOGRAM_BUCKETS = List.of(
+            Duration.ofNanos(100_000), Duration.ofNanos(250_000), Duration.ofNanos(500_000),
+            Duration.ofMillis(1), Duration.ofNanos(2_500_000), Duration.ofMillis(5),
+            Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50),
+            Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500),
+            Duration.ofSeconds(1), Duration.ofMillis(2_500), Duration.ofSeconds(5), Duration.ofSeconds(10));
+
+    private static final int MAX_HISTOGRAM_BUCKETS = 60;
 
     private final Bindings bindings;
     private final ConcurrentMap<String, FallbackCounter> fallbackCounters = new ConcurrentHashMap<>();
@@ -246,6 +263,8 @@ public final class BulwarkMetrics {
         private Duration expiry = TimeWindow.DEFAULT_EXPIRY;
         private int bufferLength = TimeWindow.DEFAULT_BUFFER_LENGTH;
         private ObservationRegistry observationRegistry;
+        private boolean histograms = true;
+        private List<Duration> histogramBuckets = DEFAULT_HISTOGRAM_BUCKETS;
 
         private Builder(MeterRegistry registry) {
             this.registry = registry;
@@ -333,13 +352,58 @@ public final class BulwarkMetrics {
         }
 
         /**
+         * Chooses whether bound bulkheads publish histograms of their waits and executions in Prometheus registries
+         * ({@value MeterNames#BULKHEAD_WAIT_DURATION} and {@value MeterNames#BULKHEAD_EXECUTION_DURATION}, see
+         * there): on by default. Each bulkhead then adds {@code 4 × (buckets + 1)} series (the wait by its three
+         * outcomes, and the execution); turn them off where series are paid for, or choose fewer buckets with
+         * {@link #histogramBuckets}. A registry that is not a Prometheus one (nor a composite holding one) gets no
+         * histogram whatever this says, and its bulkheads record nothing for them.
+         *
+         * @param histograms {@code false} to publish no histogram
+         * @return this builder
+         */
+        public Builder histograms(boolean histograms) {
+            this.histograms = histograms;
+            return this;
+        }
+
+        /**
+         * Sets the upper bounds of the histograms' buckets (each inclusive; a {@code +Inf} bucket is always added).
+         * Default {@link BulwarkMetrics#DEFAULT_HISTOGRAM_BUCKETS}, 100 µs to 10 s.
+         *
+         * @param upperBounds 1 to 60 positive durations in ascending order, no two equal
+         * @return this builder
+         * @throws NullPointerException when {@code upperBounds} or one of them is {@code null}
+         * @throws IllegalArgumentException when {@code upperBounds} is empty, longer than 60, not strictly ascending,
+         *     or holds a zero or negative duration
+         */
+        public Builder histogramBuckets(Duration... upperBounds) {
+            Objects.requireNonNull(upperBounds, "upperBounds");
+            if (upperBounds.length == 0 || upperBounds.length > MAX_HISTOGRAM_BUCKETS) {
+                throw new IllegalArgumentException("upperBounds: between 1 and " + MAX_HISTOGRAM_BUCKETS
+                        + " bucket bounds expected, got " + upperBounds.length);
+            }
+            Duration previous = Duration.ZERO;
+            for (int i = 0; i < upperBounds.length; i++) {
+                Duration bound = Objects.requireNonNull(upperBounds[i], "upperBounds[" + i + "]");
+                if (bound.compareTo(previous) <= 0) {
+                    throw new IllegalArgumentException("upperBounds[" + i + "]: " + bound + " must be positive and"
+                            + " greater than the bound before it (" + previous + ")");
+                }
+                previous = bound;
+            }
+            this.histogramBuckets = List.of(upperBounds);
+            return this;
+        }
+
+        /**
          * Builds the binder.
          *
          * @return a new binder with this configuration
          */
         public BulwarkMetrics build() {
             return new BulwarkMetrics(registry, tags, new BindingOptions(exactTiming, expiry, bufferLength,
-                    observationRegistry));
+                    observationRegistry, histograms ? histogramBuckets : null));
         }
     }
 }

@@ -3,7 +3,8 @@ package dev.bulwark.micrometer;
 /**
  * The names of the meters {@link BulwarkMetrics} registers and of their tags, for dashboards, alerts and
  * {@link io.micrometer.core.instrument.config.MeterFilter}s (for example to enable percentile histograms on the
- * retry and timeout timers; the bulkhead's timers are function timers, which publish no histogram).
+ * retry and timeout timers; the bulkhead's timers are function timers, which publish no histogram of their own: its
+ * histograms are {@link #BULKHEAD_WAIT_DURATION} and {@link #BULKHEAD_EXECUTION_DURATION}, in Prometheus registries).
  *
  * <p>Names follow Micrometer's convention: lower case, words separated by dots, no unit and no {@code _total}
  * suffix, so that each registry renders them in its own style (Prometheus: {@code bulwark_bulkhead_calls_total},
@@ -59,6 +60,16 @@ public final class MeterNames {
      */
     public static final String BULKHEAD_WAIT = "bulwark.bulkhead.wait";
     /**
+     * Histogram, in Prometheus registries only (Prometheus: {@code bulwark_bulkhead_wait_duration_seconds_bucket},
+     * {@code _count}, {@code _sum}): how long calls waited for a slot, by {@value #TAG_OUTCOME} as on
+     * {@value #BULKHEAD_WAIT}, in the buckets of {@link BulwarkMetrics.Builder#histogramBuckets}. Exact: a call that
+     * found a free slot is counted in every bucket (it waited 0), and its {@code +Inf} bucket and {@code _count} are
+     * the wait timer's count. Cumulative (buckets never decay), so that {@code histogram_quantile} over
+     * {@code sum by (le) (rate(..._bucket[5m]))} gives a fleet's percentile. Off with
+     * {@link BulwarkMetrics.Builder#histograms histograms(false)}.
+     */
+    public static final String BULKHEAD_WAIT_DURATION = "bulwark.bulkhead.wait.duration";
+    /**
      * Time gauge: the longest wait over the recent window (2 minutes in 3 buffers by default, see
      * {@link BulwarkMetrics.Builder#distributionStatisticExpiry}), by {@value #TAG_OUTCOME} (the outcomes of the wait
      * timer); 0 when no call waited in the window.
@@ -69,6 +80,17 @@ public final class MeterNames {
      * else the sampled mean times the exact count (see {@link BulwarkMetrics}).
      */
     public static final String BULKHEAD_EXECUTION = "bulwark.bulkhead.execution";
+    /**
+     * Histogram, in Prometheus registries only (Prometheus:
+     * {@code bulwark_bulkhead_execution_duration_seconds_bucket}, {@code _count}, {@code _sum}): how long admitted
+     * calls held their slot, in the buckets of {@link BulwarkMetrics.Builder#histogramBuckets}. Its {@code +Inf}
+     * bucket and {@code _count} are the execution timer's exact count and {@code _sum} its total. With exact timing
+     * the buckets are exact; with sampled timing (the default) they are the sample's distribution carried to the
+     * exact count, each timed call weighing as many calls as it stands for, so that a fleet-wide
+     * {@code histogram_quantile} weighs each instance by its calls. Every bucket is monotonic and at most the count.
+     * Cumulative; off with {@link BulwarkMetrics.Builder#histograms histograms(false)}.
+     */
+    public static final String BULKHEAD_EXECUTION_DURATION = "bulwark.bulkhead.execution.duration";
     /** Time gauge: the longest execution among the timed calls of the recent window; 0 when none. */
     public static final String BULKHEAD_EXECUTION_MAX = "bulwark.bulkhead.execution.max";
     /**

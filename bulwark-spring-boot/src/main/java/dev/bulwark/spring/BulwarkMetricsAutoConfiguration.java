@@ -4,6 +4,7 @@ import dev.bulwark.Subscription;
 import dev.bulwark.micrometer.BulwarkMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.springframework.beans.factory.ObjectProvider;
@@ -91,6 +92,14 @@ public final class BulwarkMetricsAutoConfiguration {
             }
             if (properties.observations().enabled()) {
                 builder.observationRegistry(observationRegistry.getIfUnique());
+            }
+            builder.histograms(properties.histograms().enabled());
+            try {
+                if (properties.histograms().buckets() != null) {
+                    builder.histogramBuckets(properties.histograms().buckets().toArray(Duration[]::new));
+                }
+            } catch (IllegalArgumentException | NullPointerException bad) {
+                throw new IllegalArgumentException("bulwark.metrics.histograms.buckets: " + bad.getMessage(), bad);
             }
             return builder.build();
         }

@@ -25,6 +25,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
+import java.util.Arrays;
+import java.util.List;
 import java.util.function.LongSupplier;
 import java.util.concurrent.TimeUnit;
 
@@ -78,6 +80,14 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
      * that found a free slot pays nothing for it either way.
      */
     private final BulkheadObservations observations;
+    /**
+     * The histograms' buckets ({@link HistogramSeries}), {@code null} when no histogram is published (turned off, or
+     * no Prometheus registry to publish in): then nothing is recorded for them.
+     */
+    private final BucketCounts waitAdmittedBuckets;
+    private final BucketCounts waitTimedOutBuckets;
+    private final BucketCounts waitCancelledBuckets;
+    private final BucketCounts executionBuckets;
 
     private BulkheadMeters(MeterGroup group, Tags tags, Bulkhead bulkhead, BindingOptions options) {
         MeterRegistry registry = group.registry();
@@ -114,6 +124,30 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
                     .description("A percentile of how long timed calls held their slot of the bulkhead, recent window")
                     .register(registry));
         }
+        BucketCounts[] buckets = {options.newBuckets(), options.newBuckets(), options.newBuckets(),
+            options.newBuckets()};
+        Runnable removal = buckets[0] == null ? null : HistogramTargets.publish(registry, List.of(
+                waitSeries(tags, ADMITTED, counts::admittedCount, waitAdmitted, buckets[0]),
+                waitSeries(tags, rejectedOutcome(Rejection.Reason.WAIT_TIMEOUT),
+                        () -> counts.rejectedCount(Rejection.Reason.WAIT_TIMEOUT), waitTimedOut, buckets[1]),
+                waitSeries(tags, CANCELLED, counts::cancelledCount, waitCancelled, buckets[2]),
+                HistogramSeries.scaled(BULKHEAD_EXECUTION, tags, executions::count, executions::totalNanos,
+                        buckets[3])));
+        if (removal == null) {
+            Arrays.fill(buckets, null);
+        } else {
+            group.onRemoval(removal);
+        }
+        waitAdmittedBuckets = buckets[0];
+        waitTimedOutBuckets = buckets[1];
+        waitCancelledBuckets = buckets[2];
+        executionBuckets = buckets[3];
+    }
+
+    private static HistogramSeries waitSeries(Tags tags, String outcome, LongSupplier count, TimerStatistics waits,
+                                              BucketCounts buckets) {
+        return HistogramSeries.withUntimedZeros(BULKHEAD_WAIT, tags.and(TAG_OUTCOME, outcome), count,
+                waits::timedCount, waits::timedTotalNanos, buckets);
     }
 
     /**
@@ -195,6 +229,9 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
         admissions.increment();
         if (waitedNanos > 0) {
             waitAdmitted.recordTimed(waitedNanos);
+            if (waitAdmittedBuckets != null) {
+                waitAdmittedBuckets.record(waitedNanos, 1L);
+            }
             if (observations != null) {
                 observations.observe(ADMITTED, null, waitedNanos);
             }
@@ -206,6 +243,9 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
         priorities.rejected(rejection.priority());
         if (rejection.reason() == Rejection.Reason.WAIT_TIMEOUT) {
             waitTimedOut.recordTimed(rejection.waited().toNanos());
+            if (waitTimedOutBuckets != null) {
+                waitTimedOutBuckets.record(rejection.waited().toNanos(), 1L);
+            }
         }
         calls.rejected(rejection.reason()); // after the wait: a scrape that sees the count sees its wait
         if (observations != null) {
@@ -222,6 +262,9 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
     public void cancelled(long waitedNanos, Priority priority) {
         priorities.cancelled(priority);
         waitCancelled.recordTimed(waitedNanos);
+        if (waitCancelledBuckets != null) {
+            waitCancelledBuckets.record(waitedNanos, 1L);
+        }
         calls.cancelled();
         if (observations != null) {
             observations.observe(CANCELLED, null, waitedNanos);
@@ -231,12 +274,19 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
     @Override
     public void released(long executionNanos) {
         execution.recordTimed(executionNanos);
+        if (executionBuckets != null) {
+            executionBuckets.record(executionNanos, 1L);
+        }
     }
 
     @Override
     public void released(long executionNanos, long endedAt) {
         if (executionNanos != UNTIMED) {
             execution.recordSample(executionNanos);
+            if (executionBuckets != null) {
+                // Weighed as the calls it stands for: one in mask + 1 is timed (see BucketCounts).
+                executionBuckets.record(executionNanos, sampler.mask() + 1L);
+            }
             sampler.timed(endedAt);
         }
     }

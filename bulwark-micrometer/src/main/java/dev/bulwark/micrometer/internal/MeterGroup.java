@@ -15,6 +15,8 @@ public final class MeterGroup {
 
     private final MeterRegistry registry;
     private final List<Meter> meters = new CopyOnWriteArrayList<>();
+    /** What else the binding published outside the registry's meters (its Prometheus histograms). */
+    private final List<Runnable> removals = new CopyOnWriteArrayList<>();
 
     /**
      * Creates an empty group.
@@ -46,8 +48,24 @@ public final class MeterGroup {
         return meter;
     }
 
-    /** Removes every remembered meter that is still registered (the very instance), and forgets them all. */
+    /**
+     * Remembers how to remove something the binding published beside its meters.
+     *
+     * @param removal run once, by {@link #removeAll()}
+     */
+    void onRemoval(Runnable removal) {
+        removals.add(removal);
+    }
+
+    /**
+     * Removes every remembered meter that is still registered (the very instance) and whatever was published beside
+     * them, and forgets them all.
+     */
     public void removeAll() {
+        for (Runnable removal : removals) {
+            removal.run();
+        }
+        removals.clear();
         for (Meter meter : meters) {
             if (isRegistered(meter)) {
                 registry.remove(meter);
