@@ -12,7 +12,7 @@ import java.util.function.Predicate;
  * cluster-wide one through {@link dev.bulwark.internal.spi.AdaptiveSampler}). Thread-safe: samples arrive
  * concurrently from every releasing thread.
  */
-abstract class AdaptiveLimiter implements dev.bulwark.internal.spi.AdaptiveSampler {
+public abstract class AdaptiveLimiter implements dev.bulwark.internal.spi.AdaptiveSampler {
 
     /**
      * Timed samples a second the timing mask aims at, at least: at lower call rates every call is timed (so the
@@ -67,7 +67,15 @@ abstract class AdaptiveLimiter implements dev.bulwark.internal.spi.AdaptiveSampl
                 .map(limit -> SelfTuningLimiter.pinnedStart((SelfTuningLimit) limit, configured)).orElse(configured);
     }
 
-    static AdaptiveLimiter of(AdaptiveLimit config, int initialLimit) {
+    /**
+     * Makes the limiter of {@code config}: the in-process bulkhead's, and (through the SPI's factory) the
+     * cluster-wide one's.
+     *
+     * @param config the configuration
+     * @param initialLimit the limit the algorithm starts from
+     * @return a new limiter
+     */
+    public static AdaptiveLimiter of(AdaptiveLimit config, int initialLimit) {
         if (config instanceof SelfTuningLimit) {
             return new SelfTuningLimiter((SelfTuningLimit) config, initialLimit);
         }

@@ -1,6 +1,7 @@
 package dev.bulwark.internal;
 
 import dev.bulwark.Subscription;
+import dev.bulwark.internal.spi.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
@@ -31,15 +32,7 @@ public final class Listeners<L> {
         private Log() {
         }
     }
-    private static final VarHandle CURRENT;
-
-    static {
-        try {
-            CURRENT = MethodHandles.lookup().findVarHandle(Listeners.class, "current", Entry[].class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle CURRENT = VarHandles.field(MethodHandles.lookup(), "current", Entry[].class);
 
     private final String policyName;
     /** {@code null} when empty; never mutated, only replaced. */

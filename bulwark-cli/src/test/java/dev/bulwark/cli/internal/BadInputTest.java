@@ -1,10 +1,9 @@
 package dev.bulwark.cli.internal;
 
+import static dev.bulwark.cli.internal.CliRun.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.bulwark.cli.BulwarkCli;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import dev.bulwark.cli.internal.CliRun.Outcome;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -16,22 +15,6 @@ import org.junit.jupiter.params.provider.CsvSource;
  * trace, nothing on standard output, and no simulation run.
  */
 class BadInputTest {
-
-    private static final class Outcome {
-        int exitCode;
-        String out;
-        String err;
-    }
-
-    private static Outcome run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        Outcome outcome = new Outcome();
-        outcome.exitCode = BulwarkCli.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        outcome.out = out.toString();
-        outcome.err = err.toString();
-        return outcome;
-    }
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '"', value = {

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bulwark.cli.BulwarkCli;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import dev.bulwark.cli.internal.CliRun.Outcome;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -19,24 +17,12 @@ class CommandRunTest {
 
     private static final String[] SHORT = {"--duration", "300ms", "--drain", "100ms", "--seed", "5"};
 
-    private static final class Outcome {
-        int exitCode;
-        String out;
-        String err;
-    }
-
     private static Outcome run(String command, String... args) {
         String[] all = new String[args.length + SHORT.length + 1];
         all[0] = command;
         System.arraycopy(SHORT, 0, all, 1, SHORT.length);
         System.arraycopy(args, 0, all, 1 + SHORT.length, args.length);
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        Outcome outcome = new Outcome();
-        outcome.exitCode = BulwarkCli.run(new PrintWriter(out, true), new PrintWriter(err, true), all);
-        outcome.out = out.toString();
-        outcome.err = err.toString();
-        return outcome;
+        return CliRun.run(all);
     }
 
     @Test

@@ -1,12 +1,11 @@
 package dev.bulwark.cli.internal;
 
+import static dev.bulwark.cli.internal.CliRun.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bulwark.cli.BulwarkCli;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import dev.bulwark.cli.internal.CliRun.Outcome;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,22 +24,6 @@ class PriorityMixCommandTest {
 
     private static final String MIX = "critical:20%,normal:50%,sheddable:30%";
     private static final ObjectMapper JSON = new ObjectMapper();
-
-    private static final class Outcome {
-        int exitCode;
-        String out;
-        String err;
-    }
-
-    private static Outcome run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        Outcome outcome = new Outcome();
-        outcome.exitCode = BulwarkCli.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        outcome.out = out.toString();
-        outcome.err = err.toString();
-        return outcome;
-    }
 
     private static String[] args(String... extra) {
         List<String> all = new ArrayList<>(List.of("simulate", "--virtual-time", "--progress", "off"));

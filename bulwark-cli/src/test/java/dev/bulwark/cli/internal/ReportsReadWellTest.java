@@ -1,10 +1,9 @@
 package dev.bulwark.cli.internal;
 
+import static dev.bulwark.cli.internal.CliRun.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.bulwark.cli.BulwarkCli;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import dev.bulwark.cli.internal.CliRun.Outcome;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -21,22 +20,6 @@ import org.junit.jupiter.api.io.TempDir;
  * and a too-large number called too small.
  */
 class ReportsReadWellTest {
-
-    private static final class Outcome {
-        int exitCode;
-        String out;
-        String err;
-    }
-
-    private static Outcome run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        Outcome outcome = new Outcome();
-        outcome.exitCode = BulwarkCli.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        outcome.out = out.toString();
-        outcome.err = err.toString();
-        return outcome;
-    }
 
     @Test
     void anAdaptiveLimitIsReportedAsItsRangeAndTheVerdictAgreesWithThePeak() {

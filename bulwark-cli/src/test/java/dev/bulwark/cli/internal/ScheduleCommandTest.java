@@ -1,13 +1,12 @@
 package dev.bulwark.cli.internal;
 
+import static dev.bulwark.cli.internal.CliRun.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bulwark.cli.BulwarkCli;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import dev.bulwark.cli.internal.CliRun.Outcome;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -25,22 +24,6 @@ class ScheduleCommandTest {
 
     private static final String SURGE = "critical: 0.5x for 20s; sheddable: 0.25x for 5s, 12x for 10s, 0.25x for 5s";
     private static final ObjectMapper JSON = new ObjectMapper();
-
-    private static final class Outcome {
-        int exitCode;
-        String out;
-        String err;
-    }
-
-    private static Outcome run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        Outcome outcome = new Outcome();
-        outcome.exitCode = BulwarkCli.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        outcome.out = out.toString();
-        outcome.err = err.toString();
-        return outcome;
-    }
 
     private static String[] args(String... extra) {
         List<String> all = new ArrayList<>(List.of("simulate", "--virtual-time", "--progress", "off"));

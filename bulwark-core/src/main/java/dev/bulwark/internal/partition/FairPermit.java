@@ -2,6 +2,7 @@ package dev.bulwark.internal.partition;
 
 import dev.bulwark.Permit;
 import dev.bulwark.internal.spi.OutcomeClassifier;
+import dev.bulwark.internal.spi.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -11,15 +12,7 @@ import java.lang.invoke.VarHandle;
  * whatever threads race to close it (a compare-and-set on {@code released}).
  */
 final class FairPermit implements Permit, OutcomeClassifier {
-    private static final VarHandle RELEASED;
-
-    static {
-        try {
-            RELEASED = MethodHandles.lookup().findVarHandle(FairPermit.class, "released", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle RELEASED = VarHandles.field(MethodHandles.lookup(), "released", boolean.class);
 
     private final Partition partition;
     private final Permit global;

@@ -11,6 +11,7 @@ import dev.bulwark.internal.PumpAcquire;
 import dev.bulwark.internal.SpinThenParkLock;
 import dev.bulwark.internal.Stages;
 import dev.bulwark.internal.spi.Outcomes;
+import dev.bulwark.internal.spi.VarHandles;
 import dev.bulwark.internal.timer.OffTimer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -73,15 +74,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class FairShares {
 
-    private static final VarHandle WAITING;
-
-    static {
-        try {
-            WAITING = MethodHandles.lookup().findVarHandle(FairShares.class, "waiting", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle WAITING = VarHandles.field(MethodHandles.lookup(), "waiting", int.class);
 
     private final LongFunction<BulkheadRejectedException> closedRefusal;
     private final Bulkhead global;

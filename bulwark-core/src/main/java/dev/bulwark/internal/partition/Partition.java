@@ -1,6 +1,7 @@
 package dev.bulwark.internal.partition;
 
 import dev.bulwark.Bulkhead;
+import dev.bulwark.internal.spi.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
@@ -39,23 +40,15 @@ import org.jspecify.annotations.Nullable;
 @SuppressWarnings("unused")
 public final class Partition extends PartitionLayout.HotFields {
 
-    private static final VarHandle STATE;
-    private static final VarHandle HELD;
-    private static final VarHandle HEARD;
+    private static final VarHandle STATE =
+            VarHandles.field(MethodHandles.lookup(), PartitionLayout.HotFields.class, "state", long.class);
+    private static final VarHandle HELD =
+            VarHandles.field(MethodHandles.lookup(), PartitionLayout.HotFields.class, "held", int.class);
+    private static final VarHandle HEARD = VarHandles.field(MethodHandles.lookup(), "heard", boolean.class);
     /** Low half of the word: the user count. */
     private static final long USERS_MASK = 0xFFFF_FFFFL;
     /** Adding this to the word removes one user and bumps the stamp, in one atomic add. */
     private static final long LEAVE = (1L << 32) - 1;
-
-    static {
-        try {
-            STATE = MethodHandles.lookup().findVarHandle(PartitionLayout.HotFields.class, "state", long.class);
-            HELD = MethodHandles.lookup().findVarHandle(PartitionLayout.HotFields.class, "held", int.class);
-            HEARD = MethodHandles.lookup().findVarHandle(Partition.class, "heard", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     /** Padding after the hot fields: see the class notes. */
     long p11, p12, p13, p14, p15, p16, p17, p18;

@@ -9,21 +9,10 @@ import dev.bulwark.Permit;
  * bulkhead at release and moving the limit of an {@link AdaptiveTarget}.
  *
  * <p>Thread-safe and lock-free, like the in-process limiter it wraps: samples arrive concurrently from every
- * releasing thread, and at most one of them closes a window and decides.
+ * releasing thread, and at most one of them closes a window and decides. Made by the factory
+ * beside this interface in this package, which alone names the limiters, so that the SPI does not depend on them.
  */
 public interface AdaptiveSampler {
-
-    /**
-     * Makes the state of {@code limit} for a bulkhead whose limit is {@code initialLimit} now.
-     *
-     * @param limit the configuration
-     * @param initialLimit the limit the algorithm starts from
-     * @return a new sampler
-     * @throws NullPointerException when {@code limit} is {@code null}
-     */
-    static AdaptiveSampler of(AdaptiveLimit limit, int initialLimit) {
-        return dev.bulwark.internal.AdaptiveSamplers.of(limit, initialLimit);
-    }
 
     /**
      * Whether this finished call should be sampled for its latency: every call at low call rates, one in

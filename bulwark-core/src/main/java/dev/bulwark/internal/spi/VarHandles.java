@@ -23,8 +23,24 @@ public final class VarHandles {
      *     initializes
      */
     public static VarHandle field(MethodHandles.Lookup lookup, String field, Class<?> type) {
+        return field(lookup, lookup.lookupClass(), field, type);
+    }
+
+    /**
+     * Finds the handle of a field declared by another class than the lookup's: a nested class, or a superclass that
+     * lays the field out (padding).
+     *
+     * @param lookup {@code MethodHandles.lookup()} of a class with access to the field
+     * @param declaring the class that declares the field
+     * @param field the field's name
+     * @param type the field's type
+     * @return the handle
+     * @throws ExceptionInInitializerError when the field does not exist or is not accessible: a programming error,
+     *     found when the class initializes
+     */
+    public static VarHandle field(MethodHandles.Lookup lookup, Class<?> declaring, String field, Class<?> type) {
         try {
-            return lookup.findVarHandle(lookup.lookupClass(), field, type);
+            return lookup.findVarHandle(declaring, field, type);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

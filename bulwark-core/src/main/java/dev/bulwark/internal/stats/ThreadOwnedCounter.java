@@ -1,5 +1,6 @@
 package dev.bulwark.internal.stats;
 
+import dev.bulwark.internal.spi.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.ThreadLocalRandom;
@@ -42,18 +43,8 @@ public final class ThreadOwnedCounter {
     static final int TAKEOVER_INTERVAL = 64;
 
     private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(Cell[].class);
-    private static final VarHandle VALUE;
-    private static final VarHandle OWNER;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            VALUE = lookup.findVarHandle(Cell.class, "value", long.class);
-            OWNER = lookup.findVarHandle(Cell.class, "owner", Thread.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle VALUE = VarHandles.field(MethodHandles.lookup(), Cell.class, "value", long.class);
+    private static final VarHandle OWNER = VarHandles.field(MethodHandles.lookup(), Cell.class, "owner", Thread.class);
 
     private final Cell[] slots;
     private final int mask;

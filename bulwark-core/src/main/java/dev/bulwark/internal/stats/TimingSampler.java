@@ -1,5 +1,6 @@
 package dev.bulwark.internal.stats;
 
+import dev.bulwark.internal.spi.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.ThreadLocalRandom;
@@ -37,18 +38,9 @@ public final class TimingSampler {
     static final long WINDOW_NANOS = 100_000_000L;
     static final long TARGET_PER_SECOND = 1_000L;
 
-    private static final VarHandle WINDOW_START;
-    private static final VarHandle TIMED_IN_WINDOW;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            WINDOW_START = lookup.findVarHandle(TimingSampler.class, "windowStart", long.class);
-            TIMED_IN_WINDOW = lookup.findVarHandle(TimingSampler.class, "timedInWindow", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle WINDOW_START = VarHandles.field(MethodHandles.lookup(), "windowStart", long.class);
+    private static final VarHandle TIMED_IN_WINDOW =
+            VarHandles.field(MethodHandles.lookup(), "timedInWindow", long.class);
 
     private final boolean adaptive;
     /** Time one call in {@code mask + 1}. Plain reads on the call path are fine: any recent value will do. */

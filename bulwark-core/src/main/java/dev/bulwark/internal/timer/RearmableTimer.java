@@ -1,5 +1,6 @@
 package dev.bulwark.internal.timer;
 
+import dev.bulwark.internal.spi.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -48,15 +49,7 @@ public abstract class RearmableTimer extends TimerNode {
     private static final long PHASE = 3;
     private static final long GENERATION = 4;
 
-    private static final VarHandle WORD;
-
-    static {
-        try {
-            WORD = MethodHandles.lookup().findVarHandle(RearmableTimer.class, "word", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle WORD = VarHandles.field(MethodHandles.lookup(), "word", long.class);
 
     /** Generation (high bits) and phase (low two bits). */
     private volatile long word;

@@ -1,5 +1,6 @@
 package dev.bulwark.internal.timer;
 
+import dev.bulwark.internal.spi.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -19,15 +20,7 @@ public abstract class TimerNode {
     /** {@link #expire()} has returned. */
     static final int EXPIRED = 3;
 
-    private static final VarHandle STATE;
-
-    static {
-        try {
-            STATE = MethodHandles.lookup().findVarHandle(TimerNode.class, "state", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", int.class);
 
     /**
      * The wheel it is scheduled on: set by the constructor, or by {@link TimerWheel#scheduleAfter(TimerNode, long)}

@@ -1,6 +1,7 @@
 package dev.bulwark.internal.timer;
 
 import dev.bulwark.Scheduler;
+import dev.bulwark.internal.spi.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.RejectedExecutionException;
@@ -64,18 +65,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class TimerWheel implements Scheduler {
 
-    private static final VarHandle PENDING;
-    private static final VarHandle CANCELLED_STACK;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            PENDING = lookup.findVarHandle(TimerWheel.class, "pending", TimerNode.class);
-            CANCELLED_STACK = lookup.findVarHandle(TimerWheel.class, "cancelled", TimerNode.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle PENDING = VarHandles.field(MethodHandles.lookup(), "pending", TimerNode.class);
+    private static final VarHandle CANCELLED_STACK =
+            VarHandles.field(MethodHandles.lookup(), "cancelled", TimerNode.class);
 
     /**
      * Empty ticks before the worker parks without a deadline. Short timers cancelled before they are filed (a sync

@@ -4,6 +4,7 @@ import dev.bulwark.AdaptiveLimit;
 import dev.bulwark.Permit;
 import dev.bulwark.SelfTuningLimit;
 import dev.bulwark.internal.spi.AdaptiveSampler;
+import dev.bulwark.internal.spi.AdaptiveSamplers;
 import dev.bulwark.internal.spi.AdaptiveTarget;
 import java.security.SecureRandom;
 import java.util.HexFormat;
@@ -74,7 +75,7 @@ public final class ClusterAdaptiveLimit implements AdaptiveTarget {
 
     ClusterAdaptiveLimit(ClusterProtocol bulkhead, AdaptiveLimit limit, int initialLimit) {
         this.bulkhead = bulkhead;
-        this.sampler = AdaptiveSampler.of(limit, initialLimit);
+        this.sampler = AdaptiveSamplers.of(limit, initialLimit);
         if (limit instanceof SelfTuningLimit) {
             byte[] random = new byte[8];
             new SecureRandom().nextBytes(random);

@@ -32,20 +32,12 @@ class ConcurrencyLimitComparisonTest {
     }
 
     @AfterAll
-    static void stop() {
-        if (spring != null) {
-            spring.close();
-        }
-        if (bulwark != null) {
-            bulwark.close();
-        }
+    static void stop() throws Exception {
+        SideBySide.close(spring, bulwark);
     }
 
     private static List<String> both(Function<RunningResilientApp, List<String>> scenario) {
-        List<String> springSaw = scenario.apply(spring);
-        List<String> bulwarkSaw = scenario.apply(bulwark);
-        assertThat(bulwarkSaw).as("Bulwark's against Spring's").isEqualTo(springSaw);
-        return bulwarkSaw;
+        return SideBySide.both(spring, bulwark, scenario);
     }
 
     @Test

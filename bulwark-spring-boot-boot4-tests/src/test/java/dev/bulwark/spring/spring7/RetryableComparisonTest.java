@@ -14,7 +14,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.aop.framework.Advised;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.resilience.annotation.RetryAnnotationBeanPostProcessor;
 
@@ -36,26 +35,16 @@ class RetryableComparisonTest {
     }
 
     private static ConfigurableApplicationContext launch(String... properties) {
-        List<String> all = new ArrayList<>(RetryApp.BASE);
-        all.addAll(Arrays.asList(properties));
-        return new SpringApplicationBuilder(RetryApp.class).properties(all.toArray(String[]::new)).run();
+        return SideBySide.launch(RetryApp.class, RetryApp.BASE, properties);
     }
 
     @AfterAll
-    static void stop() {
-        if (spring != null) {
-            spring.close();
-        }
-        if (bulwark != null) {
-            bulwark.close();
-        }
+    static void stop() throws Exception {
+        SideBySide.close(spring, bulwark);
     }
 
     private static List<String> both(Function<ConfigurableApplicationContext, List<String>> scenario) {
-        List<String> springSaw = scenario.apply(spring);
-        List<String> bulwarkSaw = scenario.apply(bulwark);
-        assertThat(bulwarkSaw).as("Bulwark's against Spring's").isEqualTo(springSaw);
-        return bulwarkSaw;
+        return SideBySide.both(spring, bulwark, scenario);
     }
 
     /** Calls once, from a fresh record: the outcome, the attempts of {@code key}, and the events. */

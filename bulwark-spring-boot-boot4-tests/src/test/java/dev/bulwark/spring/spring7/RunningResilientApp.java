@@ -5,12 +5,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /** {@link ResilientApp} on a random port, with a real HTTP client. */
@@ -26,10 +22,7 @@ final class RunningResilientApp implements AutoCloseable {
     }
 
     static RunningResilientApp start(String... properties) {
-        List<String> all = new ArrayList<>(ResilientApp.BASE);
-        all.addAll(Arrays.asList(properties));
-        return new RunningResilientApp(new SpringApplicationBuilder(ResilientApp.class)
-                .properties(all.toArray(String[]::new)).run());
+        return new RunningResilientApp(SideBySide.launch(ResilientApp.class, ResilientApp.BASE, properties));
     }
 
     ConfigurableApplicationContext context() {
