@@ -8,6 +8,8 @@ import dev.bulwark.internal.stats.TimingSampler;
 import dev.bulwark.micrometer.BulwarkMetrics;
 import dev.bulwark.opentelemetry.BulwarkTelemetry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
@@ -51,9 +53,11 @@ public class OpenTelemetryBindingBenchmark {
      * {@code bare}: no listener; {@code listener}: an empty listener; {@code sampled}: an empty listener that takes
      * part in timing sampling as the bindings do (what any sampled binding pays before it records anything);
      * {@code micrometer}: bound with {@link BulwarkMetrics} to a {@link SimpleMeterRegistry} (the Micrometer
-     * binding's figure, in the same run); {@code opentelemetry}: bound to the SDK.
+     * binding's figure, in the same run); {@code prometheus}: bound with {@link BulwarkMetrics} to a
+     * {@link PrometheusMeterRegistry}, everything on (its histograms included); {@code prometheus-no-histograms}: the
+     * same with {@code histograms(false)}; {@code opentelemetry}: bound to the SDK.
      */
-    @Param({"bare", "listener", "sampled", "micrometer", "opentelemetry"})
+    @Param({"bare", "listener", "sampled", "micrometer", "prometheus", "prometheus-no-histograms", "opentelemetry"})
     public String binding;
 
     private static final ThrowingSupplier<Object, RuntimeException> WORK = () -> Boolean.TRUE;
@@ -81,6 +85,15 @@ public class OpenTelemetryBindingBenchmark {
                 bulkhead = builder.build();
                 BulwarkMetrics.of(new SimpleMeterRegistry()).bind(bulkhead);
                 break;
+            case "prometheus":
+                bulkhead = builder.build();
+                BulwarkMetrics.of(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).bind(bulkhead);
+                break;
+            case "prometheus-no-histograms":
+                bulkhead = builder.build();
+                BulwarkMetrics.builder(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).histograms(false).build()
+                        .bind(bulkhead);
+                break;
             case "opentelemetry":
                 bulkhead = builder.build();
                 meterProvider = SdkMeterProvider.builder().registerMetricReader(InMemoryMetricReader.create()).build();
@@ -88,9 +101,8 @@ public class OpenTelemetryBindingBenchmark {
                         .bind(bulkhead);
                 break;
             default:
-                throw new IllegalArgumentException("binding must be bare, listener, sampled, micrometer or "
-                        + "opentelemetry but was "
-                        + binding);
+                throw new IllegalArgumentException("binding must be bare, listener, sampled, micrometer, prometheus,"
+                        + " prometheus-no-histograms or opentelemetry but was " + binding);
         }
     }
 
