@@ -4,6 +4,7 @@ import dev.bulwark.BulkheadListener;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.Ticker;
+import dev.bulwark.internal.stats.CallerContextListener;
 import dev.bulwark.internal.stats.SampledListener;
 import dev.bulwark.internal.stats.TimingSampler;
 import java.time.Duration;
@@ -51,17 +52,22 @@ final class BulkheadEvents {
      * admitted call nothing but the volatile read that finds this dispatcher.
      */
     private final boolean tellsAdmissions;
+    /** Whether some listener reports queued calls in their caller's context ({@link CallerContextListener}). */
+    private final boolean capturesContexts;
 
     private BulkheadEvents(String bulkheadName, Entry[] entries) {
         this.bulkheadName = bulkheadName;
         this.entries = entries;
         boolean timesAll = false;
         boolean admissions = false;
+        boolean contexts = false;
         for (Entry entry : entries) {
             timesAll |= entry.sampled == null && entry.wantsExecutionTime;
             admissions |= entry.wantsAdmissions;
+            contexts |= entry.contextual != null;
         }
         this.tellsAdmissions = admissions;
+        this.capturesContexts = contexts;
         TimingSampler first = null;
         for (Entry entry : entries) {
             if (entry.sampled != null) {
@@ -128,6 +134,8 @@ final class BulkheadEvents {
         final AtomicBoolean failedBefore = new AtomicBoolean();
         /** The listener itself when it can do with sampled execution times, else {@code null}. */
         final SampledListener sampled;
+        /** The listener itself when it reports queued calls in their caller's context, else {@code null}. */
+        final CallerContextListener contextual;
         /** Whether it overrides {@link BulkheadListener#released}, and so needs every execution time. */
         final boolean wantsExecutionTime;
         /** Whether it overrides either {@code admitted} method; if not, telling it an admission would do nothing. */
@@ -136,6 +144,7 @@ final class BulkheadEvents {
         Entry(BulkheadListener listener) {
             this.listener = listener;
             this.sampled = listener instanceof SampledListener ? (SampledListener) listener : null;
+            this.contextual = listener instanceof CallerContextListener ? (CallerContextListener) listener : null;
             Class<?> type = listener.getClass();
             this.wantsExecutionTime = sampled == null && overrides(type, "released", long.class);
             this.wantsAdmissions = sampled != null || overrides(type, "admitted", long.class)
@@ -173,14 +182,77 @@ final class BulkheadEvents {
         return timesEveryCall;
     }
 
+    /**
+     * Captures, on a caller's thread as its call starts to wait, the contexts its outcome should be reported in (see
+     * {@link CallerContextListener}).
+     *
+     * @return the contexts, or {@code null} when no listener keeps one (the common case: nothing is allocated)
+     */
+    CallerContexts captureCallerContexts() {
+        if (!capturesContexts) {
+            return null;
+        }
+        Object[] values = null;
+        for (int i = 0; i < entries.length; i++) {
+            CallerContextListener contextual = entries[i].contextual;
+            if (contextual == null) {
+                continue;
+            }
+            Object value;
+            try {
+                value = contextual.callerContext();
+            } catch (Throwable failure) {
+                report(i, "callerContext", failure);
+                continue;
+            }
+            if (value != null) {
+                if (values == null) {
+                    values = new Object[entries.length];
+                }
+                values[i] = value;
+            }
+        }
+        return values == null ? null : new CallerContexts(this, values);
+    }
+
+    /**
+     * The contexts captured for one waiter, tied to the dispatcher that captured them: they are indexed by its
+     * entries, so a dispatcher that replaced it (a listener came or went while the call waited) ignores them and
+     * reports as for a call that did not queue.
+     */
+    static final class CallerContexts {
+        final BulkheadEvents capturedBy;
+        final Object[] values;
+
+        CallerContexts(BulkheadEvents capturedBy, Object[] values) {
+            this.capturedBy = capturedBy;
+            this.values = values;
+        }
+    }
+
+    /** The context captured for entry {@code index}, or {@code null} when none applies to this dispatcher. */
+    private Object contextFor(CallerContexts contexts, int index) {
+        return contexts == null || contexts.capturedBy != this ? null : contexts.values[index];
+    }
+
     void admitted(long waitedNanos, Priority priority) {
+        admitted(waitedNanos, priority, null);
+    }
+
+    /** Reports an admission; a queued call's with the contexts captured when it started to wait. */
+    void admitted(long waitedNanos, Priority priority, CallerContexts contexts) {
         if (!tellsAdmissions) {
             return;
         }
         long waited = Math.max(0L, waitedNanos);
         for (int i = 0; i < entries.length; i++) {
             try {
-                entries[i].listener.admitted(waited, priority);
+                Object context = contextFor(contexts, i);
+                if (context != null) {
+                    entries[i].contextual.admitted(waited, priority, context);
+                } else {
+                    entries[i].listener.admitted(waited, priority);
+                }
             } catch (Throwable failure) {
                 report(i, "admitted", failure);
             }
@@ -188,8 +260,18 @@ final class BulkheadEvents {
     }
 
     void rejected(Rejection rejection) {
+        rejected(rejection, null);
+    }
+
+    /** Reports a refusal; a queued call's with the contexts captured when it started to wait. */
+    void rejected(Rejection rejection, CallerContexts contexts) {
         for (int i = 0; i < entries.length; i++) {
             try {
+                Object context = contextFor(contexts, i);
+                if (context != null) {
+                    entries[i].contextual.rejected(rejection, context);
+                    continue;
+                }
                 entries[i].listener.rejected(rejection);
             } catch (Throwable failure) {
                 report(i, "rejected", failure);
@@ -197,10 +279,16 @@ final class BulkheadEvents {
         }
     }
 
-    void cancelled(long waitedNanos, Priority priority) {
+    /** Reports a queued call's cancellation, with the contexts captured when it started to wait. */
+    void cancelled(long waitedNanos, Priority priority, CallerContexts contexts) {
         long waited = Math.max(0L, waitedNanos);
         for (int i = 0; i < entries.length; i++) {
             try {
+                Object context = contextFor(contexts, i);
+                if (context != null) {
+                    entries[i].contextual.cancelled(waited, priority, context);
+                    continue;
+                }
                 entries[i].listener.cancelled(waited, priority);
             } catch (Throwable failure) {
                 report(i, "cancelled", failure);

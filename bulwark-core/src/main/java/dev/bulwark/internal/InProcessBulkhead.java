@@ -358,12 +358,24 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
 
     /** Reports the refusal, runs the overflow handler on the current thread, and makes the exception. */
     BulkheadRejectedException reject(Rejection rejection) {
+        return reject(rejection, null);
+    }
+
+    /** {@link #reject(Rejection)} for a queued call, with the contexts captured when it started to wait. */
+    @Override
+    BulkheadRejectedException reject(Rejection rejection, BulkheadEvents.CallerContexts contexts) {
         FlightRecorderEvents.rejected(rejection);
         BulkheadEvents listeners = events;
         if (listeners != null) {
-            listeners.rejected(rejection);
+            listeners.rejected(rejection, contexts);
         }
         return Outcomes.reject(rejection, null, rejectionHandler);
+    }
+
+    /** The contexts a call starting to wait now should be reported in, or {@code null} (see {@link Waiter}). */
+    BulkheadEvents.CallerContexts captureCallerContexts() {
+        BulkheadEvents listeners = events;
+        return listeners == null ? null : listeners.captureCallerContexts();
     }
 
     /** Refuses a call that found the queue full in {@code observedState}; see {@link #quietQueueFull}. */
@@ -381,10 +393,18 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
     }
 
     @Override
-    void reportCancelled(long waitedNanos, Priority priority) {
+    void reportAdmitted(long waitedNanos, Priority priority, BulkheadEvents.CallerContexts contexts) {
         BulkheadEvents listeners = events;
         if (listeners != null) {
-            listeners.cancelled(waitedNanos, priority);
+            listeners.admitted(waitedNanos, priority, contexts);
+        }
+    }
+
+    @Override
+    void reportCancelled(long waitedNanos, Priority priority, BulkheadEvents.CallerContexts contexts) {
+        BulkheadEvents listeners = events;
+        if (listeners != null) {
+            listeners.cancelled(waitedNanos, priority, contexts);
         }
     }
 

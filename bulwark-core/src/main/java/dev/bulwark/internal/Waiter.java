@@ -31,6 +31,12 @@ abstract class Waiter extends WaiterFate {
 
     /** The Flight Recorder wait event being timed, or {@code null} when that event is not recorded. */
     final Object recording;
+    /**
+     * What listeners that report in the caller's context captured on the caller's thread as the call started to wait
+     * ({@code dev.bulwark.internal.stats.CallerContextListener}), or {@code null}: its outcome is reported with it,
+     * on whichever thread decides it.
+     */
+    final BulkheadEvents.CallerContexts callerContexts;
 
     /**
      * How many slots the call takes, and its {@link Priority} ordinal. Written by the joining thread before the
@@ -52,6 +58,7 @@ abstract class Waiter extends WaiterFate {
         super(signal, enqueuedAt, WAITING);
         this.bulkhead = bulkhead;
         this.recording = FlightRecorderEvents.beginWait(bulkhead.name(), bulkhead.queuedCount());
+        this.callerContexts = bulkhead.captureCallerContexts();
     }
 
     /**

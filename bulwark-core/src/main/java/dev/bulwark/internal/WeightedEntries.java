@@ -125,14 +125,14 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
     /** A queued waiter got its slot and will run. */
     final void waiterAdmitted(Waiter waiter, long waitedNanos) {
         FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.ADMITTED);
-        reportAdmitted(waitedNanos, waiter.priorityLevel());
+        reportAdmitted(waitedNanos, waiter.priorityLevel(), waiter.callerContexts);
     }
 
     /** A queued waiter left without running because its caller gave up. */
     final void waiterCancelled(Waiter waiter, long waitedNanos) {
         FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.CANCELLED);
         if (waiter.reported()) {
-            reportCancelled(waitedNanos, waiter.priorityLevel());
+            reportCancelled(waitedNanos, waiter.priorityLevel(), waiter.callerContexts);
         }
     }
 
@@ -154,15 +154,19 @@ abstract class WeightedEntries extends SlotQueue implements Bulkhead {
 
     /** The refusal of a waiter: reported with its handler, or only made for a waiter not {@link Waiter#reported}. */
     final BulkheadRejectedException rejectFor(Waiter waiter, Rejection rejection) {
-        return waiter.reported() ? reject(rejection) : new BulkheadRejectedException(rejection);
+        return waiter.reported() ? reject(rejection, waiter.callerContexts) : new BulkheadRejectedException(rejection);
     }
 
     // Provided by InProcessBulkhead, the only subclass.
     abstract BulkheadRejectedException reject(Rejection rejection);
 
+    abstract BulkheadRejectedException reject(Rejection rejection, BulkheadEvents.CallerContexts contexts);
+
     abstract void reportAdmitted(long waitedNanos, Priority priority);
 
-    abstract void reportCancelled(long waitedNanos, Priority priority);
+    abstract void reportAdmitted(long waitedNanos, Priority priority, BulkheadEvents.CallerContexts contexts);
+
+    abstract void reportCancelled(long waitedNanos, Priority priority, BulkheadEvents.CallerContexts contexts);
 
     /** Reports the admission of a call made without options (so of {@link Priority#NORMAL}). */
     final void reportAdmitted(long waitedNanos) {

@@ -335,11 +335,10 @@ public final class BulwarkMetrics {
          * {@value BulkheadObservationContext#KEY_NAME}, {@value BulkheadObservationContext#KEY_OUTCOME} and
          * {@value BulkheadObservationContext#KEY_REASON} and the high-cardinality
          * {@value BulkheadObservationContext#KEY_WAIT}, started and stopped at once (its own duration is not the wait;
-         * the wait is the key value) as a child of the observation current on the thread the bulkhead reports on,
-         * and only when there is one: with Micrometer Tracing, a span in the caller's trace. That thread is the
-         * caller's for a synchronous call and for a refusal of a call that did not queue; for an asynchronous call
-         * that queued, the admission, the wait timeout, the eviction and the cancellation are reported on the thread
-         * that decided them, whose current observation (if any) is not the caller's (see docs/observability.md).
+         * the wait is the key value) as a child of the caller's current observation, and only when there is one:
+         * with Micrometer Tracing, a span in the caller's trace. For a call that queued, that observation is captured
+         * on the caller's thread when the call starts to wait, so the wait's outcome is observed under it whichever
+         * thread decides it (the releaser's, the timer's, the canceller's; see docs/observability.md).
          * A call that found a free slot makes no observation and pays nothing for this; a partitioned bulkhead's
          * calls are not observed. Off by default ({@code null}).
          *

@@ -2,6 +2,7 @@ package dev.bulwark.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import dev.bulwark.Bulkhead;
@@ -11,10 +12,13 @@ import dev.bulwark.Rejection;
 import dev.bulwark.testing.ManualTime;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -129,43 +133,54 @@ class BulkheadObservationTest {
     }
 
     /**
-     * The documented limitation: an asynchronous call's admission after a wait is reported on the releasing thread,
-     * so it is observed under the observation current there (none: nothing is made), not under the caller's.
+     * An asynchronous call's queued wait ends on another thread (the releaser's, the timer's): its observation is
+     * still a child of the caller's, captured when the call started to wait, not of the one current where the wait
+     * ended. On the old code it was the releaser's, or none.
      */
     @Test
-    void anAsynchronousQueuedAdmissionIsObservedOnTheReleasingThreadsObservationIfAny() {
-        Bulkhead bulkhead = bind(1);
-        Permit first = bulkhead.acquire();
-        Observation request = Observation.start("request", observations);
-        CompletableFuture<String> queued;
-        try (Observation.Scope ignored = request.openScope()) {
-            queued = bulkhead.callAsync(() -> CompletableFuture.completedFuture("later"));
-        }
-        request.stop();
-        clock.advance(Duration.ofMillis(30));
-        first.close();                                     // no observation current on this thread
-        assertThat(queued).isCompletedWithValue("later");
-        TestObservationRegistryAssert.assertThat(observations)
-                .hasNumberOfObservationsWithNameEqualTo(BulkheadObservationContext.NAME, 0);
+    void anAsynchronousQueuedCallIsObservedUnderTheCallersObservationWhicheverThreadEndsItsWait() {
+        Bulkhead bulkhead = bind(2);
+        List<Observation.Context> bulkheadObservations = new CopyOnWriteArrayList<>();
+        observations.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return context instanceof BulkheadObservationContext;
+            }
 
-        Permit second = bulkhead.acquire();
-        CompletableFuture<String> another;
-        Observation request2 = Observation.start("request", observations);
-        try (Observation.Scope ignored = request2.openScope()) {
-            another = bulkhead.callAsync(() -> CompletableFuture.completedFuture("later"));
+            @Override
+            public void onStart(Observation.Context context) {
+                bulkheadObservations.add(context);
+            }
+        });
+        Permit holder = bulkhead.acquire();
+        Observation request = Observation.start("request", observations);
+        CompletableFuture<String> admitted;
+        CompletableFuture<String> timedOut;
+        try (Observation.Scope ignored = request.openScope()) {
+            admitted = bulkhead.callAsync(() -> CompletableFuture.completedFuture("later"));
         }
-        request2.stop();
         clock.advance(Duration.ofMillis(30));
         Observation releaser = Observation.start("releaser", observations);
         try (Observation.Scope ignored = releaser.openScope()) {
-            second.close();
+            holder.close();
         }
         releaser.stop();
-        assertThat(another).isCompletedWithValue("later");
-        TestObservationRegistryAssert.assertThat(observations)
-                .hasObservationWithNameEqualTo(BulkheadObservationContext.NAME).that()
-                .hasParentObservationEqualTo(releaser)
-                .hasLowCardinalityKeyValue("outcome", "admitted");
+        assertThat(admitted).isCompletedWithValue("later");
+
+        Permit again = bulkhead.acquire();
+        Observation otherRequest = Observation.start("other-request", observations);
+        try (Observation.Scope ignored = otherRequest.openScope()) {
+            timedOut = bulkhead.callAsync(() -> CompletableFuture.completedFuture("never"));
+        }
+        clock.advance(Duration.ofMillis(600)); // the manual clock's timer ends the wait, with no observation current
+        assertThat(timedOut).isCompletedExceptionally();
+        again.close();
+        request.stop();
+        otherRequest.stop();
+
+        assertThat(bulkheadObservations).extracting(context -> context.getParentObservation(),
+                        context -> context.getLowCardinalityKeyValue("outcome").getValue())
+                .containsExactly(tuple(request, "admitted"), tuple(otherRequest, "rejected.wait_timeout"));
     }
 
     @Test

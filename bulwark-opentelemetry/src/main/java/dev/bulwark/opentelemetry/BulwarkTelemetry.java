@@ -266,11 +266,10 @@ public final class BulwarkTelemetry {
          * span ({@code Span.current()}) for every call that waited in their queue or was refused, with the attributes
          * {@code bulwark.bulkhead.name}, {@code bulwark.bulkhead.outcome}, {@code bulwark.bulkhead.rejection_reason}
          * (refusals only) and {@code bulwark.bulkhead.time_in_queue} (seconds). Only a recording span gets one. The
-         * current span is that of the thread the bulkhead reports on: the caller's for a synchronous call and for a
-         * refusal of a call that did not queue; for an asynchronous call that queued, the admission, the wait timeout,
-         * the eviction and the cancellation are reported on the thread that decided them, whose current span (if any)
-         * is not the caller's (see docs/opentelemetry.md). A call that found a free slot adds no event and pays
-         * nothing for this; a partitioned bulkhead's calls add none. Off by default.
+         * span is always the caller's: for a call that queued, the span current on the caller's thread when the call
+         * started to wait, whichever thread decides the wait's outcome (see docs/opentelemetry.md); for a refusal of
+         * a call that did not queue, the span current on the caller's thread. A call that found a free slot adds no
+         * event and pays nothing for this; a partitioned bulkhead's calls add none. Off by default.
          *
          * @param spanEvents {@code true} to add the events
          * @return this builder

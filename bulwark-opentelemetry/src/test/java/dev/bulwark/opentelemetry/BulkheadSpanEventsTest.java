@@ -127,15 +127,20 @@ class BulkheadSpanEventsTest {
     }
 
     /**
-     * The documented limitation: an asynchronous call's admission after a wait is reported on the releasing thread,
-     * so its event goes to the span current there (the releaser's here), not to the caller's.
+     * An asynchronous call's queued wait ends on another thread (the releaser's, the timer's): its event still goes
+     * to the caller's span, captured when the call started to wait, not to the span current where the wait ended.
+     * On the old code it went to the releaser's span.
      */
     @Test
-    void anAsynchronousQueuedAdmissionGoesToTheReleasingThreadsSpan() {
-        Bulkhead bulkhead = bind(1, true);
+    void anAsynchronousQueuedCallsEventGoesToTheCallersSpanWhicheverThreadEndsItsWait() {
+        Bulkhead bulkhead = bind(2, true);
         Permit holder = bulkhead.acquire();
-        AtomicReference<CompletableFuture<String>> queued = new AtomicReference<>();
-        inSpan(() -> queued.set(bulkhead.callAsync(() -> CompletableFuture.completedFuture("later"))));
+        Span request = tracer.spanBuilder("request").startSpan();
+        CompletableFuture<String> admitted;
+        CompletableFuture<String> timedOut;
+        try (Scope ignored = request.makeCurrent()) {
+            admitted = bulkhead.callAsync(() -> CompletableFuture.completedFuture("later"));
+        }
         clock.advance(Duration.ofMillis(30));
         Span releaser = tracer.spanBuilder("releaser").startSpan();
         try (Scope ignored = releaser.makeCurrent()) {
@@ -143,12 +148,21 @@ class BulkheadSpanEventsTest {
         } finally {
             releaser.end();
         }
-        assertThat(queued.get()).isCompletedWithValue("later");
+        assertThat(admitted).isCompletedWithValue("later");
+        Permit again = bulkhead.acquire();
+        try (Scope ignored = request.makeCurrent()) {
+            timedOut = bulkhead.callAsync(() -> CompletableFuture.completedFuture("never"));
+        }
+        clock.advance(Duration.ofMillis(600)); // the manual clock's timer ends the wait, with no span current
+        assertThat(timedOut).isCompletedExceptionally();
+        again.close();
+        request.end();
 
-        assertThat(spans.getFinishedSpanItems()).extracting(SpanData::getName).containsExactly("request", "releaser");
-        assertThat(spans.getFinishedSpanItems().get(0).getEvents()).isEmpty();
-        assertThat(spans.getFinishedSpanItems().get(1).getEvents()).singleElement().satisfies(event -> assertThat(
-                event.getAttributes().get(BULKHEAD_OUTCOME)).isEqualTo("admitted"));
+        assertThat(spans.getFinishedSpanItems()).extracting(SpanData::getName).containsExactly("releaser", "request");
+        assertThat(spans.getFinishedSpanItems().get(0).getEvents()).as("the releaser's span").isEmpty();
+        assertThat(spans.getFinishedSpanItems().get(1).getEvents())
+                .extracting(event -> event.getAttributes().get(BULKHEAD_OUTCOME))
+                .containsExactly("admitted", "rejected");
     }
 
     @Test

@@ -15,6 +15,7 @@ import static dev.bulwark.micrometer.MeterNames.TAG_PHI;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.stats.CallerContextListener;
 import dev.bulwark.internal.stats.PriorityTally;
 import dev.bulwark.internal.stats.SampledListener;
 import dev.bulwark.internal.stats.ThreadOwnedCounter;
@@ -51,7 +52,7 @@ import java.util.concurrent.TimeUnit;
  * refers to the bulkhead, so a bound bulkhead that its owner drops can be collected. Thread-safe and allocation-free
  * per event.
  */
-final class BulkheadMeters extends AttachedListener implements SampledListener {
+final class BulkheadMeters extends AttachedListener implements SampledListener, CallerContextListener {
 
     static final String ADMITTED = "admitted";
     static final String CANCELLED = "cancelled";
@@ -225,6 +226,20 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
 
     @Override
     public void admitted(long waitedNanos, Priority priority) {
+        admitted(waitedNanos, priority, null);
+    }
+
+    /**
+     * The caller's current observation, when observations are made: a queued call's observation is its child,
+     * whichever thread reports the outcome (see {@link CallerContextListener}).
+     */
+    @Override
+    public Object callerContext() {
+        return observations == null ? null : observations.current();
+    }
+
+    @Override
+    public void admitted(long waitedNanos, Priority priority, Object callerContext) {
         priorities.admitted(priority); // before the total: see PriorityTally
         admissions.increment();
         if (waitedNanos > 0) {
@@ -233,13 +248,18 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
                 waitAdmittedBuckets.record(waitedNanos, 1L);
             }
             if (observations != null) {
-                observations.observe(ADMITTED, null, waitedNanos);
+                observations.observe(ADMITTED, null, waitedNanos, callerContext);
             }
         }
     }
 
     @Override
     public void rejected(Rejection rejection) {
+        rejected(rejection, null);
+    }
+
+    @Override
+    public void rejected(Rejection rejection, Object callerContext) {
         priorities.rejected(rejection.priority());
         if (rejection.reason() == Rejection.Reason.WAIT_TIMEOUT) {
             waitTimedOut.recordTimed(rejection.waited().toNanos());
@@ -249,7 +269,8 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
         }
         calls.rejected(rejection.reason()); // after the wait: a scrape that sees the count sees its wait
         if (observations != null) {
-            observations.observe(rejectedOutcome(rejection.reason()), rejection, rejection.waited().toNanos());
+            observations.observe(rejectedOutcome(rejection.reason()), rejection, rejection.waited().toNanos(),
+                    callerContext);
         }
     }
 
@@ -260,6 +281,11 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
 
     @Override
     public void cancelled(long waitedNanos, Priority priority) {
+        cancelled(waitedNanos, priority, null);
+    }
+
+    @Override
+    public void cancelled(long waitedNanos, Priority priority, Object callerContext) {
         priorities.cancelled(priority);
         waitCancelled.recordTimed(waitedNanos);
         if (waitCancelledBuckets != null) {
@@ -267,7 +293,7 @@ final class BulkheadMeters extends AttachedListener implements SampledListener {
         }
         calls.cancelled();
         if (observations != null) {
-            observations.observe(CANCELLED, null, waitedNanos);
+            observations.observe(CANCELLED, null, waitedNanos, callerContext);
         }
     }
 

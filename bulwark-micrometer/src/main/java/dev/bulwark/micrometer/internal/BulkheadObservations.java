@@ -17,11 +17,12 @@ import java.util.Locale;
  * called off the uncontended path ({@link BulkheadMeters} calls it for a wait or a refusal, never for a call that
  * found a free slot). Thread-safe.
  *
- * <p>Why only under a current observation: the observation is there to show the wait or the refusal in the caller's
+ * <p>Why only under a caller's observation: the observation is there to show the wait or the refusal in the caller's
  * trace. Without one there is no trace to show it in, and a root observation per refused call would make a trace of
- * its own per refusal, which is noise (and cost) under overload. The thread is the one the bulkhead reports on: the
- * caller's for a synchronous call and for any refusal of a call that did not queue, another one for an asynchronous
- * call's queued wait (see docs/observability.md).
+ * its own per refusal, which is noise (and cost) under overload. The caller's observation is the one current on the
+ * caller's thread: for a call that queued, captured when it started to wait ({@link #current()}) and passed back with
+ * its outcome, whichever thread reports it; for a call that did not queue, the one current on the reporting thread,
+ * which is the caller's.
  */
 final class BulkheadObservations {
 
@@ -37,13 +38,28 @@ final class BulkheadObservations {
         this.contextualName = "bulkhead " + name;
     }
 
-    /** Observes a call that waited {@code waitedNanos} and ended {@code outcome} ({@code rejection} if refused). */
-    void observe(String outcome, Rejection rejection, long waitedNanos) {
-        if (registry.isNoop() || registry.getCurrentObservation() == null) {
+    /** The observation current on this thread (a caller's, as its call starts to wait), or {@code null}. */
+    Observation current() {
+        return registry.isNoop() ? null : registry.getCurrentObservation();
+    }
+
+    /**
+     * Observes a call that waited {@code waitedNanos} and ended {@code outcome} ({@code rejection} if refused).
+     *
+     * @param caller the caller's observation captured when the call started to wait ({@link #current()}), or
+     *     {@code null} for the one current on this thread
+     */
+    void observe(String outcome, Rejection rejection, long waitedNanos, Object caller) {
+        if (registry.isNoop()) {
+            return;
+        }
+        Observation parent = caller instanceof Observation ? (Observation) caller : registry.getCurrentObservation();
+        if (parent == null) {
             return;
         }
         BulkheadObservationContext context = new BulkheadObservationContext(name, outcome, rejection, waitedNanos);
         Observation.createNotStarted(BulkheadObservationContext.NAME, () -> context, registry)
+                .parentObservation(parent)
                 .contextualName(contextualName)
                 .lowCardinalityKeyValue(KEY_NAME, name)
                 .lowCardinalityKeyValue(KEY_OUTCOME, outcome)

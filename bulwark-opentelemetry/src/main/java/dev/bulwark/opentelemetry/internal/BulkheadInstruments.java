@@ -16,6 +16,7 @@ import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_TIME_IN_QUEUE_M
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.stats.CallerContextListener;
 import dev.bulwark.internal.stats.SampledListener;
 import dev.bulwark.internal.stats.ThreadOwnedCounter;
 import dev.bulwark.internal.stats.TimingSampler;
@@ -55,7 +56,7 @@ import java.util.function.ToIntFunction;
  * <p>The gauges read the bulkhead through a weak reference and nothing else here refers to it, so a bound bulkhead
  * its owner drops can be collected. Thread-safe.
  */
-final class BulkheadInstruments extends AttachedListener implements SampledListener {
+final class BulkheadInstruments extends AttachedListener implements SampledListener, CallerContextListener {
 
     /** Every call admitted: the one count on the uncontended path, so not a LongAdder (see ThreadOwnedCounter). */
     private final ThreadOwnedCounter admitted = new ThreadOwnedCounter();
@@ -217,17 +218,36 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
 
     @Override
     public void admitted(long waitedNanos, Priority priority) {
+        admitted(waitedNanos, priority, null);
+    }
+
+    @Override
+    public void admitted(long waitedNanos, Priority priority, Object callerContext) {
         priorities.admitted(priority); // before the total: see PriorityTally
-        onAdmitted(waitedNanos);
+        onAdmitted(waitedNanos, callerContext);
+    }
+
+    /**
+     * The caller's span, when span events are on and it records: a queued call's event goes to it, whichever thread
+     * reports the outcome (see {@link CallerContextListener}).
+     */
+    @Override
+    public Object callerContext() {
+        return spanEvents ? SpanEvents.recordingSpan() : null;
     }
 
     @Override
     public void rejected(Rejection rejection) {
+        rejected(rejection, null);
+    }
+
+    @Override
+    public void rejected(Rejection rejection, Object callerContext) {
         priorities.rejected(rejection.priority());
         long waitedNanos = Instruments.nanos(rejection.waited());
         onRejected(rejection.reason(), waitedNanos);
         if (spanEvents) {
-            SpanEvents.add(rejectedAttributes[rejection.reason().ordinal()], waitedNanos);
+            SpanEvents.add(rejectedAttributes[rejection.reason().ordinal()], waitedNanos, callerContext);
         }
     }
 
@@ -238,10 +258,15 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
 
     @Override
     public void cancelled(long waitedNanos, Priority priority) {
+        cancelled(waitedNanos, priority, null);
+    }
+
+    @Override
+    public void cancelled(long waitedNanos, Priority priority, Object callerContext) {
         priorities.cancelled(priority);
         onCancelled(waitedNanos);
         if (spanEvents) {
-            SpanEvents.add(cancelledAttributes, waitedNanos);
+            SpanEvents.add(cancelledAttributes, waitedNanos, callerContext);
         }
     }
 
@@ -268,7 +293,8 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
         }
     }
 
-    void onAdmitted(long waitedNanos) {
+    /** Counts an admission; {@code callerContext} is the caller's span or {@code null} for the current one. */
+    void onAdmitted(long waitedNanos, Object callerContext) {
         admitted.increment();
         // Like ASP.NET Core's time_in_queue, only calls that queued are recorded: a call that found a free slot has
         // no time in queue (it is counted in bulwark.bulkhead.calls), and the uncontended path skips a record.
@@ -276,7 +302,7 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
             timeInQueue.record(Instruments.seconds(waitedNanos), admittedAttributes);
             waitAdmitted.record(waitedNanos);
             if (spanEvents) {
-                SpanEvents.add(admittedAttributes, waitedNanos);
+                SpanEvents.add(admittedAttributes, waitedNanos, callerContext);
             }
         }
     }

@@ -8,8 +8,10 @@ import io.opentelemetry.api.trace.Span;
 
 /**
  * Adds the {@value dev.bulwark.opentelemetry.InstrumentNames#BULKHEAD_ADMISSION_EVENT} event of a call that waited or
- * was refused to the span current on the reporting thread. Called only for a wait or a refusal, and only when span
- * events are on; allocates the event's attributes only when that span is recording. Stateless, thread-safe.
+ * was refused to its caller's span: the one captured when a queued call started to wait, or the span current on the
+ * reporting thread for a call that did not queue (that thread is then the caller's). Called only for a wait or a
+ * refusal, and only when span events are on; allocates the event's attributes only when that span is recording.
+ * Stateless, thread-safe.
  */
 final class SpanEvents {
 
@@ -17,13 +19,25 @@ final class SpanEvents {
     }
 
     /**
-     * Adds the event to the current span, if it records.
+     * Returns the current span if it records, else {@code null}: what a queued call's event should go to.
+     *
+     * @return the span, or {@code null}
+     */
+    static Span recordingSpan() {
+        Span span = Span.current();
+        return span.isRecording() ? span : null;
+    }
+
+    /**
+     * Adds the event to the caller's span, if it records.
      *
      * @param outcome the bulkhead's name, the outcome and, for a refusal, its reason (the call counter's attributes)
      * @param waitedNanos how long the call waited, in nanoseconds
+     * @param callerSpan the span captured when the call started to wait ({@link #recordingSpan()}), or {@code null}
+     *     for the span current on this thread
      */
-    static void add(Attributes outcome, long waitedNanos) {
-        Span span = Span.current();
+    static void add(Attributes outcome, long waitedNanos, Object callerSpan) {
+        Span span = callerSpan instanceof Span ? (Span) callerSpan : Span.current();
         if (!span.isRecording()) {
             return;
         }
