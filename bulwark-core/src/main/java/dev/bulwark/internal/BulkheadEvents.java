@@ -4,12 +4,12 @@ import dev.bulwark.BulkheadListener;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.Ticker;
+import dev.bulwark.internal.spi.ListenerFailureLog;
 import dev.bulwark.internal.stats.CallerContextListener;
 import dev.bulwark.internal.stats.SampledListener;
 import dev.bulwark.internal.stats.TimingSampler;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Fans a bulkhead's events out to its listeners, isolating each one: a listener that throws is logged (its
@@ -131,7 +131,7 @@ final class BulkheadEvents {
     /** One listener and whether it has failed before (so its failures are logged loudly once). */
     static final class Entry {
         final BulkheadListener listener;
-        final AtomicBoolean failedBefore = new AtomicBoolean();
+        final ListenerFailureLog failures = new ListenerFailureLog();
         /** The listener itself when it can do with sampled execution times, else {@code null}. */
         final SampledListener sampled;
         /** The listener itself when it reports queued calls in their caller's context, else {@code null}. */
@@ -327,13 +327,7 @@ final class BulkheadEvents {
     }
 
     private void report(int index, String event, Throwable failure) {
-        boolean first = entries[index].failedBefore.compareAndSet(false, true);
-        System.Logger.Level level = first ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG;
-        if (Log.LOGGER.isLoggable(level)) {
-            Log.LOGGER.log(level, "Listener " + entries[index].listener + " of bulkhead '" + bulkheadName
-                    + "' threw on '" + event + "'; the call is unaffected"
-                    + (first ? " (later failures are logged at DEBUG)" : ""),
-                    failure);
-        }
+        Entry entry = entries[index];
+        entry.failures.log(Log.LOGGER, entry.listener, "bulkhead '" + bulkheadName + "'", event, failure);
     }
 }

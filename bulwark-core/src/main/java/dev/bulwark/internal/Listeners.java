@@ -1,13 +1,13 @@
 package dev.bulwark.internal;
 
 import dev.bulwark.Subscription;
+import dev.bulwark.internal.spi.ListenerFailureLog;
 import dev.bulwark.internal.spi.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -125,20 +125,14 @@ public final class Listeners<L> {
             try {
                 action.accept((L) entry.listener);
             } catch (Throwable failure) {
-                boolean first = entry.failedBefore.compareAndSet(false, true);
-                System.Logger.Level level = first ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG;
-                if (Log.LOGGER.isLoggable(level)) {
-                    Log.LOGGER.log(level, "Listener " + entry.listener + " of '" + policyName + "' threw on '" + event
-                            + "'; the call is unaffected" + (first ? " (later failures are logged at DEBUG)" : ""),
-                            failure);
-                }
+                entry.failures.log(Log.LOGGER, entry.listener, "'" + policyName + "'", event, failure);
             }
         }
     }
 
     private static final class Entry {
         final Object listener;
-        final AtomicBoolean failedBefore = new AtomicBoolean();
+        final ListenerFailureLog failures = new ListenerFailureLog();
 
         Entry(Object listener) {
             this.listener = listener;

@@ -6,12 +6,12 @@ import dev.bulwark.Rejection;
 import dev.bulwark.redis.LostPermit;
 import dev.bulwark.redis.RedisBulkheadListener;
 import dev.bulwark.Subscription;
+import dev.bulwark.internal.spi.ListenerFailureLog;
 import dev.bulwark.internal.timer.OffTimer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
@@ -124,18 +124,13 @@ final class ClusterEvents {
     }
 
     private void report(Entry entry, String event, Throwable failure) {
-        boolean first = entry.failedBefore.compareAndSet(false, true);
-        System.Logger.Level level = first ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG;
-        if (LOGGER.isLoggable(level)) {
-            LOGGER.log(level, "Listener " + entry.listener + " of bulkhead '" + bulkheadName + "' threw on '" + event
-                    + "'; the call is unaffected" + (first ? " (later failures are logged at DEBUG)" : ""), failure);
-        }
+        entry.failures.log(LOGGER, entry.listener, "bulkhead '" + bulkheadName + "'", event, failure);
     }
 
     /** One listener and whether it failed before, so its failures are logged loudly once. */
     private static final class Entry {
         final Object listener;
-        final AtomicBoolean failedBefore = new AtomicBoolean();
+        final ListenerFailureLog failures = new ListenerFailureLog();
 
         Entry(Object listener) {
             this.listener = listener;
