@@ -215,6 +215,62 @@ class HistogramBucketsTest {
         }
     }
 
+    /**
+     * The invariant of {@code HistogramSeries} under concurrency: while four threads make calls (every wait and a
+     * sample of executions recorded as they happen), every scrape's buckets are cumulative, none above {@code +Inf},
+     * and none lower than in the scrape before; once the threads are done, {@code +Inf} is the exact count.
+     */
+    @Test
+    void scrapesDuringCallsKeepEveryBucketMonotonicAndAtMostTheCount() throws Exception {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        Bulkhead db = Bulkhead.builder().name("db").maxConcurrency(2).maxQueue(100).build();
+        BulwarkMetrics.builder(registry).histogramBuckets(Duration.ofNanos(1_000), Duration.ofNanos(10_000),
+                Duration.ofNanos(100_000)).build().bind(db);
+        int threads = 4;
+        int callsEach = 20_000;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+        List<java.util.concurrent.Future<?>> callers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            callers.add(pool.submit(() -> {
+                start.await();
+                for (int i = 0; i < callsEach; i++) {
+                    db.run(Thread::onSpinWait);
+                }
+                return null;
+            }));
+        }
+        start.countDown();
+        List<String> families = List.of(EXECUTION + "|name=\"db\"", WAIT + "|name=\"db\",outcome=\"admitted\"");
+        Map<String, TreeMap<Double, Long>> previous = new java.util.HashMap<>();
+        int scrapes = 0;
+        while (scrapes < 20 || callers.stream().anyMatch(f -> !f.isDone())) {
+            String scrape = registry.scrape();
+            scrapes++;
+            for (String family : families) {
+                String[] parts = family.split("\\|");
+                TreeMap<Double, Long> now = buckets(scrape, parts[0], parts[1]);
+                assertThat(new ArrayList<>(now.values())).as("%s cumulative", parts[0]).isSorted();
+                TreeMap<Double, Long> before = previous.put(family, now);
+                if (before != null) {
+                    for (Double bound : now.keySet()) {
+                        assertThat(now.get(bound)).as("%s bucket %s never decreases", parts[0], bound)
+                                .isGreaterThanOrEqualTo(before.get(bound));
+                    }
+                }
+            }
+        }
+        for (java.util.concurrent.Future<?> caller : callers) {
+            caller.get();
+        }
+        pool.shutdown();
+        String quiet = registry.scrape();
+        assertThat(buckets(quiet, WAIT, "name=\"db\",outcome=\"admitted\"").lastEntry().getValue())
+                .isEqualTo((long) threads * callsEach);
+        assertThat(buckets(quiet, EXECUTION, "name=\"db\"").lastEntry().getValue())
+                .isEqualTo((long) threads * callsEach);
+    }
+
     @Test
     void optOutCompositeOtherRegistriesAndUnbinding() {
         PrometheusMeterRegistry optedOut = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
