@@ -235,12 +235,27 @@ final class BulkheadEvents {
         return contexts == null || contexts.capturedBy != this ? null : contexts.values[index];
     }
 
+    /** Reports the admission of a call that did not queue (the uncontended path: no context to look up). */
     void admitted(long waitedNanos, Priority priority) {
-        admitted(waitedNanos, priority, null);
+        if (!tellsAdmissions) {
+            return;
+        }
+        long waited = Math.max(0L, waitedNanos);
+        for (int i = 0; i < entries.length; i++) {
+            try {
+                entries[i].listener.admitted(waited, priority);
+            } catch (Throwable failure) {
+                report(i, "admitted", failure);
+            }
+        }
     }
 
-    /** Reports an admission; a queued call's with the contexts captured when it started to wait. */
+    /** Reports a queued call's admission, with the contexts captured when it started to wait. */
     void admitted(long waitedNanos, Priority priority, CallerContexts contexts) {
+        if (contexts == null) {
+            admitted(waitedNanos, priority);
+            return;
+        }
         if (!tellsAdmissions) {
             return;
         }
