@@ -20,7 +20,7 @@ final class AsyncPermitWaiter extends AsyncWaiter {
 
     private AsyncPermitWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt,
                               CompletableFuture<Permit> future, boolean reported) {
-        super(bulkhead, signal, enqueuedAt, future);
+        super(bulkhead, signal, enqueuedAt, future, reported);
         this.reported = reported;
     }
 

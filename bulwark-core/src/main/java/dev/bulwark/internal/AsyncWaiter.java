@@ -60,7 +60,17 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
 
     AsyncWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt,
                 CompletableFuture<?> callerFuture) {
-        super(bulkhead, signal, enqueuedAt);
+        this(bulkhead, signal, enqueuedAt, callerFuture, true);
+    }
+
+    /**
+     * Creates a node whose caller is told through {@code callerFuture}.
+     *
+     * @param forACaller see {@link Waiter#Waiter(InProcessBulkhead, CancellationSignal, long, boolean)}
+     */
+    AsyncWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt,
+                CompletableFuture<?> callerFuture, boolean forACaller) {
+        super(bulkhead, signal, enqueuedAt, forACaller);
         this.callerFuture = callerFuture;
         if (callerFuture instanceof WaiterFuture) {
             ((WaiterFuture<?>) callerFuture).ownedBy(this);

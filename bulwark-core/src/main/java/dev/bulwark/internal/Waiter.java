@@ -55,10 +55,20 @@ abstract class Waiter extends WaiterFate {
     Waiter decidedNext;
 
     Waiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt) {
+        this(bulkhead, signal, enqueuedAt, true);
+    }
+
+    /**
+     * Creates a node, on the thread of the caller who will wait on it (if any).
+     *
+     * @param forACaller whether a caller waits on this node, on whose thread it is made (so its context is captured);
+     *     {@code false} for the bulkhead's own requests ({@link PumpAcquire}), which belong to no caller's trace
+     */
+    Waiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt, boolean forACaller) {
         super(signal, enqueuedAt, WAITING);
         this.bulkhead = bulkhead;
         this.recording = FlightRecorderEvents.beginWait(bulkhead.name(), bulkhead.queuedCount());
-        this.callerContexts = bulkhead.captureCallerContexts();
+        this.callerContexts = forACaller ? bulkhead.captureCallerContexts() : null;
     }
 
     /**
