@@ -5,7 +5,8 @@
  * implementation and may change without notice. {@code dev.bulwark.internal.spi} holds what Bulwark's own
  * bulkheads and bindings share (outcomes, waiter fate, async start, argument checks, binding a registry) and is
  * exported to those modules alone (and to the Spring binding, for the wording of a wait in a refusal's text);
- * {@code dev.bulwark.internal.stats} (the bulkhead's own statistics and timing sampler) only to the metrics bindings.
+ * {@code dev.bulwark.internal.stats} (the bulkhead's own statistics and timing sampler) only to the metrics bindings;
+ * {@code dev.bulwark.internal.adaptive} (the adaptive limits' algorithms) only to the Redis module.
  */
 // The qualified exports name modules that are not built yet when this one compiles.
 @SuppressWarnings("module")
@@ -18,6 +19,8 @@ module dev.bulwark {
     exports dev.bulwark.internal.stats to dev.bulwark.micrometer, dev.bulwark.opentelemetry;
     // A waiter (internal.spi) is its own timing-wheel node, so the Redis bulkhead's waiters extend the wheel's node.
     exports dev.bulwark.internal.timer to dev.bulwark.redis;
+    // The cluster-wide bulkhead runs core's adaptive algorithms; it makes them through AdaptiveSamplers alone.
+    exports dev.bulwark.internal.adaptive to dev.bulwark.redis;
 
     // Flight Recorder events (part of every standard JDK) let operators record rejections and waits without code.
     requires jdk.jfr;

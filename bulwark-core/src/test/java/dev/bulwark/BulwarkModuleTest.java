@@ -48,7 +48,7 @@ class BulwarkModuleTest {
         assertThat(descriptor.exports()).filteredOn(ModuleDescriptor.Exports::isQualified)
                 .extracting(ModuleDescriptor.Exports::source)
                 .containsExactlyInAnyOrder("dev.bulwark.internal.spi", "dev.bulwark.internal.stats",
-                        "dev.bulwark.internal.timer");
+                        "dev.bulwark.internal.timer", "dev.bulwark.internal.adaptive");
         assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.spi"))
                 .flatExtracting(ModuleDescriptor.Exports::targets)
                 .containsExactlyInAnyOrder("dev.bulwark.redis", "dev.bulwark.micrometer", "dev.bulwark.opentelemetry",
@@ -58,6 +58,9 @@ class BulwarkModuleTest {
                 .containsExactlyInAnyOrder("dev.bulwark.micrometer", "dev.bulwark.opentelemetry");
         // The waiters' base class (internal.spi) extends the timing wheel's node, so the Redis waiters need it.
         assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.timer"))
+                .flatExtracting(ModuleDescriptor.Exports::targets).containsExactly("dev.bulwark.redis");
+        // The cluster-wide bulkhead runs the in-process adaptive algorithms (made by AdaptiveSamplers).
+        assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.adaptive"))
                 .flatExtracting(ModuleDescriptor.Exports::targets).containsExactly("dev.bulwark.redis");
     }
 

@@ -5,8 +5,8 @@
  * dev.bulwark.internal.spi.AsyncOperation} (starting an async operation that holds a slot and releasing it once),
  * {@link dev.bulwark.internal.spi.Arguments} (argument checks, worded alike everywhere), {@link
  * dev.bulwark.internal.spi.VarHandles}, {@link dev.bulwark.internal.spi.AdaptiveSampler} with {@link
- * dev.bulwark.internal.spi.AdaptiveTarget} and their factory {@link dev.bulwark.internal.spi.AdaptiveSamplers}
- * (the adaptive limit's algorithms, run by a bulkhead outside core), and
+ * dev.bulwark.internal.spi.AdaptiveTarget} (the adaptive limit's algorithms, run by a bulkhead outside core, which
+ * makes them with {@code dev.bulwark.internal.adaptive.AdaptiveSamplers}), and
  * {@link dev.bulwark.internal.spi.MillisText} (a wait in milliseconds in a message, never {@code 0} for a wait that
  * happened).
  *

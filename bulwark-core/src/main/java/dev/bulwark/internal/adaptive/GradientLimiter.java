@@ -1,4 +1,4 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.adaptive;
 
 import dev.bulwark.AdaptiveLimit;
 

@@ -1,4 +1,4 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.adaptive;
 
 import dev.bulwark.AdaptiveLimit;
 import dev.bulwark.Permit;
@@ -11,6 +11,12 @@ import java.util.function.Predicate;
  * next limit and applies it through {@link AdaptiveTarget#adaptLimit(int, int)} (the in-process bulkhead, or the
  * cluster-wide one through {@link dev.bulwark.internal.spi.AdaptiveSampler}). Thread-safe: samples arrive
  * concurrently from every releasing thread.
+ *
+ * <p>The entry to {@code dev.bulwark.internal.adaptive} for the in-process bulkhead: it makes a limiter
+ * ({@link #of}), tells it the limit to start at ({@link #startingLimit}) and calls only the three methods of
+ * {@link dev.bulwark.internal.spi.AdaptiveSampler}. The algorithms ({@code WindowedLimiter} and its subclasses) and
+ * their statistics are package-private. A limiter moves the limit only through {@link AdaptiveTarget}: nothing in
+ * this package names a bulkhead.
  */
 public abstract class AdaptiveLimiter implements dev.bulwark.internal.spi.AdaptiveSampler {
 
@@ -59,9 +65,9 @@ public abstract class AdaptiveLimiter implements dev.bulwark.internal.spi.Adapti
      * starting limit's worth of calls in whose drain would spoil that measurement.
      *
      * @param config the bulkhead's configuration
-     * @return the limit to start at
+     * @return the limit to start at: {@code config.maxConcurrency()} or lower
      */
-    static int startingLimit(dev.bulwark.BulkheadConfig config) {
+    public static int startingLimit(dev.bulwark.BulkheadConfig config) {
         int configured = config.maxConcurrency();
         return config.adaptiveLimit().filter(SelfTuningLimit.class::isInstance)
                 .map(limit -> SelfTuningLimiter.pinnedStart((SelfTuningLimit) limit, configured)).orElse(configured);
@@ -88,7 +94,7 @@ public abstract class AdaptiveLimiter implements dev.bulwark.internal.spi.Adapti
     /**
      * Whether the call being admitted should be timed for the algorithm. Every call is timed while the call rate
      * is below about twice {@value #TIMED_PER_SECOND} a second; above, one in {@code mask + 1}. Untimed calls that
-     * succeed or are ignored are not sampled at all; drops always are (see {@link InProcessBulkhead}). No atomic
+     * succeed or are ignored are not sampled at all; drops always are (see the in-process bulkhead). No atomic
      * operation: one volatile read and, when sampling, one plain increment.
      *
      * @return whether to read the clock at admission and sample the call's latency at release

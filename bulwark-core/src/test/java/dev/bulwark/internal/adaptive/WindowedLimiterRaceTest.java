@@ -1,10 +1,11 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.adaptive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bulwark.AdaptiveLimit;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Permit;
+import dev.bulwark.internal.InProcessBulkhead;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;

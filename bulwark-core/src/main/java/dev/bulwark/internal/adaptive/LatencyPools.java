@@ -1,4 +1,4 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.adaptive;
 
 /**
  * What {@link SelfTuningLimiter} has learnt about latencies, per limit: the pooled latency sums, sums of squares

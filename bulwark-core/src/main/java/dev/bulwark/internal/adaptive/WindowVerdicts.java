@@ -1,4 +1,4 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.adaptive;
 
 /**
  * The statistical tests {@link SelfTuningLimiter} judges its windows by, against what {@link LatencyPools} has
