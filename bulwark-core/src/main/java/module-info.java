@@ -19,7 +19,7 @@ module dev.bulwark {
     exports dev.bulwark.internal.stats to dev.bulwark.micrometer, dev.bulwark.opentelemetry;
     // A waiter (internal.spi) is its own timing-wheel node, so the Redis bulkhead's waiters extend the wheel's node.
     exports dev.bulwark.internal.timer to dev.bulwark.redis;
-    // The cluster-wide bulkhead runs core's adaptive algorithms; it makes them through AdaptiveSamplers alone.
+    // The cluster-wide bulkhead runs core's adaptive algorithms; it makes them through AdaptiveLimiters.
     exports dev.bulwark.internal.adaptive to dev.bulwark.redis;
 
     // Flight Recorder events (part of every standard JDK) let operators record rejections and waits without code.

@@ -59,7 +59,7 @@ class BulwarkModuleTest {
         // The waiters' base class (internal.spi) extends the timing wheel's node, so the Redis waiters need it.
         assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.timer"))
                 .flatExtracting(ModuleDescriptor.Exports::targets).containsExactly("dev.bulwark.redis");
-        // The cluster-wide bulkhead runs the in-process adaptive algorithms (made by AdaptiveSamplers).
+        // The cluster-wide bulkhead runs the in-process adaptive algorithms (made by AdaptiveLimiters).
         assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.adaptive"))
                 .flatExtracting(ModuleDescriptor.Exports::targets).containsExactly("dev.bulwark.redis");
     }

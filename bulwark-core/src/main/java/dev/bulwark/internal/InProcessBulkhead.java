@@ -14,6 +14,7 @@ import dev.bulwark.Subscription;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.Ticker;
 import dev.bulwark.internal.adaptive.AdaptiveLimiter;
+import dev.bulwark.internal.adaptive.AdaptiveLimiters;
 import dev.bulwark.internal.spi.AdaptiveTarget;
 import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.internal.spi.AsyncOperation;
@@ -79,7 +80,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
      * @param config the configuration
      */
     public InProcessBulkhead(BulkheadConfig config) {
-        super(config.name(), AdaptiveLimiter.startingLimit(config), config.maxQueue(),
+        super(config.name(), AdaptiveLimiters.startingLimit(config), config.maxQueue(),
                 config.queueOrder() == QueueOrder.LIFO, WaiterQueue.headroomOf(config));
         this.config = config;
         this.ticker = config.ticker();
@@ -88,7 +89,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         this.events = BulkheadEvents.of(name, config.listeners());
         this.maxWait = config.maxWait().orElse(null);
         this.maxWaitNanos = Arguments.boundedNanos(maxWait);
-        this.limiter = config.adaptiveLimit().map(limit -> AdaptiveLimiter.of(limit, config.maxConcurrency()))
+        this.limiter = config.adaptiveLimit().map(limit -> AdaptiveLimiters.of(limit, config.maxConcurrency()))
                 .orElse(null);
         FirstUse.prepare();
     }

@@ -2,7 +2,6 @@ package dev.bulwark.internal.adaptive;
 
 import dev.bulwark.AdaptiveLimit;
 import dev.bulwark.Permit;
-import dev.bulwark.SelfTuningLimit;
 import dev.bulwark.internal.spi.AdaptiveTarget;
 import java.util.function.Predicate;
 
@@ -12,11 +11,11 @@ import java.util.function.Predicate;
  * cluster-wide one through {@link dev.bulwark.internal.spi.AdaptiveSampler}). Thread-safe: samples arrive
  * concurrently from every releasing thread.
  *
- * <p>The entry to {@code dev.bulwark.internal.adaptive} for the in-process bulkhead: it makes a limiter
- * ({@link #of}), tells it the limit to start at ({@link #startingLimit}) and calls only the three methods of
- * {@link dev.bulwark.internal.spi.AdaptiveSampler}. The algorithms ({@code WindowedLimiter} and its subclasses) and
- * their statistics are package-private. A limiter moves the limit only through {@link AdaptiveTarget}: nothing in
- * this package names a bulkhead.
+ * <p>With {@link AdaptiveLimiters}, which makes them, the whole of {@code dev.bulwark.internal.adaptive} that other
+ * packages see: a bulkhead calls only the three methods of {@link dev.bulwark.internal.spi.AdaptiveSampler}, and
+ * the in-process one holds this class rather than the interface so that those calls bind to its final methods. The
+ * algorithms (the subclasses) and their statistics are package-private. A limiter moves the limit only through
+ * {@link AdaptiveTarget}: nothing in this package names a bulkhead.
  */
 public abstract class AdaptiveLimiter implements dev.bulwark.internal.spi.AdaptiveSampler {
 
@@ -57,38 +56,6 @@ public abstract class AdaptiveLimiter implements dev.bulwark.internal.spi.Adapti
         this.minLimit = config.minLimit();
         this.maxLimit = config.maxLimit();
         this.dropWhen = config.dropWhen();
-    }
-
-    /**
-     * The limit a bulkhead starts at: the configured one, except that {@link SelfTuningLimit} pins it low for its
-     * first measurement from the first call on (see {@link SelfTuningLimiter#pinnedStart}), rather than letting a
-     * starting limit's worth of calls in whose drain would spoil that measurement.
-     *
-     * @param config the bulkhead's configuration
-     * @return the limit to start at: {@code config.maxConcurrency()} or lower
-     */
-    public static int startingLimit(dev.bulwark.BulkheadConfig config) {
-        int configured = config.maxConcurrency();
-        return config.adaptiveLimit().filter(SelfTuningLimit.class::isInstance)
-                .map(limit -> SelfTuningLimiter.pinnedStart((SelfTuningLimit) limit, configured)).orElse(configured);
-    }
-
-    /**
-     * Makes the limiter of {@code config}: the in-process bulkhead's, and (through the SPI's factory) the
-     * cluster-wide one's.
-     *
-     * @param config the configuration
-     * @param initialLimit the limit the algorithm starts from
-     * @return a new limiter
-     */
-    public static AdaptiveLimiter of(AdaptiveLimit config, int initialLimit) {
-        if (config instanceof SelfTuningLimit) {
-            return new SelfTuningLimiter((SelfTuningLimit) config, initialLimit);
-        }
-        if (config instanceof AdaptiveLimit.Aimd) {
-            return new AimdLimiter((AdaptiveLimit.Aimd) config, initialLimit);
-        }
-        return new GradientLimiter((AdaptiveLimit.Gradient) config, initialLimit);
     }
 
     /**

@@ -6,7 +6,7 @@
  * {@link dev.bulwark.internal.spi.Arguments} (argument checks, worded alike everywhere), {@link
  * dev.bulwark.internal.spi.VarHandles}, {@link dev.bulwark.internal.spi.AdaptiveSampler} with {@link
  * dev.bulwark.internal.spi.AdaptiveTarget} (the adaptive limit's algorithms, run by a bulkhead outside core, which
- * makes them with {@code dev.bulwark.internal.adaptive.AdaptiveSamplers}), and
+ * makes them with {@code dev.bulwark.internal.adaptive.AdaptiveLimiters}), and
  * {@link dev.bulwark.internal.spi.MillisText} (a wait in milliseconds in a message, never {@code 0} for a wait that
  * happened).
  *

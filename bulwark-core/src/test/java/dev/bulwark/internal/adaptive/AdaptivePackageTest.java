@@ -15,10 +15,11 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The adaptive package's boundary: one narrow entry for the in-process bulkhead ({@link AdaptiveLimiter}) and one for
- * the Redis module ({@link AdaptiveSamplers}), everything else package-private; and no class of the package names a
- * class of {@code dev.bulwark.internal}, so a limiter never calls back up into the bulkhead (it moves the limit
- * through {@code spi.AdaptiveTarget}). Read from the compiled classes, whose constant pools name every class they use.
+ * The adaptive package's boundary: the limiter's type ({@link AdaptiveLimiter}) and its factory
+ * ({@link AdaptiveLimiters}) public, for the in-process and Redis bulkheads, everything else package-private; and no
+ * class of the package names a class of {@code dev.bulwark.internal}, so a limiter never calls back up into the
+ * bulkhead (it moves the limit through {@code spi.AdaptiveTarget}). Read from the compiled classes, whose constant
+ * pools name every class they use.
  */
 class AdaptivePackageTest {
 
@@ -39,7 +40,7 @@ class AdaptivePackageTest {
                 .map(name -> name.substring(0, name.length() - ".class".length()))
                 .filter(AdaptivePackageTest::isPublic).collect(Collectors.toList());
 
-        assertThat(publicTypes).containsExactlyInAnyOrder("AdaptiveLimiter", "AdaptiveSamplers");
+        assertThat(publicTypes).containsExactlyInAnyOrder("AdaptiveLimiter", "AdaptiveLimiters");
     }
 
     @Test

@@ -3,7 +3,7 @@ package dev.bulwark.redis.internal;
 import dev.bulwark.AdaptiveLimit;
 import dev.bulwark.Permit;
 import dev.bulwark.SelfTuningLimit;
-import dev.bulwark.internal.adaptive.AdaptiveSamplers;
+import dev.bulwark.internal.adaptive.AdaptiveLimiters;
 import dev.bulwark.internal.spi.AdaptiveSampler;
 import dev.bulwark.internal.spi.AdaptiveTarget;
 import java.security.SecureRandom;
@@ -75,7 +75,7 @@ public final class ClusterAdaptiveLimit implements AdaptiveTarget {
 
     ClusterAdaptiveLimit(ClusterProtocol bulkhead, AdaptiveLimit limit, int initialLimit) {
         this.bulkhead = bulkhead;
-        this.sampler = AdaptiveSamplers.of(limit, initialLimit);
+        this.sampler = AdaptiveLimiters.of(limit, initialLimit);
         if (limit instanceof SelfTuningLimit) {
             byte[] random = new byte[8];
             new SecureRandom().nextBytes(random);
