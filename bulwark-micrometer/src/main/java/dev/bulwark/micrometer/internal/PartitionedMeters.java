@@ -12,6 +12,7 @@ import dev.bulwark.BulkheadListener;
 import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.binding.AttachedListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;

@@ -6,6 +6,7 @@ import static dev.bulwark.micrometer.MeterNames.TAG_OUTCOME;
 
 import dev.bulwark.RetryEvent;
 import dev.bulwark.RetryListener;
+import dev.bulwark.internal.binding.AttachedListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;

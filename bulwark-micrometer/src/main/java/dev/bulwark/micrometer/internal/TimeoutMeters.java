@@ -6,6 +6,7 @@ import static dev.bulwark.micrometer.MeterNames.TIMEOUT_EXECUTION;
 
 import dev.bulwark.TimeoutExceededException;
 import dev.bulwark.TimeoutListener;
+import dev.bulwark.internal.binding.AttachedListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;

@@ -16,6 +16,7 @@ import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_TIME_IN_QUEUE_M
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.binding.AttachedListener;
 import dev.bulwark.internal.stats.CallerContextListener;
 import dev.bulwark.internal.stats.SampledListener;
 import dev.bulwark.internal.stats.ThreadOwnedCounter;

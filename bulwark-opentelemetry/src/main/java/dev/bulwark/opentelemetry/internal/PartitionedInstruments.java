@@ -14,6 +14,7 @@ import dev.bulwark.BulkheadListener;
 import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.binding.AttachedListener;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.Meter;
 import java.lang.ref.WeakReference;

@@ -7,6 +7,7 @@ import static dev.bulwark.opentelemetry.InstrumentNames.RETRY_RETRIES;
 
 import dev.bulwark.RetryEvent;
 import dev.bulwark.RetryListener;
+import dev.bulwark.internal.binding.AttachedListener;
 import io.opentelemetry.api.common.Attributes;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.LongAdder;

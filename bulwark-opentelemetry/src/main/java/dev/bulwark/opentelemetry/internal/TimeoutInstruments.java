@@ -6,6 +6,7 @@ import static dev.bulwark.opentelemetry.InstrumentNames.TIMEOUT_OUTCOME;
 
 import dev.bulwark.TimeoutExceededException;
 import dev.bulwark.TimeoutListener;
+import dev.bulwark.internal.binding.AttachedListener;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.DoubleHistogram;
 import java.util.concurrent.atomic.LongAdder;
