@@ -10,6 +10,9 @@ import dev.bulwark.Subscription;
 import dev.bulwark.Timeout;
 import dev.bulwark.internal.binding.AttachedListener;
 import dev.bulwark.internal.binding.BindingTable;
+import dev.bulwark.internal.binding.PartitionedObserver;
+import dev.bulwark.internal.binding.RetryObserver;
+import dev.bulwark.internal.binding.TimeoutObserver;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.util.Objects;
@@ -91,7 +94,7 @@ public final class Bindings {
     public Subscription bind(PartitionedBulkhead<?> partitioned) {
         Objects.requireNonNull(partitioned, "partitioned");
         return bind("partitioned bulkhead", partitioned.name(), partitioned, group -> {
-            PartitionedMeters meters = PartitionedMeters.register(group, tags(partitioned.name()), partitioned);
+            PartitionedObserver meters = PartitionedMeters.register(group, tags(partitioned.name()), partitioned);
             meters.attachedBy(partitioned.addListener(meters));
             return meters;
         });
@@ -107,7 +110,7 @@ public final class Bindings {
     public Subscription bind(Retry retry) {
         Objects.requireNonNull(retry, "retry");
         return bind("retry", retry.name(), retry, group -> {
-            RetryMeters meters = RetryMeters.register(group, tags(retry.name()));
+            RetryObserver meters = RetryMeters.register(group, tags(retry.name()));
             meters.attachedBy(retry.addListener(meters));
             return meters;
         });
@@ -123,7 +126,7 @@ public final class Bindings {
     public Subscription bind(Timeout timeout) {
         Objects.requireNonNull(timeout, "timeout");
         return bind("timeout", timeout.name(), timeout, group -> {
-            TimeoutMeters meters = TimeoutMeters.register(group, tags(timeout.name()));
+            TimeoutObserver meters = TimeoutMeters.register(group, tags(timeout.name()));
             meters.attachedBy(timeout.addListener(meters));
             return meters;
         });

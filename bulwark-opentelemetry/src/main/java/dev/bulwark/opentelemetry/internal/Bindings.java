@@ -8,6 +8,9 @@ import dev.bulwark.Subscription;
 import dev.bulwark.Timeout;
 import dev.bulwark.internal.binding.AttachedListener;
 import dev.bulwark.internal.binding.BindingTable;
+import dev.bulwark.internal.binding.PartitionedObserver;
+import dev.bulwark.internal.binding.RetryObserver;
+import dev.bulwark.internal.binding.TimeoutObserver;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -64,7 +67,7 @@ public final class Bindings {
     public Subscription bind(PartitionedBulkhead<?> partitioned) {
         Objects.requireNonNull(partitioned, "partitioned");
         return bind("partitioned bulkhead", partitioned.name(), partitioned, observations -> {
-            PartitionedInstruments listener = PartitionedInstruments.register(instruments, partitioned, observations);
+            PartitionedObserver listener = PartitionedInstruments.register(instruments, partitioned, observations);
             listener.attachedBy(partitioned.addListener(listener));
             return listener;
         });
@@ -80,7 +83,7 @@ public final class Bindings {
     public Subscription bind(Retry retry) {
         Objects.requireNonNull(retry, "retry");
         return bind("retry", retry.name(), retry, observations -> {
-            RetryInstruments listener = RetryInstruments.register(instruments, retry.name(), observations);
+            RetryObserver listener = RetryInstruments.register(instruments, retry.name(), observations);
             listener.attachedBy(retry.addListener(listener));
             return listener;
         });
@@ -96,7 +99,7 @@ public final class Bindings {
     public Subscription bind(Timeout timeout) {
         Objects.requireNonNull(timeout, "timeout");
         return bind("timeout", timeout.name(), timeout, observations -> {
-            TimeoutInstruments listener = TimeoutInstruments.register(instruments, timeout.name(), observations);
+            TimeoutObserver listener = TimeoutInstruments.register(instruments, timeout.name(), observations);
             listener.attachedBy(timeout.addListener(listener));
             return listener;
         });
