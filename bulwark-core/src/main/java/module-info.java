@@ -5,18 +5,21 @@
  * implementation and may change without notice. {@code dev.bulwark.internal.spi} holds what Bulwark's own
  * bulkheads and bindings share (outcomes, waiter fate, async start, argument checks, binding a registry) and is
  * exported to those modules alone (and to the Spring binding, for the wording of a wait in a refusal's text);
- * {@code dev.bulwark.internal.stats} (the bulkhead's own statistics and timing sampler) only to the metrics bindings;
+ * {@code dev.bulwark.internal.stats} (the bulkhead's own statistics and timing sampler) and
+ * {@code dev.bulwark.internal.binding} (a policy's binding to a metrics back end) only to the metrics bindings;
  * {@code dev.bulwark.internal.adaptive} (the adaptive limits' algorithms) only to the Redis module.
  */
 // The qualified exports name modules that are not built yet when this one compiles.
 @SuppressWarnings("module")
 module dev.bulwark {
     exports dev.bulwark;
-    exports dev.bulwark.internal.spi to dev.bulwark.redis, dev.bulwark.micrometer, dev.bulwark.opentelemetry,
-            dev.bulwark.spring;
+    exports dev.bulwark.internal.spi to dev.bulwark.redis, dev.bulwark.spring;
     // The bulkhead's own statistics (striped counters, sampled timers), read by the metrics bindings at scrape; the
     // OpenTelemetry binding uses the same timing sampler.
     exports dev.bulwark.internal.stats to dev.bulwark.micrometer, dev.bulwark.opentelemetry;
+    // A policy's binding to a metrics back end (weak references, cleaner, the table by kind and name), written once
+    // for both bindings, which keep only what they register.
+    exports dev.bulwark.internal.binding to dev.bulwark.micrometer, dev.bulwark.opentelemetry;
     // A waiter (internal.spi) is its own timing-wheel node, so the Redis bulkhead's waiters extend the wheel's node.
     exports dev.bulwark.internal.timer to dev.bulwark.redis;
     // The cluster-wide bulkhead runs core's adaptive algorithms; it makes them through AdaptiveLimiters.

@@ -48,12 +48,15 @@ class BulwarkModuleTest {
         assertThat(descriptor.exports()).filteredOn(ModuleDescriptor.Exports::isQualified)
                 .extracting(ModuleDescriptor.Exports::source)
                 .containsExactlyInAnyOrder("dev.bulwark.internal.spi", "dev.bulwark.internal.stats",
-                        "dev.bulwark.internal.timer", "dev.bulwark.internal.adaptive");
+                        "dev.bulwark.internal.binding", "dev.bulwark.internal.timer", "dev.bulwark.internal.adaptive");
         assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.spi"))
                 .flatExtracting(ModuleDescriptor.Exports::targets)
-                .containsExactlyInAnyOrder("dev.bulwark.redis", "dev.bulwark.micrometer", "dev.bulwark.opentelemetry",
-                        "dev.bulwark.spring");
+                .containsExactlyInAnyOrder("dev.bulwark.redis", "dev.bulwark.spring");
         assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.stats"))
+                .flatExtracting(ModuleDescriptor.Exports::targets)
+                .containsExactlyInAnyOrder("dev.bulwark.micrometer", "dev.bulwark.opentelemetry");
+        // The binding life cycle both metrics back ends share (weak references, cleaner, the table of bindings).
+        assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.binding"))
                 .flatExtracting(ModuleDescriptor.Exports::targets)
                 .containsExactlyInAnyOrder("dev.bulwark.micrometer", "dev.bulwark.opentelemetry");
         // The waiters' base class (internal.spi) extends the timing wheel's node, so the Redis waiters need it.

@@ -11,7 +11,7 @@
  * happened).
  *
  * <p>Not API: {@code module-info} exports this package only to Bulwark's own modules: the one that implements a
- * bulkhead ({@code dev.bulwark.redis}), the metrics bindings, and the Spring binding (for {@code MillisText}); it
- * may change in any release.
+ * bulkhead ({@code dev.bulwark.redis}) and the Spring binding (for {@code MillisText}); it may change in any
+ * release. The metrics bindings' shared code is in {@code dev.bulwark.internal.binding}.
  */
 package dev.bulwark.internal.spi;

@@ -1,13 +1,16 @@
 package dev.bulwark.internal.stats;
 
 import dev.bulwark.Priority;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
- * One bulkhead's calls per {@link Priority} and outcome (admitted, rejected, cancelled), as the metrics bindings
- * publish them; each binding registers its own meters over one of these.
+ * One bulkhead's calls per {@link Priority} and {@link Outcome} (admitted, rejected, cancelled), as the metrics
+ * bindings publish them: every combination of {@link Priority#values()} and {@link Outcome#values()}, each read with
+ * {@link #count(Priority, Outcome)} and tagged with {@link #tag(Priority)} and {@link Outcome#tag()}. Each binding
+ * registers its own meters over one of these; that is all a back end adds.
  *
  * <h2>Design notes</h2>
  *
@@ -29,6 +32,27 @@ import java.util.function.LongSupplier;
  * <p>Thread-safe; recording is one increment for a non-NORMAL admission and nothing for a NORMAL one; never blocks.
  */
 public final class PriorityTally {
+
+    /** How a call that reached the bulkhead ended there, as the per-priority series tell it. */
+    public enum Outcome {
+        /** Admitted, at once or after a wait. */
+        ADMITTED,
+        /** Refused, for any reason (an eviction included). */
+        REJECTED,
+        /** Left the queue because its caller gave up. */
+        CANCELLED;
+
+        private final String tag = name().toLowerCase(Locale.ROOT);
+
+        /**
+         * Returns the value of the outcome tag or attribute of this outcome's series.
+         *
+         * @return {@code admitted}, {@code rejected} or {@code cancelled}
+         */
+        public String tag() {
+            return tag;
+        }
+    }
 
     private static final Priority[] PRIORITIES = Priority.values();
 
@@ -73,6 +97,34 @@ public final class PriorityTally {
     /** Counts a queued call of {@code priority} that left because its caller gave up. */
     public void cancelled(Priority priority) {
         cancelled[priority.ordinal()].increment();
+    }
+
+    /**
+     * Returns the value of the priority tag or attribute of {@code priority}'s series.
+     *
+     * @param priority the priority
+     * @return its name in lower case ({@code normal}, {@code critical}...)
+     */
+    public static String tag(Priority priority) {
+        return priority.name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * Returns the calls of {@code priority} that ended with {@code outcome} so far.
+     *
+     * @param priority the priority the calls asked for
+     * @param outcome how they ended
+     * @return {@link #admittedCount}, {@link #rejectedCount} or {@link #cancelledCount} of {@code priority}
+     */
+    public long count(Priority priority, Outcome outcome) {
+        switch (outcome) {
+            case ADMITTED:
+                return admittedCount(priority);
+            case REJECTED:
+                return rejectedCount(priority);
+            default:
+                return cancelledCount(priority);
+        }
     }
 
     /** The admissions of {@code priority} so far (derived for NORMAL, see the class comment). */

@@ -8,31 +8,31 @@ import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Retry;
 import dev.bulwark.Subscription;
 import dev.bulwark.Timeout;
-import dev.bulwark.internal.spi.RegistryBinding;
+import dev.bulwark.internal.binding.AttachedListener;
+import dev.bulwark.internal.binding.BindingTable;
+import dev.bulwark.internal.binding.PartitionedObserver;
+import dev.bulwark.internal.binding.RetryObserver;
+import dev.bulwark.internal.binding.TimeoutObserver;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 /**
  * The policies bound to one meter registry through one {@code BulwarkMetrics}, by kind and name, so that binding a
  * second live policy of the same name (or the same policy twice) fails instead of mixing or doubling its counts, and
- * so that a name whose policy was collected can be bound again.
+ * so that a name whose policy was collected can be bound again. The life cycle (weak references, cleaner, the
+ * "already bound" check) is core's {@link BindingTable}; each binding's resources are its {@link MeterGroup}.
  *
- * <p>Thread-safe: registering and removing meters and updating the table happen under one lock (binding is rare;
- * recording a value never takes it).
+ * <p>Thread-safe: registering and removing meters and updating the table happen under the table's one lock (binding
+ * is rare; recording a value never takes it).
  */
 public final class Bindings {
 
     private final MeterRegistry registry;
     private final Tags commonTags;
     private final BindingOptions options;
-    private final ReentrantLock lock = new ReentrantLock();
-    /** Guarded by {@link #lock}. The group identifies which binding an entry belongs to. */
-    private final Map<String, Entry> bound = new HashMap<>();
+    private final BindingTable<MeterGroup> table;
 
     /**
      * Creates an empty table.
@@ -45,6 +45,8 @@ public final class Bindings {
         this.registry = registry;
         this.commonTags = commonTags;
         this.options = options;
+        this.table = new BindingTable<>("binding", "MeterRegistry (" + registry.getClass().getSimpleName() + ")",
+                "bulwark-micrometer-cleaner", MeterGroup::removeAll);
     }
 
     /**
@@ -92,7 +94,7 @@ public final class Bindings {
     public Subscription bind(PartitionedBulkhead<?> partitioned) {
         Objects.requireNonNull(partitioned, "partitioned");
         return bind("partitioned bulkhead", partitioned.name(), partitioned, group -> {
-            PartitionedMeters meters = PartitionedMeters.register(group, tags(partitioned.name()), partitioned);
+            PartitionedObserver meters = PartitionedMeters.register(group, tags(partitioned.name()), partitioned);
             meters.attachedBy(partitioned.addListener(meters));
             return meters;
         });
@@ -108,7 +110,7 @@ public final class Bindings {
     public Subscription bind(Retry retry) {
         Objects.requireNonNull(retry, "retry");
         return bind("retry", retry.name(), retry, group -> {
-            RetryMeters meters = RetryMeters.register(group, tags(retry.name()));
+            RetryObserver meters = RetryMeters.register(group, tags(retry.name()));
             meters.attachedBy(retry.addListener(meters));
             return meters;
         });
@@ -124,7 +126,7 @@ public final class Bindings {
     public Subscription bind(Timeout timeout) {
         Objects.requireNonNull(timeout, "timeout");
         return bind("timeout", timeout.name(), timeout, group -> {
-            TimeoutMeters meters = TimeoutMeters.register(group, tags(timeout.name()));
+            TimeoutObserver meters = TimeoutMeters.register(group, tags(timeout.name()));
             meters.attachedBy(timeout.addListener(meters));
             return meters;
         });
@@ -137,65 +139,12 @@ public final class Bindings {
      * @return the binding of all of them
      */
     public Subscription bind(Bulkheads bulkheads) {
-        Objects.requireNonNull(bulkheads, "bulkheads");
-        return RegistryBinding.start(bulkheads, (Bulkhead bulkhead) -> bind(bulkhead),
-                child -> ((PolicyBinding) child).isLive(), System.getLogger("dev.bulwark.micrometer"), "metrics");
+        return table.bindAll(bulkheads, (Bulkhead bulkhead) -> bind(bulkhead),
+                System.getLogger("dev.bulwark.micrometer"), "metrics");
     }
 
     private Subscription bind(String kind, String name, Object policy,
                               Function<MeterGroup, AttachedListener> registerAndAttach) {
-        String key = kind + ":" + name;
-        String description = kind + " '" + name + "'";
-        lock.lock();
-        try {
-            Entry existing = bound.get(key);
-            if (existing != null) {
-                if (existing.binding.isLive()) {
-                    throw new IllegalStateException("The " + description + " is already bound to this MeterRegistry"
-                            + " (" + registry.getClass().getSimpleName() + "): bind a policy once, or close the earlier"
-                            + " binding first");
-                }
-                // Its policy was collected and the cleaner has not removed the meters yet: do it now, so that the
-                // new gauges are registered instead of Micrometer handing back the stale ones.
-                existing.binding.close();
-            }
-            MeterGroup group = new MeterGroup(registry);
-            AttachedListener listener;
-            try {
-                listener = registerAndAttach.apply(group);
-            } catch (RuntimeException | Error failure) {
-                group.removeAll();
-                throw failure;
-            }
-            PolicyBinding binding = new PolicyBinding(description, policy, listener, () -> unbind(key, group));
-            bound.put(key, new Entry(binding, group));
-            return binding;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Removes a binding's meters and forgets it; runs at most once per binding (on close, or once collected). */
-    private void unbind(String key, MeterGroup group) {
-        lock.lock();
-        try {
-            group.removeAll();
-            Entry entry = bound.get(key);
-            if (entry != null && entry.group == group) {
-                bound.remove(key);
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private static final class Entry {
-        final PolicyBinding binding;
-        final MeterGroup group;
-
-        Entry(PolicyBinding binding, MeterGroup group) {
-            this.binding = binding;
-            this.group = group;
-        }
+        return table.bind(kind, name, policy, new MeterGroup(registry), registerAndAttach);
     }
 }

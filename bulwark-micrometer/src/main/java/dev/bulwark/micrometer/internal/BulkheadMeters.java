@@ -15,6 +15,7 @@ import static dev.bulwark.micrometer.MeterNames.TAG_PHI;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.binding.AttachedListener;
 import dev.bulwark.internal.stats.CallerContextListener;
 import dev.bulwark.internal.stats.PriorityTally;
 import dev.bulwark.internal.stats.SampledListener;

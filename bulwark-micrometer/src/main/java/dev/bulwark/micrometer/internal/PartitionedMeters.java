@@ -8,10 +8,9 @@ import static dev.bulwark.micrometer.MeterNames.PARTITIONED_PARTITIONS;
 import static dev.bulwark.micrometer.MeterNames.PARTITIONED_QUEUED;
 import static dev.bulwark.micrometer.MeterNames.TAG_OUTCOME;
 
-import dev.bulwark.BulkheadListener;
 import dev.bulwark.PartitionedBulkhead;
-import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.binding.PartitionedObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -19,35 +18,21 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 
 /**
- * One partitioned bulkhead's meters, fed as its listener: its calls by outcome over all partitions (one series per
- * outcome, not per key, so a flood of keys adds no series) and the occupancy of its partition table. Counts are
- * exact, one increment per event. Gauges and the eviction counter read the bulkhead through a weak reference, so
- * the binding never keeps it alive. Thread-safe and allocation-free per event.
+ * One partitioned bulkhead's meters: its calls by outcome over all partitions (one series per outcome, not per key,
+ * so a flood of keys adds no series), fed by core's {@link PartitionedObserver}, and the occupancy of its partition
+ * table. Counts are exact, one increment per event. Gauges and the eviction counter read the bulkhead through a weak
+ * reference, so the binding never keeps it alive. Thread-safe and allocation-free per event.
  */
-final class PartitionedMeters extends AttachedListener implements BulkheadListener {
+final class PartitionedMeters {
 
-    private final Counter admitted;
-    private final Counter cancelled;
-    /** Indexed by {@link Rejection.Reason#ordinal()}. */
-    private final Counter[] rejected;
-
-    private PartitionedMeters(MeterGroup group, Tags tags) {
-        MeterRegistry registry = group.registry();
-        admitted = group.add(calls(tags, BulkheadMeters.ADMITTED).register(registry));
-        cancelled = group.add(calls(tags, BulkheadMeters.CANCELLED).register(registry));
-        Rejection.Reason[] reasons = Rejection.Reason.values();
-        rejected = new Counter[reasons.length];
-        for (Rejection.Reason reason : reasons) {
-            rejected[reason.ordinal()] = group.add(calls(tags, BulkheadMeters.rejectedOutcome(reason))
-                    .register(registry));
-        }
+    private PartitionedMeters() {
     }
 
     /**
      * Registers the meters of {@code partitioned} in {@code group} and returns the listener that feeds them (not
      * yet attached).
      */
-    static PartitionedMeters register(MeterGroup group, Tags tags, PartitionedBulkhead<?> partitioned) {
+    static PartitionedObserver register(MeterGroup group, Tags tags, PartitionedBulkhead<?> partitioned) {
         MeterRegistry registry = group.registry();
         // Method references, not lambdas over the bulkhead: a gauge must reach it only weakly.
         group.add(Gauge.builder(PARTITIONED_PARTITIONS, partitioned, PartitionedBulkhead::partitionCount).tags(tags)
@@ -61,31 +46,19 @@ final class PartitionedMeters extends AttachedListener implements BulkheadListen
         group.add(FunctionCounter.builder(PARTITIONED_EVICTIONS, partitioned, PartitionedBulkhead::evictionCount)
                 .tags(tags).description("Partitions evicted: idle for the idle timeout, or to make room for a new key")
                 .register(registry));
-        return new PartitionedMeters(group, tags);
+        Counter admitted = group.add(calls(tags, BulkheadMeters.ADMITTED).register(registry));
+        Counter cancelled = group.add(calls(tags, BulkheadMeters.CANCELLED).register(registry));
+        Counter[] rejected = new Counter[Rejection.Reason.values().length];
+        for (Rejection.Reason reason : Rejection.Reason.values()) {
+            rejected[reason.ordinal()] = group.add(calls(tags, BulkheadMeters.rejectedOutcome(reason))
+                    .register(registry));
+        }
+        return new PartitionedObserver("BulwarkMetrics partitioned-bulkhead listener", admitted::increment,
+                cancelled::increment, reason -> rejected[reason.ordinal()]::increment);
     }
 
     private static Counter.Builder calls(Tags tags, String outcome) {
         return Counter.builder(PARTITIONED_CALLS).tags(tags).tag(TAG_OUTCOME, outcome)
                 .description("Calls through the partitioned bulkhead, over all partitions, by how they ended");
-    }
-
-    @Override
-    public void admitted(long waitedNanos, Priority priority) {
-        admitted.increment();
-    }
-
-    @Override
-    public void rejected(Rejection rejection) {
-        rejected[rejection.reason().ordinal()].increment();
-    }
-
-    @Override
-    public void cancelled(long waitedNanos, Priority priority) {
-        cancelled.increment();
-    }
-
-    @Override
-    public String toString() {
-        return "BulwarkMetrics partitioned-bulkhead listener";
     }
 }

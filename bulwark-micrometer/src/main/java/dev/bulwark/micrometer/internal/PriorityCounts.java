@@ -8,15 +8,14 @@ import dev.bulwark.Priority;
 import dev.bulwark.internal.stats.PriorityTally;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Tags;
-import java.util.Locale;
 import java.util.function.LongSupplier;
-import java.util.function.ToDoubleFunction;
 
 /**
  * One bulkhead's calls per {@link Priority}: {@code bulwark.bulkhead.priority.calls} by {@code priority} and
  * {@code outcome} ({@code admitted}, {@code rejected}, {@code cancelled}), function counters over a
  * {@link PriorityTally} read when scraped (every combination registered at 0). The tally's notes say why the NORMAL
- * admissions are derived and why the derived count is never above the truth, monotonic, and exact when quiet.
+ * admissions are derived and why the derived count is never above the truth, monotonic, and exact when quiet; the
+ * tally also lists the combinations and their tag values, so that this class is only their Micrometer form.
  */
 final class PriorityCounts {
 
@@ -31,19 +30,14 @@ final class PriorityCounts {
     static PriorityTally register(MeterGroup group, Tags tags, LongSupplier allAdmitted) {
         PriorityTally tally = new PriorityTally(allAdmitted);
         for (Priority priority : Priority.values()) {
-            String tag = priority.name().toLowerCase(Locale.ROOT);
-            counter(group, tags, tag, "admitted", tally, counts -> counts.admittedCount(priority));
-            counter(group, tags, tag, "rejected", tally, counts -> counts.rejectedCount(priority));
-            counter(group, tags, tag, "cancelled", tally, counts -> counts.cancelledCount(priority));
+            for (PriorityTally.Outcome outcome : PriorityTally.Outcome.values()) {
+                group.add(FunctionCounter.builder(BULKHEAD_PRIORITY_CALLS, tally, t -> t.count(priority, outcome))
+                        .tags(tags).tag(TAG_PRIORITY, PriorityTally.tag(priority)).tag(TAG_OUTCOME, outcome.tag())
+                        .description("Calls that reached the bulkhead, by the priority they asked for and how they"
+                                + " ended there")
+                        .register(group.registry()));
+            }
         }
         return tally;
-    }
-
-    private static void counter(MeterGroup group, Tags tags, String priority, String outcome, PriorityTally tally,
-                                ToDoubleFunction<PriorityTally> read) {
-        group.add(FunctionCounter.builder(BULKHEAD_PRIORITY_CALLS, tally, read).tags(tags)
-                .tag(TAG_PRIORITY, priority).tag(TAG_OUTCOME, outcome)
-                .description("Calls that reached the bulkhead, by the priority they asked for and how they ended there")
-                .register(group.registry()));
     }
 }

@@ -6,31 +6,29 @@ import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Retry;
 import dev.bulwark.Subscription;
 import dev.bulwark.Timeout;
-import dev.bulwark.internal.spi.RegistryBinding;
-import java.lang.ref.Cleaner;
-import java.lang.ref.WeakReference;
-import java.util.HashMap;
-import java.util.Map;
+import dev.bulwark.internal.binding.AttachedListener;
+import dev.bulwark.internal.binding.BindingTable;
+import dev.bulwark.internal.binding.PartitionedObserver;
+import dev.bulwark.internal.binding.RetryObserver;
+import dev.bulwark.internal.binding.TimeoutObserver;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 /**
  * The policies bound through one {@code BulwarkTelemetry}, by kind and name, so that binding a second live policy of
  * the same name (or the same policy twice) fails instead of reporting two series with the same attributes, and so
  * that a name whose binding was closed, or whose policy was collected, can be bound again (a closed bulkhead that is
- * still reachable stays bound and keeps its name).
+ * still reachable stays bound and keeps its name). The life cycle (weak references, cleaner, the "already bound"
+ * check) is core's {@link BindingTable}; each binding's resources are its {@link Observations}.
  *
- * <p>Thread-safe: binding and unbinding happen under one lock (rare); recording never takes it.
+ * <p>Thread-safe: binding and unbinding happen under the table's one lock (rare); recording never takes it.
  */
 public final class Bindings {
 
     private final Instruments instruments;
     private final BindingOptions options;
-    private final ReentrantLock lock = new ReentrantLock();
-    /** Guarded by {@link #lock}. */
-    private final Map<String, PolicyBinding> bound = new HashMap<>();
+    private final BindingTable<Observations> table = new BindingTable<>("telemetry binding", "BulwarkTelemetry",
+            "bulwark-opentelemetry-cleaner", Observations::close);
 
     /**
      * Creates an empty table.
@@ -69,7 +67,7 @@ public final class Bindings {
     public Subscription bind(PartitionedBulkhead<?> partitioned) {
         Objects.requireNonNull(partitioned, "partitioned");
         return bind("partitioned bulkhead", partitioned.name(), partitioned, observations -> {
-            PartitionedInstruments listener = PartitionedInstruments.register(instruments, partitioned, observations);
+            PartitionedObserver listener = PartitionedInstruments.register(instruments, partitioned, observations);
             listener.attachedBy(partitioned.addListener(listener));
             return listener;
         });
@@ -85,7 +83,7 @@ public final class Bindings {
     public Subscription bind(Retry retry) {
         Objects.requireNonNull(retry, "retry");
         return bind("retry", retry.name(), retry, observations -> {
-            RetryInstruments listener = RetryInstruments.register(instruments, retry.name(), observations);
+            RetryObserver listener = RetryInstruments.register(instruments, retry.name(), observations);
             listener.attachedBy(retry.addListener(listener));
             return listener;
         });
@@ -101,7 +99,7 @@ public final class Bindings {
     public Subscription bind(Timeout timeout) {
         Objects.requireNonNull(timeout, "timeout");
         return bind("timeout", timeout.name(), timeout, observations -> {
-            TimeoutInstruments listener = TimeoutInstruments.register(instruments, timeout.name(), observations);
+            TimeoutObserver listener = TimeoutInstruments.register(instruments, timeout.name(), observations);
             listener.attachedBy(timeout.addListener(listener));
             return listener;
         });
@@ -114,10 +112,8 @@ public final class Bindings {
      * @return the binding of all of them
      */
     public Subscription bind(Bulkheads bulkheads) {
-        Objects.requireNonNull(bulkheads, "bulkheads");
-        return RegistryBinding.start(bulkheads, (Bulkhead bulkhead) -> bind(bulkhead),
-                child -> ((PolicyBinding) child).isLive(), System.getLogger("dev.bulwark.opentelemetry"),
-                "OpenTelemetry");
+        return table.bindAll(bulkheads, (Bulkhead bulkhead) -> bind(bulkhead),
+                System.getLogger("dev.bulwark.opentelemetry"), "OpenTelemetry");
     }
 
     /** The meter and shared histograms. */
@@ -127,105 +123,6 @@ public final class Bindings {
 
     private Subscription bind(String kind, String name, Object policy,
                               Function<Observations, AttachedListener> registerAndAttach) {
-        String key = kind + ":" + name;
-        String description = kind + " '" + name + "'";
-        lock.lock();
-        try {
-            PolicyBinding existing = bound.get(key);
-            if (existing != null) {
-                if (existing.isLive()) {
-                    throw new IllegalStateException("The " + description + " is already bound to this "
-                            + "BulwarkTelemetry: bind a policy once, or close the earlier binding first");
-                }
-                existing.close(); // collected, and the cleaner has not run yet: drop its callbacks now
-            }
-            Observations observations = new Observations();
-            AttachedListener listener;
-            try {
-                listener = registerAndAttach.apply(observations);
-            } catch (RuntimeException | Error failure) {
-                observations.close();
-                throw failure;
-            }
-            PolicyBinding binding = new PolicyBinding(description, policy, listener, observations);
-            binding.cleanable = Instruments.CLEANER.register(policy, new Unbind(this, key, binding.id, observations));
-            bound.put(key, binding);
-            return binding;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void forget(String key, Object id) {
-        lock.lock();
-        try {
-            PolicyBinding entry = bound.get(key);
-            if (entry != null && entry.id == id) {
-                bound.remove(key);
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Closes a binding's callbacks and forgets it; must not refer to the policy (the cleaner runs it). */
-    private static final class Unbind implements Runnable {
-        private final Bindings bindings;
-        private final String key;
-        private final Object id;
-        private final Observations observations;
-
-        Unbind(Bindings bindings, String key, Object id, Observations observations) {
-            this.bindings = bindings;
-            this.key = key;
-            this.id = id;
-            this.observations = observations;
-        }
-
-        @Override
-        public void run() {
-            observations.close();
-            bindings.forget(key, id);
-        }
-    }
-
-    /**
-     * One policy's binding. Refers to the policy and its listener only weakly, so holding it never keeps a dropped
-     * policy alive. Thread-safe; {@link #close()} is idempotent.
-     */
-    static final class PolicyBinding implements Subscription {
-        final Object id = new Object();
-        private final String description;
-        private final WeakReference<Object> policy;
-        private final WeakReference<AttachedListener> listener;
-        private final AtomicBoolean closed = new AtomicBoolean();
-        volatile Cleaner.Cleanable cleanable;
-
-        PolicyBinding(String description, Object policy, AttachedListener listener, Observations observations) {
-            this.description = description;
-            this.policy = new WeakReference<>(policy);
-            this.listener = new WeakReference<>(listener);
-        }
-
-        boolean isLive() {
-            return !closed.get() && policy.get() != null;
-        }
-
-        @Override
-        public void close() {
-            if (!closed.compareAndSet(false, true)) {
-                return;
-            }
-            AttachedListener attached = listener.get();
-            if (attached != null) {
-                attached.detach();
-            }
-            cleanable.clean(); // runs Unbind at most once, whether the cleaner got there first or not
-        }
-
-        @Override
-        public String toString() {
-            return "telemetry binding of " + description + (isLive() ? "" : " (closed)");
-        }
+        return table.bind(kind, name, policy, new Observations(), registerAndAttach);
     }
 }

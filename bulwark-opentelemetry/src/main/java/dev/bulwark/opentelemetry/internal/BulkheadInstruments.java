@@ -16,7 +16,9 @@ import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_TIME_IN_QUEUE_M
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.binding.AttachedListener;
 import dev.bulwark.internal.stats.CallerContextListener;
+import dev.bulwark.internal.stats.PriorityTally;
 import dev.bulwark.internal.stats.SampledListener;
 import dev.bulwark.internal.stats.ThreadOwnedCounter;
 import dev.bulwark.internal.stats.TimingSampler;
@@ -71,7 +73,8 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
     private final DoubleHistogram timeInQueue;
     private final DoubleHistogram leaseDuration;
     private final TimingSampler sampler;
-    private final PriorityCounts priorities;
+    /** Counts per priority, reported by {@link PriorityCounts}. */
+    private final PriorityTally priorities;
     /** The timed leases of the recent window. */
     private final WindowedHistogram leases;
     /** The recorded waits of the recent window: admitted, cancelled, and by rejection reason ordinal. */
@@ -92,7 +95,7 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
         waitCancelled = options.windowedMax();
         Attributes named = Attributes.of(BULKHEAD_NAME, name);
         leaseAttributes = named;
-        priorities = new PriorityCounts(admitted, named);
+        priorities = new PriorityTally(admitted::sum);
         admittedAttributes = named.toBuilder().put(BULKHEAD_OUTCOME, "admitted").build();
         cancelledAttributes = named.toBuilder().put(BULKHEAD_OUTCOME, "cancelled").build();
         Rejection.Reason[] reasons = Rejection.Reason.values();
@@ -147,7 +150,7 @@ final class BulkheadInstruments extends AttachedListener implements SampledListe
                         measurement.record(rejected[i].sum(), rejectedAttributes[i]);
                     }
                 }));
-        listener.priorities.register(meter, observations);
+        PriorityCounts.register(meter, observations, named, listener.priorities);
         observeWindows(meter, observations, listener);
         return listener;
     }

@@ -8,7 +8,6 @@ import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.metrics.DoubleHistogram;
 import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.api.trace.Span;
-import java.lang.ref.Cleaner;
 import java.time.Duration;
 import java.util.List;
 
@@ -25,13 +24,6 @@ public final class Instruments {
      */
     static final List<Double> SECONDS_BUCKETS = List.of(0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
             0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0);
-
-    /** Closes the observations of a policy that was garbage-collected. One daemon thread, started on first use. */
-    static final Cleaner CLEANER = Cleaner.create(task -> {
-        Thread thread = new Thread(task, "bulwark-opentelemetry-cleaner");
-        thread.setDaemon(true);
-        return thread;
-    });
 
     private static final double NANOS_PER_SECOND = 1e9;
 

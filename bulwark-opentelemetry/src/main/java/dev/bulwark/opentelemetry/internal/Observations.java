@@ -5,10 +5,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The asynchronous instruments (callbacks) one binding registered, closed together when it unbinds. It must never
- * refer to the bound policy: the {@link Instruments#CLEANER} runs {@link #close()} once the policy is collected.
+ * refer to the bound policy: the binding table's cleaner runs {@link #close()} once the policy is collected.
  * Thread-safe; closing is idempotent.
  */
-final class Observations implements Runnable {
+final class Observations {
 
     private final List<AutoCloseable> callbacks = new CopyOnWriteArrayList<>();
 
@@ -27,10 +27,5 @@ final class Observations implements Runnable {
             }
         }
         callbacks.clear();
-    }
-
-    @Override
-    public void run() {
-        close();
     }
 }

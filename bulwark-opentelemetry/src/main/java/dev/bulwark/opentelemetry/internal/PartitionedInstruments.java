@@ -10,10 +10,9 @@ import static dev.bulwark.opentelemetry.InstrumentNames.PARTITIONED_PARTITIONS;
 import static dev.bulwark.opentelemetry.InstrumentNames.PARTITIONED_PARTITION_LIMIT;
 import static dev.bulwark.opentelemetry.InstrumentNames.PARTITIONED_QUEUED_CALLS;
 
-import dev.bulwark.BulkheadListener;
 import dev.bulwark.PartitionedBulkhead;
-import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.binding.PartitionedObserver;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.Meter;
 import java.lang.ref.WeakReference;
@@ -22,27 +21,18 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToLongFunction;
 
 /**
- * One partitioned bulkhead's instruments: its calls by outcome over all partitions, in adders read at collection,
- * and its partition table's occupancy, read through a weak reference. Attributes carry its name, never a key, so a
- * flood of keys adds no series. Thread-safe; allocates nothing per call.
+ * One partitioned bulkhead's instruments: its calls by outcome over all partitions, in adders read at collection
+ * and fed by core's {@link PartitionedObserver}, and its partition table's occupancy, read through a weak reference.
+ * Attributes carry its name, never a key, so a flood of keys adds no series. Thread-safe; allocates nothing per call.
  */
-final class PartitionedInstruments extends AttachedListener implements BulkheadListener {
-
-    private final LongAdder admitted = new LongAdder();
-    private final LongAdder cancelled = new LongAdder();
-    /** Indexed by {@link Rejection.Reason#ordinal()}. */
-    private final LongAdder[] rejected = new LongAdder[Rejection.Reason.values().length];
+final class PartitionedInstruments {
 
     private PartitionedInstruments() {
-        for (int i = 0; i < rejected.length; i++) {
-            rejected[i] = new LongAdder();
-        }
     }
 
-    /** Creates the listener of {@code partitioned} and registers its asynchronous instruments. */
-    static PartitionedInstruments register(Instruments instruments, PartitionedBulkhead<?> partitioned,
-                                           Observations observations) {
-        PartitionedInstruments listener = new PartitionedInstruments();
+    /** Registers the asynchronous instruments of {@code partitioned} and returns the listener that feeds them. */
+    static PartitionedObserver register(Instruments instruments, PartitionedBulkhead<?> partitioned,
+                                        Observations observations) {
         Meter meter = instruments.meter();
         Attributes named = Attributes.of(PARTITIONED_NAME, partitioned.name());
         Attributes admittedAttributes = named.toBuilder().put(BULKHEAD_OUTCOME, "admitted").build();
@@ -54,9 +44,12 @@ final class PartitionedInstruments extends AttachedListener implements BulkheadL
                     .put(BULKHEAD_REJECTION_REASON, reason.name().toLowerCase(Locale.ROOT)).build();
         }
         // Callbacks capture the adders, never the listener (its subscription refers to the bulkhead).
-        LongAdder admitted = listener.admitted;
-        LongAdder cancelled = listener.cancelled;
-        LongAdder[] rejected = listener.rejected;
+        LongAdder admitted = new LongAdder();
+        LongAdder cancelled = new LongAdder();
+        LongAdder[] rejected = new LongAdder[reasons.length];
+        for (int i = 0; i < rejected.length; i++) {
+            rejected[i] = new LongAdder();
+        }
         observations.add(meter.counterBuilder(PARTITIONED_CALLS).setUnit("{call}")
                 .setDescription("Calls through the partitioned bulkhead, over all partitions, by how they ended")
                 .buildWithCallback(measurement -> {
@@ -83,7 +76,8 @@ final class PartitionedInstruments extends AttachedListener implements BulkheadL
                         measurement.record(current.evictionCount(), named);
                     }
                 }));
-        return listener;
+        return new PartitionedObserver("BulwarkTelemetry partitioned-bulkhead listener", admitted::increment,
+                cancelled::increment, reason -> rejected[reason.ordinal()]::increment);
     }
 
     private static void observeState(Meter meter, Observations observations,
@@ -97,25 +91,5 @@ final class PartitionedInstruments extends AttachedListener implements BulkheadL
                         measurement.record(read.applyAsLong(current), attributes);
                     }
                 }));
-    }
-
-    @Override
-    public void admitted(long waitedNanos, Priority priority) {
-        admitted.increment();
-    }
-
-    @Override
-    public void rejected(Rejection rejection) {
-        rejected[rejection.reason().ordinal()].increment();
-    }
-
-    @Override
-    public void cancelled(long waitedNanos, Priority priority) {
-        cancelled.increment();
-    }
-
-    @Override
-    public String toString() {
-        return "BulwarkTelemetry partitioned-bulkhead listener";
     }
 }

@@ -1,4 +1,4 @@
-package dev.bulwark.internal.spi;
+package dev.bulwark.internal.binding;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Bulkheads;
@@ -18,7 +18,7 @@ import java.util.function.Predicate;
  * whose bulkhead was collected are forgotten the next time one is added, so a registry with churn does not
  * accumulate them.
  */
-public final class RegistryBinding implements Subscription {
+final class RegistryBinding implements Subscription {
 
     private final Function<Bulkhead, Subscription> bind;
     private final Predicate<Subscription> isLive;
@@ -48,7 +48,7 @@ public final class RegistryBinding implements Subscription {
      * @param boundTo what the bulkheads are bound to, for that report and {@link #toString()} ("metrics", say)
      * @return the binding; closing it unbinds everything it bound
      */
-    public static RegistryBinding start(Bulkheads bulkheads, Function<Bulkhead, Subscription> bind,
+    static RegistryBinding start(Bulkheads bulkheads, Function<Bulkhead, Subscription> bind,
                                         Predicate<Subscription> isLive, System.Logger logger, String boundTo) {
         RegistryBinding binding = new RegistryBinding(bind, isLive, logger, boundTo);
         binding.removals = bulkheads.onRemoved(binding::unbindOne);
