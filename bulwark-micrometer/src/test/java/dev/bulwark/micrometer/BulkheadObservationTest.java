@@ -48,9 +48,12 @@ class BulkheadObservationTest {
         return bulkhead;
     }
 
-    @Test
-    void aRefusalIsAChildOfTheCallersObservationWithItsReason() {
-        Bulkhead bulkhead = bind(0);
+    /**
+     * Holds the bulkhead's only slot and makes a call inside a current "request" observation, which is refused.
+     *
+     * @return the request observation
+     */
+    private Observation refuseUnderARequestObservation(Bulkhead bulkhead) {
         Permit holder = bulkhead.acquire();
         Observation request = Observation.start("request", observations);
         try (Observation.Scope ignored = request.openScope()) {
@@ -58,6 +61,13 @@ class BulkheadObservationTest {
         }
         request.stop();
         holder.close();
+        return request;
+    }
+
+    @Test
+    void aRefusalIsAChildOfTheCallersObservationWithItsReason() {
+        Bulkhead bulkhead = bind(0);
+        Observation request = refuseUnderARequestObservation(bulkhead);
 
         TestObservationRegistryAssert.assertThat(observations)
                 .hasNumberOfObservationsWithNameEqualTo(BulkheadObservationContext.NAME, 1)
@@ -212,13 +222,7 @@ class BulkheadObservationTest {
     void withoutAnObservationRegistryNothingIsObserved() {
         Bulkhead bulkhead = Bulkhead.builder().name("plain").maxConcurrency(1).maxQueue(0).build();
         BulwarkMetrics.of(new SimpleMeterRegistry()).bind(bulkhead);
-        Permit holder = bulkhead.acquire();
-        Observation request = Observation.start("request", observations);
-        try (Observation.Scope ignored = request.openScope()) {
-            assertThatThrownBy(() -> bulkhead.call(() -> "never")).isInstanceOf(BulkheadRejectedException.class);
-        }
-        request.stop();
-        holder.close();
+        refuseUnderARequestObservation(bulkhead);
 
         TestObservationRegistryAssert.assertThat(observations)
                 .hasNumberOfObservationsWithNameEqualTo(BulkheadObservationContext.NAME, 0);

@@ -19,7 +19,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.HashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -228,9 +233,9 @@ class HistogramBucketsTest {
                 Duration.ofNanos(100_000)).build().bind(db);
         int threads = 4;
         int callsEach = 20_000;
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
-        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
-        List<java.util.concurrent.Future<?>> callers = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> callers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             callers.add(pool.submit(() -> {
                 start.await();
@@ -242,7 +247,7 @@ class HistogramBucketsTest {
         }
         start.countDown();
         List<String> families = List.of(EXECUTION + "|name=\"db\"", WAIT + "|name=\"db\",outcome=\"admitted\"");
-        Map<String, TreeMap<Double, Long>> previous = new java.util.HashMap<>();
+        Map<String, TreeMap<Double, Long>> previous = new HashMap<>();
         int scrapes = 0;
         while (scrapes < 20 || callers.stream().anyMatch(f -> !f.isDone())) {
             String scrape = registry.scrape();
@@ -260,7 +265,7 @@ class HistogramBucketsTest {
                 }
             }
         }
-        for (java.util.concurrent.Future<?> caller : callers) {
+        for (Future<?> caller : callers) {
             caller.get();
         }
         pool.shutdown();

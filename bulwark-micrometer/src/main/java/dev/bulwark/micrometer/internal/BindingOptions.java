@@ -29,32 +29,6 @@ public final class BindingOptions {
      * @param exactTiming whether bulkheads time every execution instead of a sample
      * @param expiry how long the window of maxima and percentiles is (checked)
      * @param bufferLength how many buffers the window rotates through (checked)
-     * @throws IllegalArgumentException when {@code expiry} or {@code bufferLength} is out of range
-     */
-    public BindingOptions(boolean exactTiming, Duration expiry, int bufferLength) {
-        this(exactTiming, expiry, bufferLength, null);
-    }
-
-    /**
-     * Creates the options, with observations of waits and refusals.
-     *
-     * @param exactTiming whether bulkheads time every execution instead of a sample
-     * @param expiry how long the window of maxima and percentiles is (checked)
-     * @param bufferLength how many buffers the window rotates through (checked)
-     * @param observationRegistry where bulkheads observe their waits and refusals, {@code null} for nowhere
-     * @throws IllegalArgumentException when {@code expiry} or {@code bufferLength} is out of range
-     */
-    public BindingOptions(boolean exactTiming, Duration expiry, int bufferLength,
-                          ObservationRegistry observationRegistry) {
-        this(exactTiming, expiry, bufferLength, observationRegistry, null);
-    }
-
-    /**
-     * Creates the options, with observations of waits and refusals and histograms.
-     *
-     * @param exactTiming whether bulkheads time every execution instead of a sample
-     * @param expiry how long the window of maxima and percentiles is (checked)
-     * @param bufferLength how many buffers the window rotates through (checked)
      * @param observationRegistry where bulkheads observe their waits and refusals, {@code null} for nowhere
      * @param histogramBounds the upper bounds of the histograms' buckets, ascending and positive (as checked by
      *     {@code BulwarkMetrics.Builder.histogramBuckets}), {@code null} for no histograms
