@@ -163,7 +163,8 @@ class HistogramBucketsTest {
                         "bulwark_bulkhead_wait_seconds_count{name=\"db\",outcome=\"admitted\"}"));
         TreeMap<Double, Long> timedOutWaits = buckets(scrape, WAIT, "name=\"db\",outcome=\"rejected.wait_timeout\"");
         assertThat(timedOutWaits.get(0.25)).isZero();
-        assertThat(timedOutWaits.get(1.0)).as("max wait 500 ms, seen when the manual clock ran its timer").isEqualTo(1L);
+        assertThat(timedOutWaits.get(1.0)).as("max wait 500 ms, seen when the manual clock ran its timer")
+                .isEqualTo(1L);
         assertThat(timedOutWaits.lastEntry().getValue()).isEqualTo(1L);
         TreeMap<Double, Long> cancelledWaits = buckets(scrape, WAIT, "name=\"db\",outcome=\"cancelled\"");
         assertThat(cancelledWaits.get(0.001)).isZero();
