@@ -51,9 +51,19 @@ import picocli.CommandLine.Spec;
             "  bulwark simulate --tenants 4 --noisy-tenant 10 --rate 450/s --limit 20 --global-limit 40",
             "  bulwark simulate --virtual-time --rate 3200/s --priority-mix critical:20%%,normal:50%%,sheddable:30%%",
             "  bulwark simulate --virtual-time --scenario priority-surge --reserve critical:4 --min-limit 8",
+            "  bulwark simulate --scenario noisy-tenant --seed 7",
             "  bulwark simulate --virtual-time --rate 1600/s --adaptive self-tuning --schedule "
                     + "'critical: 0.5x for 120s; sheddable: 0.25x for 30s, 12x for 60s, 0.25x for 30s'"})
 final class SimulateCommand implements Callable<Integer> {
+
+    /** The named tenant scenario: one tenant at ten times its rate under an adaptive global limit. */
+    static final String NOISY_TENANT = "noisy-tenant";
+    /** Its quiet twin: the same with every tenant at its rate, to compare the others' waits with. */
+    static final String NOISY_TENANT_QUIET = "noisy-tenant-quiet";
+    private static final int SCENARIO_TENANTS = 4;
+    /** Each tenant's load in the tenant scenarios, as a fraction of its fair share of the downstream's capacity. */
+    private static final double SCENARIO_SHARE_LOAD = 0.6;
+    private static final Duration SCENARIO_DURATION = Duration.ofSeconds(60);
 
     @Spec
     CommandSpec spec;
@@ -85,7 +95,12 @@ final class SimulateCommand implements Callable<Integer> {
                             + "12x for 60s, 0.25x for 30s.",
                     "priority-surge-unloaded: the same without the surge (sheddable at 0.25x for 120s), to compare "
                             + "latencies with.",
-                    "Add --reserve critical:4 --min-limit 8 for the surge with a reserve."})
+                    "Add --reserve critical:4 --min-limit 8 for the surge with a reserve.",
+                    NOISY_TENANT + ": a per-key run (as --tenants) of 4 tenants (or --tenants N), each calling at 0.6 "
+                            + "of its share of the capacity (0.15x with 4) for 60s, tenant t0 at ten times that; "
+                            + "each tenant's --limit defaults to its share of --downstream-capacity, the global "
+                            + "limit starts at the capacity and adapts.",
+                    NOISY_TENANT_QUIET + ": the same with t0 at the others' rate, to compare their waits with."})
     String scenarioName;
 
     @Option(names = "--limit", order = 50, paramLabel = "N", defaultValue = "32",
@@ -120,7 +135,7 @@ final class SimulateCommand implements Callable<Integer> {
             converter = LowerCaseEnumConverter.Adaptive.class,
             description = "Let the limit adapt to the downstream: self-tuning (needs no tuning; the one to reach "
                     + "for), aimd or gradient. --limit is then the starting limit; the report draws the limit over "
-                    + "time.")
+                    + "time. With --tenants the global limit adapts, from --global-limit.")
     AdaptiveAlgorithm adaptive;
 
     @Option(names = "--min-limit", order = 56, paramLabel = "N", defaultValue = "1",
@@ -143,8 +158,9 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--tenants", order = 100, paramLabel = "N", converter = Converters.Population.class,
             description = "Per-key run: N tenants t0..t(N-1), each with its own partition (--limit, --queue, "
                     + "--max-wait) of a PartitionedBulkhead under --global-limit, with fair shares; each tenant "
-                    + "makes Poisson calls at --rate. Runs in virtual time against a downstream that is a pure "
-                    + "delay (--service-time) and reports each tenant's calls, refusals and waits.")
+                    + "makes Poisson calls at --rate. Runs in virtual time and reports each tenant's calls, refusals "
+                    + "and waits. The downstream is a pure delay (--service-time) unless --downstream-capacity is "
+                    + "given; --adaptive (which needs a capacity) makes the global limit adapt from --global-limit.")
     Integer tenants;
 
     @Option(names = "--noisy-tenant", order = 101, paramLabel = "FACTOR", defaultValue = "1",
@@ -160,7 +176,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--global-limit", order = 103, paramLabel = "N", defaultValue = "32",
             converter = Converters.PositiveInteger.class,
             description = "With --tenants: the limit all tenants share (its queue holds --queue per tenant, its "
-                    + "max wait is --max-wait). Default: ${DEFAULT-VALUE}.")
+                    + "max wait is --max-wait); with --adaptive, its starting value. Default: ${DEFAULT-VALUE}.")
     int globalLimit;
 
     @Option(names = "--global-fifo", order = 104,
@@ -196,7 +212,8 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (tenants != null || hasAny("--noisy-tenant", "--noisy-limit", "--global-limit", "--global-fifo")) {
+        if (tenants != null || hasAny("--noisy-tenant", "--noisy-limit", "--global-limit", "--global-fifo")
+                || NOISY_TENANT.equals(scenarioName) || NOISY_TENANT_QUIET.equals(scenarioName)) {
             return runTenants();
         }
         SimulationSettings settings = settings();
@@ -236,15 +253,7 @@ final class SimulateCommand implements Callable<Integer> {
         if (loadSchedule != null) {
             builder.arrivals(new ArrivalModel.OpenLoop(loadSchedule));
         }
-        if (adaptive != AdaptiveAlgorithm.AIMD) {
-            String needs = adaptive == null ? "--adaptive" : "--adaptive aimd";
-            for (String option : adaptive == null ? new String[] {"--min-limit", "--max-limit", "--latency-threshold"}
-                    : new String[] {"--latency-threshold"}) {
-                if (spec.commandLine().getParseResult().hasMatchedOption(option)) {
-                    throw new ParameterException(spec.commandLine(), option + " needs " + needs);
-                }
-            }
-        }
+        checkAdaptiveOptions();
         if (noBulkhead) {
             for (String option : new String[] {"--limit", "--queue", "--max-wait", "--queue-order", "--adaptive"}) {
                 if (spec.commandLine().getParseResult().hasMatchedOption(option)) {
@@ -254,10 +263,24 @@ final class SimulateCommand implements Callable<Integer> {
             }
             builder.bulkhead(null);
         } else {
-            builder.bulkhead(new BulkheadSettings(limit, queue, maxWait, queueOrder, adaptiveLimit()));
+            builder.bulkhead(new BulkheadSettings(limit, queue, maxWait, queueOrder,
+                    adaptiveLimit(limit, "--limit")));
         }
         builder.callMix(callMix(loadSchedule));
         return builder.build();
+    }
+
+    /** Refuses the options of an adaptive limit without {@code --adaptive} (or of AIMD without aimd). */
+    private void checkAdaptiveOptions() {
+        if (adaptive != AdaptiveAlgorithm.AIMD) {
+            String needs = adaptive == null ? "--adaptive" : "--adaptive aimd";
+            for (String option : adaptive == null ? new String[] {"--min-limit", "--max-limit", "--latency-threshold"}
+                    : new String[] {"--latency-threshold"}) {
+                if (spec.commandLine().getParseResult().hasMatchedOption(option)) {
+                    throw new ParameterException(spec.commandLine(), option + " needs " + needs);
+                }
+            }
+        }
     }
 
     /** The {@code --schedule} parsed against {@code --rate}, the {@code --scenario}'s, or {@code null}. */
@@ -312,7 +335,8 @@ final class SimulateCommand implements Callable<Integer> {
                 break;
             default:
                 throw new ParameterException(spec.commandLine(), "--scenario: unknown scenario '" + scenarioName
-                        + "'; expected priority-surge or priority-surge-unloaded");
+                        + "'; expected priority-surge, priority-surge-unloaded, " + NOISY_TENANT + " or "
+                        + NOISY_TENANT_QUIET);
         }
         if (adaptive == null) {
             adaptive = AdaptiveAlgorithm.SELF_TUNING;
@@ -322,29 +346,56 @@ final class SimulateCommand implements Callable<Integer> {
         return LoadSchedule.parse(text, capacity);
     }
 
-    /** The per-tenant run ({@code --tenants}): its own settings, simulation and report. */
+    /** The per-tenant run ({@code --tenants} or a tenant {@code --scenario}): its own settings, simulation, report. */
     private int runTenants() {
-        if (tenants == null) {
+        boolean named = NOISY_TENANT.equals(scenarioName) || NOISY_TENANT_QUIET.equals(scenarioName);
+        if (tenants == null && !named) {
             throw new ParameterException(spec.commandLine(),
                     "--noisy-tenant, --noisy-limit, --global-limit and --global-fifo need --tenants N");
         }
-        for (String option : new String[] {"--no-bulkhead", "--queue-order", "--adaptive", "--min-limit",
-            "--max-limit", "--latency-threshold", "--report", "--clients", "--think-time", "--retry", "--retry-delay",
-            "--timeout", "--threads", "--downstream-capacity", "--degradation", "--drain",
-            "--priority-mix", "--weights", "--reserve", "--schedule", "--scenario"}) {
+        for (String option : new String[] {"--no-bulkhead", "--queue-order", "--report", "--clients", "--think-time",
+            "--retry", "--retry-delay", "--timeout", "--threads", "--drain", "--priority-mix", "--weights",
+            "--reserve", "--schedule"}) {
             if (hasAny(option)) {
-                throw new ParameterException(spec.commandLine(), "--tenants cannot be combined with " + option);
+                throw new ParameterException(spec.commandLine(), (named ? "--scenario " + scenarioName
+                        : "--tenants") + " cannot be combined with " + option);
             }
+        }
+        if (named) {
+            for (String option : new String[] {"--rate", "--duration", "--noisy-tenant"}) {
+                if (hasAny(option)) {
+                    throw new ParameterException(spec.commandLine(), "--scenario cannot be combined with " + option
+                            + ": the scenario sets the tenants' rates and the run's length");
+                }
+            }
+        } else if (hasAny("--scenario")) {
+            throw new ParameterException(spec.commandLine(), "--tenants cannot be combined with --scenario "
+                    + scenarioName + "; the tenant scenarios are " + NOISY_TENANT + " and " + NOISY_TENANT_QUIET);
         }
         if (!(noisyFactor >= 0) || Double.isInfinite(noisyFactor)) {
             throw new ParameterException(spec.commandLine(),
                     "--noisy-tenant must be a number of at least 0 but was " + noisyFactor);
         }
-        Rate rate = scenario.openLoopRate();
-        long seed = scenario.seedOrRandom();
-        TenantSimulation.Result result = new TenantSimulation(new TenantSimulation.Settings(tenants, noisyFactor,
-                rate, scenario.serviceTime, limit, noisyLimit == null ? limit : noisyLimit, queue, maxWait, globalLimit,
-                !globalFifo, duration, seed)).run();
+        checkAdaptiveOptions();
+        // Plain tenant runs keep their pure-delay downstream unless a capacity is given; the scenario always has one.
+        boolean capacityBound = named || hasAny("--downstream-capacity");
+        if (!capacityBound && hasAny("--degradation")) {
+            throw new ParameterException(spec.commandLine(),
+                    "--degradation needs --downstream-capacity N with --tenants: a pure-delay downstream cannot "
+                            + "degrade");
+        }
+        if (!capacityBound && adaptive != null) {
+            throw new ParameterException(spec.commandLine(), "--adaptive needs --downstream-capacity N with "
+                    + "--tenants: over a pure-delay downstream latency never rises, so the limit has nothing to "
+                    + "react to");
+        }
+        TenantSimulation.Settings settings = named ? noisyTenantScenario() : new TenantSimulation.Settings(tenants,
+                noisyFactor, scenario.openLoopRate(), scenario.serviceTime, limit,
+                noisyLimit == null ? limit : noisyLimit, queue, maxWait, globalLimit,
+                adaptiveLimit(globalLimit, "--global-limit"), !globalFifo,
+                capacityBound ? scenario.downstreamCapacity : null, scenario.degradation, duration,
+                scenario.seedOrRandom());
+        TenantSimulation.Result result = new TenantSimulation(settings).run();
         PrintWriter out = spec.commandLine().getOut();
         switch (scenario.format) {
             case JSON:
@@ -358,6 +409,33 @@ final class SimulateCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    /**
+     * The settings of {@code --scenario noisy-tenant} and its quiet twin, in multiples of the downstream's capacity
+     * (--downstream-capacity calls of the mean --service-time at once): see the option's help.
+     */
+    private TenantSimulation.Settings noisyTenantScenario() {
+        int count = tenants == null ? SCENARIO_TENANTS : tenants;
+        if (count < 2) {
+            throw new ParameterException(spec.commandLine(), "--scenario " + scenarioName + " needs at least 2 "
+                    + "--tenants: the others' waits are what it measures");
+        }
+        if (adaptive == null) {
+            adaptive = AdaptiveAlgorithm.SELF_TUNING;
+        }
+        int capacity = scenario.downstreamCapacity;
+        Rate capacityRate = new Rate(capacity * 1e9 / scenario.serviceTime.meanNanos());
+        // Each tenant at SCENARIO_SHARE_LOAD of its fair share of the capacity: all of them together leave headroom.
+        Rate perTenant = new Rate(capacityRate.perSecond() * SCENARIO_SHARE_LOAD / count);
+        int start = hasAny("--global-limit") ? globalLimit : capacity;
+        // Each tenant's own limit is its share of the capacity, so that no tenant, the noisy one included, can
+        // hold the others' share while the adaptive global limit moves (docs/per-key.md, the noisy-tenant scenario).
+        int perTenantLimit = hasAny("--limit") ? limit : Math.max(1, capacity / count);
+        return new TenantSimulation.Settings(count, NOISY_TENANT.equals(scenarioName) ? 10 : 1, perTenant,
+                scenario.serviceTime, perTenantLimit, noisyLimit == null ? perTenantLimit : noisyLimit, queue, maxWait,
+                start, adaptiveLimit(start, "--global-limit"), !globalFifo, capacity, scenario.degradation,
+                SCENARIO_DURATION, scenario.seedOrRandom());
     }
 
     private boolean hasAny(String... options) {
@@ -401,7 +479,7 @@ final class SimulateCommand implements Callable<Integer> {
     }
 
     /** The adaptive limit the options describe, or {@code null} for a fixed one. */
-    private dev.bulwark.AdaptiveLimit adaptiveLimit() {
+    private dev.bulwark.AdaptiveLimit adaptiveLimit(int start, String startOption) {
         if (adaptive == null) {
             return null;
         }
@@ -409,9 +487,9 @@ final class SimulateCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--max-limit (" + maxLimit
                     + ") must be at least --min-limit (" + minLimit + ")");
         }
-        if (limit < minLimit || limit > maxLimit) {
-            throw new ParameterException(spec.commandLine(), "--limit (" + limit + ") is the starting limit and "
-                    + "must lie within --min-limit " + minLimit + " and --max-limit " + maxLimit);
+        if (start < minLimit || start > maxLimit) {
+            throw new ParameterException(spec.commandLine(), startOption + " (" + start + ") is the starting limit "
+                    + "and must lie within --min-limit " + minLimit + " and --max-limit " + maxLimit);
         }
         if (adaptive == AdaptiveAlgorithm.AIMD) {
             dev.bulwark.AdaptiveLimit.Aimd.Builder aimd = dev.bulwark.AdaptiveLimit.aimd().minLimit(minLimit)

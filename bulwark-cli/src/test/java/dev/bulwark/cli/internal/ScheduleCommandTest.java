@@ -190,8 +190,8 @@ class ScheduleCommandTest {
                 + "25/s for 2m, seed 1", "adaptive limit (self-tuning");
         Outcome unknown = run(args("--scenario", "surge"));
         assertThat(unknown.exitCode).isEqualTo(2);
-        assertThat(unknown.err).contains("--scenario: unknown scenario 'surge'; expected priority-surge or "
-                + "priority-surge-unloaded");
+        assertThat(unknown.err).contains("--scenario: unknown scenario 'surge'; expected priority-surge, "
+                + "priority-surge-unloaded, noisy-tenant or noisy-tenant-quiet");
         Outcome withRate = run(args("--scenario", "priority-surge", "--rate", "10/s"));
         assertThat(withRate.err).contains("--scenario cannot be combined with --rate");
     }

@@ -33,11 +33,14 @@ public final class TenantReport {
         out.printf(Locale.ROOT, "Tenants: %d, tenant 0 at %sx the rate of each other (%s), %s, virtual time%n",
                 settings.tenants(), Numbers.plain(settings.noisyFactor()), settings.ratePerTenant(),
                 settings.fairShares() ? "fair shares" : "global FIFO");
-        out.printf(Locale.ROOT, "Limits: %d per tenant (t0: %d; queue %d), global %d, max wait %s; service time %s; "
+        out.printf(Locale.ROOT, "Limits: %d per tenant (t0: %d; queue %d), global %s, max wait %s; service time %s; "
                         + "%s of arrivals; seed %d%n", settings.limit(), settings.noisyLimit(), settings.queue(),
-                settings.globalLimit(),
+                globalLimit(result),
                 settings.maxWait() == null ? "none" : Durations.format(settings.maxWait()),
                 settings.serviceTime().spec(), Durations.format(settings.duration()), settings.seed());
+        out.printf(Locale.ROOT, "Downstream: %s; peak %d in flight%n", settings.downstreamCapacity() == null
+                ? "a pure delay (no capacity)" : "capacity " + settings.downstreamCapacity() + ", degradation "
+                + Numbers.plain(settings.degradation()), result.downstreamPeakInFlight());
         out.println();
         out.printf(Locale.ROOT, "%-8s %10s %10s %10s  %-28s %10s %10s%n", "tenant", "calls", "served", "refused",
                 "refused by reason", "p50 wait", "p99 wait");
@@ -76,6 +79,17 @@ public final class TenantReport {
                 json.writeNumberField("maxWaitMs", settings.maxWait().toNanos() / 1e6);
             }
             json.writeNumberField("globalLimit", settings.globalLimit());
+            if (settings.adaptive() == null) {
+                json.writeNullField("adaptive");
+            } else {
+                json.writeStringField("adaptive", settings.adaptiveAlgorithm().orElseThrow());
+            }
+            if (settings.downstreamCapacity() == null) {
+                json.writeNullField("downstreamCapacity");
+            } else {
+                json.writeNumberField("downstreamCapacity", settings.downstreamCapacity());
+                json.writeNumberField("degradation", settings.degradation());
+            }
             json.writeStringField("sharing", settings.fairShares() ? "fair-shares" : "global-fifo");
             json.writeNumberField("durationMs", settings.duration().toNanos() / 1e6);
             json.writeNumberField("seed", settings.seed());
@@ -98,6 +112,12 @@ public final class TenantReport {
             json.writeEndArray();
             json.writeNumberField("othersP50WaitMs", result.othersWaitPercentile(50).toNanos() / 1e6);
             json.writeNumberField("othersP99WaitMs", result.othersWaitPercentile(99).toNanos() / 1e6);
+            json.writeObjectFieldStart("globalLimit");
+            json.writeNumberField("lowest", result.globalLimit().lowest());
+            json.writeNumberField("highest", result.globalLimit().highest());
+            json.writeNumberField("mean", result.globalLimit().mean());
+            json.writeEndObject();
+            json.writeNumberField("downstreamPeakInFlight", result.downstreamPeakInFlight());
             json.writeEndObject();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -132,6 +152,15 @@ public final class TenantReport {
         }
         out.println(others.append(',').append(plainMs(result.othersWaitPercentile(50))).append(',')
                 .append(plainMs(result.othersWaitPercentile(99))));
+    }
+
+    /** The fixed global limit, or the adaptive one's algorithm, start and range while calls arrived. */
+    private static String globalLimit(TenantSimulation.Result result) {
+        TenantSimulation.Settings settings = result.settings();
+        TenantSimulation.LimitRange range = result.globalLimit();
+        return settings.adaptiveAlgorithm().map(algorithm -> String.format(Locale.ROOT,
+                "%s from %d, %d..%d (mean %.1f)", algorithm, settings.globalLimit(), range.lowest(), range.highest(),
+                range.mean())).orElse(Integer.toString(settings.globalLimit()));
     }
 
     private static String reasons(TenantSimulation.TenantOutcome tenant) {

@@ -75,10 +75,11 @@ public record BulkheadSettings(int limit, int queue, Duration maxWait, QueueOrde
      * @return {@code self-tuning}, {@code aimd} or {@code gradient}, or empty for a fixed limit
      */
     public Optional<String> adaptiveAlgorithm() {
-        return adaptiveIfAny().map(limit -> algorithmName());
+        return adaptiveIfAny().map(BulkheadSettings::algorithmName);
     }
 
-    private String algorithmName() {
+    /** The CLI's name of an adaptive limit's algorithm (what {@code --adaptive} takes). */
+    static String algorithmName(AdaptiveLimit adaptive) {
         if (adaptive instanceof dev.bulwark.SelfTuningLimit) {
             return "self-tuning";
         }
@@ -92,7 +93,7 @@ public record BulkheadSettings(int limit, int queue, Duration maxWait, QueueOrde
      *     maximum wait is named ({@code limit 32, queue 0})
      */
     public String describe() {
-        return (adaptive == null ? "limit " + limit : "adaptive limit (" + algorithmName() + ", "
+        return (adaptive == null ? "limit " + limit : "adaptive limit (" + algorithmName(adaptive) + ", "
                 + adaptive.minLimit() + ".." + adaptive.maxLimit() + ", starting at " + limit + ")")
                 + ", queue " + queue
                 + (queueOrder == QueueOrder.LIFO ? " (LIFO)" : "")

@@ -1,5 +1,6 @@
 package dev.bulwark.cli.internal.sim;
 
+import dev.bulwark.AdaptiveLimit;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.PartitionedBulkhead;
@@ -11,6 +12,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -22,9 +24,12 @@ import java.util.concurrent.TimeUnit;
  * virtual time by Poisson arrivals per tenant. Tenant 0 is the noisy one: it sends {@code noisyFactor} times the
  * rate of each other tenant (0: it sends nothing).
  *
- * <p>The downstream is a pure delay: a call admitted by both limits runs for its sampled service time. (The global
- * limit is what protects the downstream's capacity here; the run is about who waits for it.) A call's wait is the
- * virtual time from its arrival to the start of its operation; refused calls are counted by reason. Everything
+ * <p>Without a downstream capacity the downstream is a pure delay: a call admitted by both limits runs for its
+ * sampled service time whatever the load (the global limit is what protects the downstream's capacity then; the
+ * run is about who waits for it). With one, the downstream is the simulator's {@link VirtualDownstream}, the
+ * {@link ProcessorSharingModel} that plain {@code simulate} runs against: beyond its capacity every call slows
+ * down, so latency rises with the load and an adaptive global limit has something to react to. A call's wait is
+ * the virtual time from its arrival to the start of its operation; refused calls are counted by reason. Everything
  * runs on the calling thread, on one {@link VirtualClock}, so a run is a pure function of its settings and seed.
  */
 public final class TenantSimulation {
@@ -40,17 +45,27 @@ public final class TenantSimulation {
      * @param noisyLimit tenant 0's partition limit
      * @param queue each tenant's partition queue
      * @param maxWait each tenant's (and the global) maximum wait, or {@code null} for none
-     * @param globalLimit the global limit
+     * @param globalLimit the global limit (with {@code adaptive}, its starting value)
+     * @param adaptive the global limit's adaptive algorithm, or {@code null} for a fixed global limit
      * @param fairShares fair shares ({@code true}) or global FIFO
+     * @param downstreamCapacity the calls the downstream serves at full speed at once, or {@code null} for a
+     *     pure-delay downstream
+     * @param degradation how steeply an overloaded downstream's throughput falls (see
+     *     {@link ProcessorSharingModel}); ignored without a capacity
      * @param duration how long calls arrive
      * @param seed the seed of the arrival and service times
      */
     public record Settings(int tenants, double noisyFactor, Rate ratePerTenant, Distribution serviceTime, int limit,
-                           int noisyLimit, int queue, Duration maxWait, int globalLimit, boolean fairShares,
-                           Duration duration, long seed) {
+                           int noisyLimit, int queue, Duration maxWait, int globalLimit, AdaptiveLimit adaptive,
+                           boolean fairShares, Integer downstreamCapacity, double degradation, Duration duration,
+                           long seed) {
         /** Checks the settings. */
         public Settings {
             Objects.requireNonNull(ratePerTenant, "ratePerTenant");
+            if (downstreamCapacity != null && downstreamCapacity < 1) {
+                throw new IllegalArgumentException("downstreamCapacity must be at least 1 but was "
+                        + downstreamCapacity);
+            }
             Objects.requireNonNull(serviceTime, "serviceTime");
             Objects.requireNonNull(duration, "duration");
             if (tenants < 1) {
@@ -59,6 +74,15 @@ public final class TenantSimulation {
             if (!(noisyFactor >= 0) || Double.isInfinite(noisyFactor)) {
                 throw new IllegalArgumentException("noisyFactor must be a finite number >= 0 but was " + noisyFactor);
             }
+        }
+
+        /**
+         * Returns the global limit's algorithm as {@code --adaptive} names it.
+         *
+         * @return {@code self-tuning}, {@code aimd} or {@code gradient}, or empty for a fixed global limit
+         */
+        public Optional<String> adaptiveAlgorithm() {
+            return Optional.ofNullable(adaptive).map(BulkheadSettings::algorithmName);
         }
     }
 
@@ -91,8 +115,11 @@ public final class TenantSimulation {
      * @param settings what was run
      * @param tenants each tenant's outcomes, tenant 0 first
      * @param othersWaitsNanos the waits of every served call of the tenants other than 0, sorted
+     * @param globalLimit the global limit's range while calls arrived, sampled every 100 ms of virtual time
+     * @param downstreamPeakInFlight the most calls the downstream ever had in flight at once
      */
-    public record Result(Settings settings, List<TenantOutcome> tenants, long[] othersWaitsNanos) {
+    public record Result(Settings settings, List<TenantOutcome> tenants, long[] othersWaitsNanos,
+                         LimitRange globalLimit, int downstreamPeakInFlight) {
 
         /**
          * Returns a wait percentile of the other tenants' served calls, pooled.
@@ -105,8 +132,26 @@ public final class TenantSimulation {
         }
     }
 
+    /**
+     * The range a limit kept while calls arrived.
+     *
+     * @param lowest its lowest sample
+     * @param highest its highest sample
+     * @param mean the mean of its samples
+     */
+    public record LimitRange(int lowest, int highest, double mean) {
+    }
+
+    /** How often the global limit is sampled for {@link Result#globalLimit()}. */
+    private static final long LIMIT_SAMPLE_NANOS = 100_000_000L;
+
     private final Settings settings;
     private final VirtualClock clock = new VirtualClock();
+    /** The capacity-bound downstream, or {@code null} for a pure delay. */
+    private final VirtualDownstream downstream;
+    /** The pure-delay downstream's calls in flight now and at most (the capacity model counts its own). */
+    private int delayInFlight;
+    private int delayPeakInFlight;
 
     /**
      * Prepares a run.
@@ -115,6 +160,8 @@ public final class TenantSimulation {
      */
     public TenantSimulation(Settings settings) {
         this.settings = settings;
+        this.downstream = settings.downstreamCapacity() == null ? null
+                : new VirtualDownstream(settings.downstreamCapacity(), settings.degradation(), clock);
     }
 
     /**
@@ -126,6 +173,10 @@ public final class TenantSimulation {
         int queue = settings.queue();
         Bulkhead.Builder global = Bulkhead.builder().name("global").maxConcurrency(settings.globalLimit())
                 .maxQueue(Math.max(1, settings.tenants() * queue)).ticker(clock).scheduler(clock);
+        if (settings.adaptive() != null) {
+            // The partitioned bulkhead reports every call's outcome to its global bulkhead too, fair shares or not.
+            global.adaptive(settings.adaptive());
+        }
         Bulkhead.Builder partition = Bulkhead.builder().maxConcurrency(settings.limit()).maxQueue(queue)
                 .ticker(clock).scheduler(clock);
         if (settings.maxWait() != null) {
@@ -135,11 +186,13 @@ public final class TenantSimulation {
         dev.bulwark.BulkheadConfig noisyConfig = partition.config().toBuilder().maxConcurrency(settings.noisyLimit())
                 .config();
         PartitionedBulkhead.Builder<Integer> builder = PartitionedBulkhead.<Integer>builder().name("tenants")
-                .globalLimit(global.build()).defaultConfig(partition.config())
+                .defaultConfig(partition.config())
                 .configFor(tenant -> tenant == 0 ? noisyConfig : null).ticker(clock).scheduler(clock);
         if (settings.fairShares()) {
             builder.fairShares();
         }
+        Bulkhead globalBulkhead = global.build();
+        builder.globalLimit(globalBulkhead);
         PartitionedBulkhead<Integer> tenants = builder.build();
 
         Tally[] tallies = new Tally[settings.tenants()];
@@ -155,8 +208,19 @@ public final class TenantSimulation {
                         end, tallies[tenant]).next();
             }
         }
-        while (clock.nextTaskAt() != Long.MAX_VALUE) {
-            clock.runDueBy(clock.nextTaskAt());
+        LimitSampler limits = new LimitSampler(globalBulkhead, end);
+        limits.run();
+        for (;;) {
+            long next = downstream == null ? clock.nextTaskAt()
+                    : Math.min(clock.nextTaskAt(), downstream.nextFinishAt());
+            if (next == Long.MAX_VALUE) {
+                break;
+            }
+            clock.moveTo(next);
+            if (downstream != null) {
+                downstream.finishDue();
+            }
+            clock.runDueBy(next);
         }
         List<TenantOutcome> outcomes = new ArrayList<>();
         List<long[]> others = new ArrayList<>();
@@ -167,7 +231,54 @@ public final class TenantSimulation {
                 others.add(outcome.waitsNanos());
             }
         }
-        return new Result(settings, List.copyOf(outcomes), sortedConcat(others));
+        int peak = downstream == null ? delayPeakInFlight : downstream.takeStatistics().peakInFlight();
+        return new Result(settings, List.copyOf(outcomes), sortedConcat(others), limits.range(), peak);
+    }
+
+    /** Starts a call's work: on the capacity model, or as a pure delay. */
+    private CompletableFuture<Void> work(long serviceNanos) {
+        if (downstream != null) {
+            return downstream.call(serviceNanos);
+        }
+        CompletableFuture<Void> work = new CompletableFuture<>();
+        delayInFlight++;
+        delayPeakInFlight = Math.max(delayPeakInFlight, delayInFlight);
+        clock.schedule(() -> {
+            delayInFlight--;
+            work.complete(null);
+        }, serviceNanos, TimeUnit.NANOSECONDS);
+        return work;
+    }
+
+    /** Samples the global limit every {@link #LIMIT_SAMPLE_NANOS} while calls arrive; then stops, so the run ends. */
+    private final class LimitSampler implements Runnable {
+        private final Bulkhead global;
+        private final long end;
+        private int lowest = Integer.MAX_VALUE;
+        private int highest;
+        private long sum;
+        private long samples;
+
+        LimitSampler(Bulkhead global, long end) {
+            this.global = global;
+            this.end = end;
+        }
+
+        @Override
+        public void run() {
+            int limit = global.maxConcurrency();
+            lowest = Math.min(lowest, limit);
+            highest = Math.max(highest, limit);
+            sum += limit;
+            samples++;
+            if (clock.read() + LIMIT_SAMPLE_NANOS <= end) {
+                clock.schedule(this, LIMIT_SAMPLE_NANOS, TimeUnit.NANOSECONDS);
+            }
+        }
+
+        LimitRange range() {
+            return new LimitRange(lowest, highest, (double) sum / samples);
+        }
     }
 
     /** One tenant's Poisson arrivals: each arrival schedules the next. */
@@ -207,9 +318,7 @@ public final class TenantSimulation {
             tally.arrivals++;
             tenants.callAsync(tenant, () -> {
                 tally.waits.add(clock.read() - arrival);
-                CompletableFuture<Void> work = new CompletableFuture<>();
-                clock.schedule(() -> work.complete(null), service, TimeUnit.NANOSECONDS);
-                return work;
+                return work(service);
             }).whenComplete((ignored, failure) -> {
                 if (failure == null) {
                     tally.served++;
