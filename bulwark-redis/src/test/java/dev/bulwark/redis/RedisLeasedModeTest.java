@@ -107,6 +107,11 @@ class RedisLeasedModeTest {
         });
         assertThat(a.localQueuedCount() + b.localQueuedCount()).isEqualTo(10);
         assertThat(a.maxConcurrency()).isEqualTo(12);
+        // The fleet's counts, as the instances last reported them.
+        await().atMost(WITHIN_ONE_LEASE).untilAsserted(() -> {
+            assertThat(c.executingCount()).isEqualTo(12);
+            assertThat(c.queuedCount()).isEqualTo(10);
+        });
 
         // C's calls end: its demand is 0, and its share goes to the instances that queue.
         gateC.complete(null);

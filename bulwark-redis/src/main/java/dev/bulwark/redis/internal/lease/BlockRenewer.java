@@ -95,7 +95,7 @@ final class BlockRenewer {
      */
     void start() throws ExecutionException, InterruptedException {
         long sentAt = ticker.read();
-        long[] reply = store.renew(instanceId, 0, 0, ttlMillis, initialLimit, false, commandTimeoutNanos).get();
+        long[] reply = store.renew(instanceId, 0, 0, 0, ttlMillis, initialLimit, false, commandTimeoutNanos).get();
         applyGrant(reply, sentAt);
         scheduleNext();
     }
@@ -120,7 +120,8 @@ final class BlockRenewer {
             }
             long timeout = leased ? Math.min(commandTimeoutNanos, Math.max(1, leaseEndsAt - now))
                     : commandTimeoutNanos;
-            store.renew(instanceId, block.demand(), block.holding(), ttlMillis, initialLimit, false, timeout)
+            store.renew(instanceId, block.inFlight(), block.queued(), block.holding(), ttlMillis, initialLimit, false,
+                            timeout)
                     .whenCompleteAsync((reply, failure) -> {
                         try {
                             if (failure == null) {
@@ -170,7 +171,7 @@ final class BlockRenewer {
 
     private void leave() {
         left = true;
-        store.renew(instanceId, 0, 0, ttlMillis, initialLimit, true, commandTimeoutNanos)
+        store.renew(instanceId, 0, 0, 0, ttlMillis, initialLimit, true, commandTimeoutNanos)
                 .whenCompleteAsync((reply, failure) -> afterLeaving.run(), this::execute);
     }
 

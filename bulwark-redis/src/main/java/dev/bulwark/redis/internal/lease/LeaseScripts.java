@@ -6,7 +6,7 @@ import dev.bulwark.redis.internal.LuaScripts;
  * The server-side half of the leased mode: three Lua scripts on one hash per bulkhead,
  * {@code bulwark:{name}:leased}. The hash holds {@code limit} (the fleet's limit) and, per live instance
  * {@code <id>}, {@code b:<id>} (its recorded block), {@code d:<id>} (its demand: executing + queued, as it last
- * reported) and {@code e:<id>} (when its lease ends, in milliseconds of the server's {@code TIME}; no other clock is
+ * reported), {@code x:<id>} (of which executing) and {@code e:<id>} (when its lease ends, in milliseconds of the server's {@code TIME}; no other clock is
  * used in Redis).
  *
  * <p><b>Invariant</b> (outside a lost lease and the fail-open floor, see {@link BlockRenewer}): the recorded blocks
@@ -23,8 +23,8 @@ final class LeaseScripts {
 
     /**
      * Renews one instance's lease and returns its grant. {@code KEYS[1]}: the hash. {@code ARGV}: instance id,
-     * demand, holding, lease in ms, the limit to store when the hash holds none, and {@code 1} to leave (delete the
-     * instance's record at once) or {@code 0}. Replies {@code {grant, limit, live instances, sum of records}}.
+     * demand, holding, lease in ms, the limit to store when the hash holds none, {@code 1} to leave (delete the
+     * instance's record at once) or {@code 0}, and how many of its calls execute. Replies {@code {grant, limit, live instances, sum of records}}.
      *
      * <p>The division (the Java twin is {@link FairShares}): instances sorted by demand, then id, are served in turn
      * {@code min(demand, remaining / instances left)} (max-min fair, water-filling); what no demand takes is split
@@ -52,14 +52,14 @@ final class LeaseScripts {
             end
             for who, expiry in pairs(expiries) do
               if expiry <= now and who ~= id then
-                redis.call('HDEL', key, 'b:' .. who, 'd:' .. who, 'e:' .. who)
+                redis.call('HDEL', key, 'b:' .. who, 'd:' .. who, 'e:' .. who, 'x:' .. who)
                 blocks[who] = nil
                 demands[who] = nil
               end
             end
             blocks[id] = nil
             if ARGV[6] == '1' then
-              redis.call('HDEL', key, 'b:' .. id, 'd:' .. id, 'e:' .. id)
+              redis.call('HDEL', key, 'b:' .. id, 'd:' .. id, 'e:' .. id, 'x:' .. id)
               demands[id] = nil
             else
               demands[id] = demand
@@ -89,34 +89,37 @@ final class LeaseScripts {
             end
             local grant = math.max(0, math.min(share[id], limit - others))
             local record = math.max(grant, holding)
-            redis.call('HSET', key, 'b:' .. id, record, 'd:' .. id, demand, 'e:' .. id, now + ttl)
+            redis.call('HSET', key, 'b:' .. id, record, 'd:' .. id, demand, 'e:' .. id, now + ttl, 'x:' .. id, ARGV[7])
             return {grant, limit, #ids, others + record}
             """);
 
     /**
-     * Reads the fleet: {@code {limit, sum of live instances' demands, live instances}}, skipping records whose lease
-     * ended (the next renewal drops them). {@code KEYS[1]}: the hash.
+     * Reads the fleet: {@code {limit, live instances' executing calls, their queued calls, live instances}}, as each
+     * last reported, skipping records whose lease ended (the next renewal drops them). {@code KEYS[1]}: the hash.
      */
     static final LuaScripts.Script COUNTS = new LuaScripts.Script("leased-counts", """
             local clock = redis.call('TIME')
             local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
             local fields = redis.call('HGETALL', KEYS[1])
-            local limit, demands, expiries = 0, {}, {}
+            local limit, demands, executing, expiries = 0, {}, {}, {}
             for i = 1, #fields, 2 do
               local kind = string.sub(fields[i], 1, 2)
               local who = string.sub(fields[i], 3)
               if fields[i] == 'limit' then limit = tonumber(fields[i + 1])
               elseif kind == 'd:' then demands[who] = tonumber(fields[i + 1])
+              elseif kind == 'x:' then executing[who] = tonumber(fields[i + 1])
               elseif kind == 'e:' then expiries[who] = tonumber(fields[i + 1]) end
             end
-            local total, live = 0, 0
+            local running, queued, live = 0, 0, 0
             for who, d in pairs(demands) do
               if expiries[who] ~= nil and expiries[who] > now then
-                total = total + d
+                local x = executing[who] or 0
+                running = running + x
+                queued = queued + d - x
                 live = live + 1
               end
             end
-            return {limit, total, live}
+            return {limit, running, queued, live}
             """);
 
     /** Sets the fleet's limit: {@code KEYS[1]}: the hash, {@code ARGV[1]}: the limit. Replies {@code {limit}}. */

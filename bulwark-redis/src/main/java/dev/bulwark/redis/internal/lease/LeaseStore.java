@@ -35,13 +35,14 @@ final class LeaseStore {
      *
      * @return {@code {grant, limit, live instances, sum of records}}
      */
-    CompletableFuture<long[]> renew(String instanceId, int demand, int holding, long ttlMillis, int initialLimit,
-                                    boolean leaving, long timeoutNanos) {
-        return run(LeaseScripts.RENEW, timeoutNanos, instanceId, Integer.toString(demand), Integer.toString(holding),
-                Long.toString(ttlMillis), Integer.toString(initialLimit), leaving ? "1" : "0");
+    CompletableFuture<long[]> renew(String instanceId, int executing, int queued, int holding, long ttlMillis,
+                                    int initialLimit, boolean leaving, long timeoutNanos) {
+        return run(LeaseScripts.RENEW, timeoutNanos, instanceId, Integer.toString(executing + queued),
+                Integer.toString(holding), Long.toString(ttlMillis), Integer.toString(initialLimit),
+                leaving ? "1" : "0", Integer.toString(executing));
     }
 
-    /** {@code {limit, sum of live demands, live instances}}: see {@link LeaseScripts#COUNTS}. */
+    /** {@code {limit, executing, queued, live instances}}: see {@link LeaseScripts#COUNTS}. */
     CompletableFuture<long[]> counts(long timeoutNanos) {
         return run(LeaseScripts.COUNTS, timeoutNanos);
     }

@@ -192,12 +192,13 @@ public final class LeasedBulkhead implements BulkheadEngine {
     }
 
     /**
-     * One round trip: {executing + queued, 0} summed over the live instances as each last reported it (its demand,
-     * at most one renewal period old).
+     * One round trip: {executing, queued} summed over the live instances as each last reported them (at most about
+     * one renewal period old).
      */
     @Override
     public int[] clusterCounts(String operation) {
-        return new int[] {(int) await(operation, store.counts(commandTimeoutNanos))[1], 0};
+        long[] counts = await(operation, store.counts(commandTimeoutNanos));
+        return new int[] {(int) counts[1], (int) counts[2]};
     }
 
     /**

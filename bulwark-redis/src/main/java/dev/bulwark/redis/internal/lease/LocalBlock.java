@@ -61,11 +61,6 @@ final class LocalBlock {
         return core.queuedCount();
     }
 
-    /** Executing plus queued: what this instance reports to Redis. */
-    int demand() {
-        return inFlight() + queued();
-    }
-
     /**
      * What this instance may still run under until its next renewal: its enforced block, or more while calls
      * admitted under a larger block still run.

@@ -54,7 +54,8 @@ class LeaseScriptOracleTest {
                 int holding = random.nextInt(limit + 1);
                 liveDemands.put("me", demand);
 
-                long[] reply = store.renew("me", demand, holding, 60_000, 99, false, TimeUnit.SECONDS.toNanos(5))
+                long[] reply = store.renew("me", demand / 2, demand - demand / 2, holding, 60_000, 99, false,
+                        TimeUnit.SECONDS.toNanos(5))
                         .get();
 
                 int expectedGrant = FairShares.grant(FairShares.targets(limit, liveDemands).get("me"), limit,
