@@ -95,6 +95,13 @@ import java.util.function.Supplier;
  *       a lower limit in Redis before this instance saw it.</li>
  * </ul>
  *
+ * <p><b>Leased mode</b> ({@link Builder#leased}): everything above describes the exact mode, the default. In the
+ * leased mode each instance admits its calls in-process, through an in-process bulkhead whose limit is a block of
+ * {@code maxConcurrency} leased from Redis and re-divided by demand on every renewal period; a call never touches
+ * Redis, the queue, {@code maxQueue} and {@code maxWait} are each instance's own, weights other than 1 are refused,
+ * and the {@link FailureMode} sets the floor an instance falls to when its lease ends unrenewed (docs/cluster.md,
+ * "Leased mode", says what differs in full). It opens one connection and closes it once drained.
+ *
  * <p>Each bulkhead opens two connections from the given client (commands, and pub/sub for grant wake-ups) and
  * closes them once it is drained ({@link #drain(Duration)}, {@link #close()}) and its last running call ended; the
  * client itself stays the caller's. Thread-safe.
