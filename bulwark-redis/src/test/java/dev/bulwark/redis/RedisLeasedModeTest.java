@@ -167,6 +167,29 @@ class RedisLeasedModeTest {
     }
 
     @Test
+    void aLimitChangedOnOneInstanceIsReDividedByAllAndADrainingInstanceKeepsTheSlotsItsCallsStillHold(
+            TestInfo test) {
+        String name = test.getTestMethod().orElseThrow().getName();
+        RedisBulkhead a = instance(name, 10);
+        RedisBulkhead b = instance(name, 10);
+        await().atMost(WITHIN_ONE_LEASE).untilAsserted(() -> assertThat(records(name)).containsExactly(5, 5));
+
+        a.changeMaxConcurrency(4);
+        await().atMost(WITHIN_ONE_LEASE).untilAsserted(() -> {
+            assertThat(records(name)).containsExactly(2, 2);
+            assertThat(b.maxConcurrency()).isEqualTo(4);
+        });
+
+        // Draining with a call still running: the block falls to what runs, and is given back once it ends.
+        Permit running = b.acquire();
+        b.close();
+        await().atMost(WITHIN_ONE_LEASE).untilAsserted(() -> assertThat(records(name)).containsExactly(1, 3));
+        assertThat(b.localExecutingCount()).isEqualTo(1);
+        running.close();
+        await().atMost(WITHIN_ONE_LEASE).untilAsserted(() -> assertThat(records(name)).containsExactly(4));
+    }
+
+    @Test
     void neitherTheRecordedBlocksNorTheFleetsInFlightCallsEverExceedTheLimitUnderShiftingDemand(TestInfo test)
             throws Exception {
         String name = test.getTestMethod().orElseThrow().getName();
