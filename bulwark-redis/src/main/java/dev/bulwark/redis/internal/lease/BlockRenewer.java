@@ -16,8 +16,10 @@ import java.util.function.BooleanSupplier;
  * Renews one instance's lease on a jittered period and applies each grant to its {@link LocalBlock}.
  *
  * <p><b>One chain.</b> A renewal is sent, its reply (or failure, or timeout) is handled on the executor, and only
- * then is the next renewal scheduled: at most one renewal is in flight and only this chain moves the local limit,
- * so {@link LocalBlock#holding()} read at a send bounds everything the instance may run until the reply is applied.
+ * then is the next renewal scheduled: at most one renewal is in flight (one given up on after a timeout still counts
+ * until Redis answered it or the connection failed, so that renewals never run out of order in Redis) and only this
+ * chain moves the local limit, so {@link LocalBlock#holding()} read at a send bounds everything the instance may run
+ * until the reply is applied.
  * Limits move on the executor, never on a Redis I/O thread or the timer, because raising one may start a queued
  * asynchronous operation on the moving thread.
  *
@@ -108,6 +110,11 @@ final class BlockRenewer {
             long now = ticker.read();
             if (leased && now - leaseEndsAt >= 0) {
                 fallToFloor(null);
+            }
+            if (store.renewalPending()) {
+                // The last renewal, given up on, may still run in Redis: send nothing that could overtake it.
+                scheduleNext();
+                return;
             }
             boolean draining = closing.getAsBoolean();
             if (draining) {

@@ -19,6 +19,11 @@ final class LeaseStore {
 
     private final RedisScriptingAsyncCommands<String, String> commands;
     private final String[] key;
+    /**
+     * The last renewal's command itself, not bounded by the timeout: {@link #renewalPending()} while Redis may still
+     * run it. Written by the renewal chain only.
+     */
+    private volatile CompletableFuture<?> lastRenewal = CompletableFuture.completedFuture(null);
 
     LeaseStore(RedisScriptingAsyncCommands<String, String> commands, String bulkheadName) {
         this.commands = commands;
@@ -37,9 +42,21 @@ final class LeaseStore {
      */
     CompletableFuture<long[]> renew(String instanceId, int executing, int queued, int holding, long ttlMillis,
                                     int initialLimit, boolean leaving, long timeoutNanos) {
-        return run(LeaseScripts.RENEW, timeoutNanos, instanceId, Integer.toString(executing + queued),
-                Integer.toString(holding), Long.toString(ttlMillis), Integer.toString(initialLimit),
-                leaving ? "1" : "0", Integer.toString(executing));
+        CompletableFuture<List<Object>> command = send(LeaseScripts.RENEW, instanceId,
+                Integer.toString(executing + queued), Integer.toString(holding), Long.toString(ttlMillis),
+                Integer.toString(initialLimit), leaving ? "1" : "0", Integer.toString(executing));
+        lastRenewal = command;
+        return bounded(command, timeoutNanos);
+    }
+
+    /**
+     * Whether the last renewal may still run in Redis (its reply has not come, even if its caller stopped waiting):
+     * the chain then sends no further renewal, so that two renewals of one instance never run out of order (an
+     * {@code EVALSHA} answered {@code NOSCRIPT} is sent again as {@code EVAL}, after anything sent meanwhile), and an
+     * older holding never overwrites a newer record.
+     */
+    boolean renewalPending() {
+        return !lastRenewal.isDone();
     }
 
     /** {@code {limit, executing, queued, live instances}}: see {@link LeaseScripts#COUNTS}. */
@@ -53,9 +70,12 @@ final class LeaseStore {
     }
 
     private CompletableFuture<long[]> run(LuaScripts.Script script, long timeoutNanos, String... arguments) {
-        CompletableFuture<List<Object>> reply;
+        return bounded(send(script, arguments), timeoutNanos);
+    }
+
+    private CompletableFuture<List<Object>> send(LuaScripts.Script script, String... arguments) {
         try {
-            reply = commands.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, key, arguments)
+            return commands.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, key, arguments)
                     .toCompletableFuture()
                     .exceptionallyCompose(failure -> unwrap(failure) instanceof RedisNoScriptException
                             ? commands.<List<Object>>eval(script.source(), ScriptOutputType.MULTI, key, arguments)
@@ -65,7 +85,11 @@ final class LeaseStore {
             // The client refuses a command at once while disconnected.
             return CompletableFuture.failedFuture(refused);
         }
-        return reply.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).thenApply(LeaseStore::longs);
+    }
+
+    /** A copy of the reply that fails with a TimeoutException when it does not come in time. */
+    private static CompletableFuture<long[]> bounded(CompletableFuture<List<Object>> reply, long timeoutNanos) {
+        return reply.thenApply(LeaseStore::longs).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
     }
 
     private static Throwable unwrap(Throwable failure) {

@@ -14,6 +14,7 @@ import dev.bulwark.redis.internal.BulkheadEngine;
 import dev.bulwark.redis.internal.ClusterAdaptiveLimit;
 import dev.bulwark.redis.internal.ClusterLimits;
 import dev.bulwark.redis.internal.ClusterSettings;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -76,7 +77,7 @@ public final class LeasedBulkhead implements BulkheadEngine {
      * @throws RedisBulkheadException when the first renewal fails or times out (the connection is closed)
      */
     public static LeasedBulkhead start(ClusterSettings settings, Duration renewalPeriod,
-                                       io.lettuce.core.api.async.RedisScriptingAsyncCommands<String, String> commands,
+                                       RedisScriptingAsyncCommands<String, String> commands,
                                        AutoCloseable connection) {
         LeasedBulkhead bulkhead = new LeasedBulkhead(settings, renewalPeriod,
                 new LeaseStore(commands, settings.name()), connection);

@@ -84,4 +84,19 @@ class LeasedRedisLostTest {
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
                 engine(first).localBlock().limit() + engine(second).localBlock().limit()).isEqualTo(5));
     }
+
+    @Test
+    void renewalsGoOnAfterRedisForgetsTheScripts() {
+        RedisBulkhead bulkhead = instance(3, FailureMode.FAIL_CLOSED);
+        String expiry = "e:" + engine(bulkhead).renewer().instanceId();
+        long before = Long.parseLong(redis.inspect().hget("bulwark:{lost}:leased", expiry));
+
+        redis.inspect().scriptFlush();
+
+        // The next renewal is answered NOSCRIPT and sent again with its source.
+        await().atMost(Duration.ofSeconds(5)).until(
+                () -> Long.parseLong(redis.inspect().hget("bulwark:{lost}:leased", expiry)) > before);
+        assertThat(engine(bulkhead).renewer().leased()).isTrue();
+        assertThat(engine(bulkhead).localBlock().limit()).isEqualTo(3);
+    }
 }
