@@ -6,11 +6,12 @@ import dev.bulwark.redis.internal.LuaScripts;
  * The server-side half of the leased mode: three Lua scripts on one hash per bulkhead,
  * {@code bulwark:{name}:leased}. The hash holds {@code limit} (the fleet's limit) and, per live instance
  * {@code <id>}, {@code b:<id>} (its recorded block), {@code d:<id>} (its demand: executing + queued, as it last
- * reported), {@code x:<id>} (of which executing) and {@code e:<id>} (when its lease ends, in milliseconds of the server's {@code TIME}; no other clock is
- * used in Redis).
+ * reported), {@code x:<id>} (of which executing) and {@code e:<id>} (when its lease ends, in milliseconds of the
+ * server's {@code TIME}; no other clock is used in Redis).
  *
- * <p><b>Invariant</b> (outside a lost lease and the fail-open floor, see {@link BlockRenewer}): the recorded blocks
- * sum to at most {@code limit}. {@link #RENEW} keeps it: it only ever raises an instance's record from free
+ * <p><b>Invariant</b> (outside a lost lease, the fail-open floor and Redis losing data, see {@link BlockRenewer}, and
+ * until every instance renewed twice after {@code limit} was lowered): the recorded blocks sum to at most
+ * {@code limit}. {@link #RENEW} keeps it: it only ever raises an instance's record from free
  * capacity ({@code limit} minus the others' records, after dropping the expired), and it records
  * {@code max(grant, holding)}, where {@code holding} is what the instance may still be running under (its local
  * limit or, after a shrink, its in-flight count): a smaller grant is handed to others only after the instance
@@ -24,7 +25,8 @@ final class LeaseScripts {
     /**
      * Renews one instance's lease and returns its grant. {@code KEYS[1]}: the hash. {@code ARGV}: instance id,
      * demand, holding, lease in ms, the limit to store when the hash holds none, {@code 1} to leave (delete the
-     * instance's record at once) or {@code 0}, and how many of its calls execute. Replies {@code {grant, limit, live instances, sum of records}}.
+     * instance's record at once) or {@code 0}, and how many of its calls execute. Replies
+     * {@code {grant, limit, live instances, sum of records}}.
      *
      * <p>The division (the Java twin is {@link FairShares}): instances sorted by demand, then id, are served in turn
      * {@code min(demand, remaining / instances left)} (max-min fair, water-filling); what no demand takes is split
