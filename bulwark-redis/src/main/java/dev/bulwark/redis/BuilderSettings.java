@@ -41,6 +41,8 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
     private Executor executor = ForkJoinPool.commonPool();
     private Executor releaseFlusher;
     private AdaptiveLimit adaptiveLimit;
+    /** {@code null}: the exact mode. */
+    private Duration renewalPeriod;
 
 
     /**
@@ -287,12 +289,45 @@ abstract sealed class BuilderSettings permits RedisBulkhead.Builder {
     }
 
     /**
+     * Selects the leased mode: instead of asking Redis at every admission (the exact mode, the default), each
+     * instance leases a block of the fleet's limit and admits its calls in-process within it, through the
+     * in-process bulkhead (its queue of {@link #maxQueue} places, {@link #maxWait}, priorities and cancellation,
+     * all per instance); a call never touches Redis. Every {@code renewalPeriod} (jittered by &plusmn;25%) the
+     * instance reports its demand (executing plus queued) and Redis re-divides {@link #maxConcurrency} max-min
+     * fairly by demand; a block's lease lasts three periods, after which a silent instance's block returns to the
+     * others and the instance itself falls to the floor of its {@link #failureMode} (see docs/cluster.md, "Leased
+     * mode"). Not combinable with {@link #adaptive}; weights other than 1 are refused.
+     *
+     * @param renewalPeriod how often each instance renews its lease, at least one millisecond
+     * @return this builder
+     * @throws NullPointerException when {@code renewalPeriod} is {@code null}
+     * @throws IllegalArgumentException when it is shorter than one millisecond
+     */
+    public RedisBulkhead.Builder leased(Duration renewalPeriod) {
+        Objects.requireNonNull(renewalPeriod, "renewalPeriod");
+        if (renewalPeriod.compareTo(Duration.ofMillis(1)) < 0) {
+            throw new IllegalArgumentException("renewalPeriod must be at least 1 ms but was " + renewalPeriod);
+        }
+        this.renewalPeriod = renewalPeriod;
+        return self();
+    }
+
+    /** The leased mode's renewal period, or {@code null} for the exact mode. */
+    final Duration renewalPeriod() {
+        return renewalPeriod;
+    }
+
+    /**
      * Checks the settings against each other and freezes them.
      *
      * @throws IllegalArgumentException when the heartbeat interval or the command timeout is not shorter than the
      *     lease, or when {@code maxConcurrency} lies outside the adaptive limit's range
      */
     final ClusterSettings settings(String name) {
+        if (renewalPeriod != null && adaptiveLimit != null) {
+            throw new IllegalArgumentException("adaptive limits are not supported in the leased mode (leased("
+                    + renewalPeriod + ")); choose one of adaptive and leased");
+        }
         if (adaptiveLimit != null && (maxConcurrency < adaptiveLimit.minLimit()
                 || maxConcurrency > adaptiveLimit.maxLimit())) {
             throw new IllegalArgumentException("maxConcurrency (" + maxConcurrency + ") is the starting limit "

@@ -3,7 +3,7 @@ package dev.bulwark.redis;
 import dev.bulwark.CallOptions;
 import dev.bulwark.Permit;
 import dev.bulwark.ThrowingSupplier;
-import dev.bulwark.redis.internal.ClusterBulkhead;
+import dev.bulwark.redis.internal.BulkheadEngine;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -17,9 +17,9 @@ import java.util.function.Supplier;
  */
 abstract sealed class CallsWithOptions permits RedisBulkhead {
 
-    final ClusterBulkhead engine;
+    final BulkheadEngine engine;
 
-    CallsWithOptions(ClusterBulkhead engine) {
+    CallsWithOptions(BulkheadEngine engine) {
         this.engine = engine;
     }
 

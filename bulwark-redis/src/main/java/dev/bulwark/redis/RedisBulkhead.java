@@ -9,14 +9,17 @@ import dev.bulwark.Rejection;
 import dev.bulwark.Subscription;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.internal.spi.Arguments;
-import dev.bulwark.redis.internal.ClusterBulkhead;
+import dev.bulwark.redis.internal.BulkheadEngine;
 import dev.bulwark.redis.internal.ClusterConnections;
 import dev.bulwark.redis.internal.ClusterLimits;
 import dev.bulwark.redis.internal.ClusterSettings;
+import dev.bulwark.redis.internal.lease.LeasedBulkhead;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -92,6 +95,13 @@ import java.util.function.Supplier;
  *       a lower limit in Redis before this instance saw it.</li>
  * </ul>
  *
+ * <p><b>Leased mode</b> ({@link Builder#leased}): everything above describes the exact mode, the default. In the
+ * leased mode each instance admits its calls in-process, through an in-process bulkhead whose limit is a block of
+ * {@code maxConcurrency} leased from Redis and re-divided by demand on every renewal period; a call never touches
+ * Redis, the queue, {@code maxQueue} and {@code maxWait} are each instance's own, weights other than 1 are refused,
+ * and the {@link FailureMode} sets the floor an instance falls to when its lease ends unrenewed (docs/cluster.md,
+ * "Leased mode", says what differs in full). It opens one connection and closes it once drained.
+ *
  * <p>Each bulkhead opens two connections from the given client (commands, and pub/sub for grant wake-ups) and
  * closes them once it is drained ({@link #drain(Duration)}, {@link #close()}) and its last running call ended; the
  * client itself stays the caller's. Thread-safe.
@@ -101,7 +111,7 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
     private final FailureMode failureMode;
     private final Duration leaseDuration;
 
-    private RedisBulkhead(ClusterBulkhead engine, FailureMode failureMode, Duration leaseDuration) {
+    private RedisBulkhead(BulkheadEngine engine, FailureMode failureMode, Duration leaseDuration) {
         super(engine);
         this.failureMode = failureMode;
         this.leaseDuration = leaseDuration;
@@ -403,7 +413,8 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
     }
 
     /**
-     * Returns how long a permit or a waiter stays valid in Redis without renewal.
+     * Returns how long a permit or a waiter stays valid in Redis without renewal; in the leased mode, how long an
+     * instance's block does (three renewal periods).
      *
      * @return the lease duration
      */
@@ -512,9 +523,30 @@ public final class RedisBulkhead extends CallsWithOptions implements Bulkhead, A
          */
         public RedisBulkhead build() {
             ClusterSettings settings = settings(name);
-            ClusterBulkhead engine = client != null ? ClusterConnections.start(settings, client)
+            Duration renewalPeriod = renewalPeriod();
+            if (renewalPeriod != null) {
+                return new RedisBulkhead(startLeased(settings, renewalPeriod), settings.failureMode(),
+                        renewalPeriod.multipliedBy(3));
+            }
+            BulkheadEngine engine = client != null ? ClusterConnections.start(settings, client)
                     : ClusterConnections.start(settings, clusterClient);
             return new RedisBulkhead(engine, settings.failureMode(), settings.lease());
+        }
+
+        /** The leased mode needs one command connection, no pub/sub: its calls never wait on Redis. */
+        private LeasedBulkhead startLeased(ClusterSettings settings, Duration renewalPeriod) {
+            ClusterConnections.checkOptions(client != null ? client.getOptions() : clusterClient.getOptions());
+            try {
+                if (client != null) {
+                    StatefulRedisConnection<String, String> connection = client.connect();
+                    return LeasedBulkhead.start(settings, renewalPeriod, connection.async(), connection::close);
+                }
+                StatefulRedisClusterConnection<String, String> connection = clusterClient.connect();
+                return LeasedBulkhead.start(settings, renewalPeriod, connection.async(), connection::close);
+            } catch (RuntimeException failure) {
+                throw failure instanceof RedisBulkheadException ? failure
+                        : new RedisBulkheadException(name, "connect", failure);
+            }
         }
     }
 }

@@ -45,7 +45,7 @@ import java.util.function.Supplier;
  * that learns the fact, an I/O thread included ({@code permitLost} from a release's reply), which is why its
  * Javadoc requires it to be quick and never to call Redis synchronously.
  */
-public final class ClusterBulkhead extends ClusterProtocol {
+public final class ClusterBulkhead extends ClusterProtocol implements BulkheadEngine {
 
     private final ClusterSettings settings;
     /** The timer of waits, command timeouts and polls; a blocking waiter under a fake ticker uses it too. */

@@ -180,7 +180,14 @@ public final class ClusterConnections {
         }
     }
 
-    private static void checkOptions(ClientOptions options) {
+    /**
+     * Checks that a client's options neither queue commands while disconnected nor replay scripts after a
+     * reconnect; the leased mode checks its client the same way.
+     *
+     * @param options the client's options
+     * @throws IllegalArgumentException when they would
+     */
+    public static void checkOptions(ClientOptions options) {
         if (!options.isRejectCommandsWhileDisconnected()) {
             throw new IllegalArgumentException("client options must reject commands while disconnected "
                     + "(disconnectedBehavior REJECT_COMMANDS) so that no acquire is queued and sent long after "

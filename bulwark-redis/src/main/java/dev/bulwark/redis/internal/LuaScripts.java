@@ -486,7 +486,8 @@ public final class LuaScripts {
      */
     public record Script(String name, String source, String sha) {
 
-        Script(String name, String source) {
+        /** A script named {@code name} whose digest is computed from {@code source}. */
+        public Script(String name, String source) {
             this(name, source, sha1(source));
         }
 
