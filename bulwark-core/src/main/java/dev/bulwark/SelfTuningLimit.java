@@ -28,9 +28,9 @@ package dev.bulwark;
  *   <li><b>Sequential windows.</b> A window holds at least a round trip of calls (calls ending within three
  *       typical latencies of a limit change are left out: the transition), and closes as soon as its mean
  *       latency (arithmetic, or geometric when the latencies are heavy-tailed: the geometric mean, the
- *       exponential of the logarithms' mean, is chosen for a window when the reference's logarithms spread less
- *       than its latencies do relative to their mean, as for lognormal or Pareto latencies or a mix of fast and
- *       much slower calls; both means move by the same factor when the resource slows every call down, and the
+ *       exponential of the logarithms' mean, is chosen for a window when the logarithms of all the latencies
+ *       learnt so far spread less than the latencies do relative to their mean, as for lognormal or Pareto
+ *       latencies or a mix of fast and much slower calls; both means move by the same factor when the resource slows every call down, and the
  *       arithmetic mean of a few hundred heavy-tailed calls is unsteady and mostly low) is <em>statistically</em>
  *       clear to be above (by 2.5 standard errors, from the window's and the reference's variance: the window is
  *       looked at every few samples, and the stricter bound keeps the many looks from adding up to false alarms)

@@ -42,6 +42,8 @@ final class LatencyPools {
     /** {@link #below} of {@link #cachedBelowFor}, valid until a pool changes. */
     private double[] cachedBelow;
     private int cachedBelowFor = -1;
+    /** {@link #all}, valid until a pool changes; null when not computed. */
+    private double[] cachedAll;
 
     /**
      * @param geometric whether the windows added are judged by their geometric mean (see
@@ -91,6 +93,18 @@ final class LatencyPools {
     }
 
     /**
+     * Every limit's pool together, cached like {@link #reference}.
+     *
+     * @return what {@link #upTo} returns for the highest limit
+     */
+    double[] all() {
+        if (cachedAll == null) {
+            cachedAll = upTo(TRACKED_LIMITS - 1);
+        }
+        return cachedAll;
+    }
+
+    /**
      * The pool of {@code limit} alone (limits from 1023 up share one pool).
      *
      * @param limit the limit
@@ -129,6 +143,7 @@ final class LatencyPools {
     private void forgetCached() {
         cachedFor = -1;
         cachedBelowFor = -1;
+        cachedAll = null;
     }
 
     /** Forgets everything. */

@@ -179,19 +179,20 @@ final class SelfTuningLimiter extends WindowedLimiter {
     }
 
     /**
-     * Chooses the scale {@code w} is judged on: the geometric mean when the reference's logarithms spread less
-     * than its latencies do relative to their mean (heavy tails: lognormal, Pareto, fast/slow mixtures), the
-     * arithmetic mean otherwise (exponential and lighter tails, where the arithmetic mean is the steadier of the
-     * two). Both detect the same slowdown: a resource that slows every call by a factor moves both means by it.
-     * For heavy tails the arithmetic mean of a few hundred calls is not only unsteady but mostly low (most such
-     * samples miss the rare slow calls that carry the mean), so a reference learnt from few calls sat below what
-     * longer windows measured, and held the limit at half the capacity (a mixture with 10% of calls 50 times
-     * slower: 56% of the oracle's goodput, one seed 22%). The choice depends only on the pools, which change when
-     * a window closes, so it holds for a whole window.
+     * Chooses the scale {@code w} is judged on: the geometric mean when the logarithms of every latency learnt so
+     * far (all limits pooled, for the steadiest estimate) spread less than the latencies do relative to their
+     * mean (heavy tails: lognormal, Pareto, fast/slow mixtures), the arithmetic mean otherwise (exponential and
+     * lighter tails, where the arithmetic mean is the steadier of the two). Both detect the same slowdown: a
+     * resource that slows every call by a factor moves both means by it. For heavy tails the arithmetic mean of
+     * a few hundred calls is not only unsteady but mostly low (most such samples miss the rare slow calls that
+     * carry the mean), so a reference learnt from few calls sat below what longer windows measured, and held the
+     * limit at half the capacity (a mixture with 10% of calls 50 times slower: 56% of the oracle's goodput, one
+     * seed 22%). The choice depends only on the pools, which change when a window closes, so it holds for a whole
+     * window.
      */
     private void judge(Window w) {
-        double geometricSpread = geometricPools.reference(w.limit)[3];
-        double arithmeticSpread = arithmeticPools.reference(w.limit)[3];
+        double geometricSpread = geometricPools.all()[3];
+        double arithmeticSpread = arithmeticPools.all()[3];
         judgedGeometric = geometricSpread < arithmeticSpread;
         pools = judgedGeometric ? geometricPools : arithmeticPools;
         verdicts = judgedGeometric ? geometricVerdicts : arithmeticVerdicts;
