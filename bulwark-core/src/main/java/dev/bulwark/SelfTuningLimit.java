@@ -30,8 +30,9 @@ package dev.bulwark;
  *       latency (arithmetic, or geometric when the latencies are heavy-tailed: the geometric mean, the
  *       exponential of the logarithms' mean, is chosen for a window when the logarithms of all the latencies
  *       learnt so far spread less than the latencies do relative to their mean, as for lognormal or Pareto
- *       latencies or a mix of fast and much slower calls; both means move by the same factor when the resource slows every call down, and the
- *       arithmetic mean of a few hundred heavy-tailed calls is unsteady and mostly low) is <em>statistically</em>
+ *       latencies or a mix of fast and much slower calls; both means move by the same factor when the resource
+ *       slows every call down, and the arithmetic mean of a few hundred heavy-tailed calls is unsteady and mostly
+ *       low) is <em>statistically</em>
  *       clear to be above (by 2.5 standard errors, from the window's and the reference's variance: the window is
  *       looked at every few samples, and the stricter bound keeps the many looks from adding up to false alarms)
  *       or below (by 2) the reference plus half the slowdown one more call
