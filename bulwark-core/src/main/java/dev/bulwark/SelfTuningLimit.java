@@ -27,9 +27,15 @@ package dev.bulwark;
  *       What was learnt is halved in weight every 30 s.</li>
  *   <li><b>Sequential windows.</b> A window holds at least a round trip of calls (calls ending within three
  *       typical latencies of a limit change are left out: the transition), and closes as soon as its mean
- *       latency is <em>statistically</em> clear to be above (by 2.5 standard errors, from the window's and the
- *       reference's variance: the window is looked at every few samples, and the stricter bound keeps the many
- *       looks from adding up to false alarms) or below (by 2) the reference plus half the slowdown one more call
+ *       latency (arithmetic, or geometric when the latencies are heavy-tailed: the geometric mean, the
+ *       exponential of the logarithms' mean, is chosen for a window when the logarithms of all the latencies
+ *       learnt so far spread less than the latencies do relative to their mean, as for lognormal or Pareto
+ *       latencies or a mix of fast and much slower calls; both means move by the same factor when the resource
+ *       slows every call down, and the arithmetic mean of a few hundred heavy-tailed calls is unsteady and mostly
+ *       low) is <em>statistically</em>
+ *       clear to be above (by 2.5 standard errors, from the window's and the reference's variance: the window is
+ *       looked at every few samples, and the stricter bound keeps the many looks from adding up to false alarms)
+ *       or below (by 2) the reference plus half the slowdown one more call
  *       would cause ({@code 1 + 1 / limit}): a big change is answered within a round trip, a marginal one after
  *       as many samples as the noise of the latencies demands (heavy-tailed latencies simply take longer), and
  *       one still undecided after 64 round trips' worth of calls (at most 4,000) decides by its mean: below
@@ -48,7 +54,12 @@ package dev.bulwark;
  *       limit in use: it grows, by half before the first back-off (slow start), then by one, doubling with every
  *       further such window (up to half the limit), so it probes gently at the capacity it found and quickly
  *       once capacity has clearly grown; for 1.5 s after a limit was found slower it does not grow back into
- *       it. A drop (by default a timeout or a refusal further down) counts as a clearly slower window.</li>
+ *       it. A drop (by default a timeout or a refusal further down) counts as a clearly slower window, unless the
+ *       resource drops about as many calls at lower limits: once the windows the reference pools hold at least 64
+ *       calls, a window must drop a clearly larger share of its calls than they did (by 2.5 standard errors of
+ *       the difference of the two shares), so that a resource whose slowest calls always outlast the caller's
+ *       timeout does not have its limit cut window after window. A resource that never drops below its capacity
+ *       keeps the old behaviour in effect: a drop early in a window is then clear at once.</li>
  *   <li><b>Slower, not because of us?</b> When two windows in a row are slower and the cut between them did not
  *       make calls faster, either the resource itself became slower or calls admitted under the higher limit are
  *       still draining. It measures at a pinned lower limit to tell (half the limit after a slowdown of 1.5 or

@@ -24,9 +24,17 @@ final class LatencyPools {
     /** Limits tracked one by one; higher ones share the last pool. */
     private static final int TRACKED_LIMITS = 1024;
 
+    /**
+     * Whether the pools hold geometric means (pooled as the means and variances of logarithms) rather than
+     * arithmetic ones.
+     */
+    private final boolean geometric;
     private final double[] sum = new double[TRACKED_LIMITS];
     private final double[] squares = new double[TRACKED_LIMITS];
     private final double[] count = new double[TRACKED_LIMITS];
+    /** Drops, and calls (timed successes and drops), of the same windows: the share the resource drops anyway. */
+    private final double[] dropped = new double[TRACKED_LIMITS];
+    private final double[] calls = new double[TRACKED_LIMITS];
     private long halvedAt;
     /** {@link #reference} of {@link #cachedFor}, valid until a pool changes. */
     private double[] cachedReference;
@@ -34,13 +42,24 @@ final class LatencyPools {
     /** {@link #below} of {@link #cachedBelowFor}, valid until a pool changes. */
     private double[] cachedBelow;
     private int cachedBelowFor = -1;
+    /** {@link #all}, valid until a pool changes; null when not computed. */
+    private double[] cachedAll;
+
+    /**
+     * @param geometric whether the windows added are judged by their geometric mean (see
+     *     {@link WindowedLimiter.Window}); they are then pooled on the logarithms' scale
+     */
+    LatencyPools(boolean geometric) {
+        this.geometric = geometric;
+    }
 
     /**
      * The reference for windows at {@code limit} (see above). Windows are checked every few samples and the pools
      * change only when one closes, so it is computed once per limit and pool change.
      *
      * @param limit the window's limit
-     * @return {mean, standard error of the mean, count, coefficient of variation}; NaNs and a count of 0 when empty
+     * @return {mean, standard error of the mean, count, coefficient of variation, drops, calls}; NaNs and counts of 0
+     *     when empty
      */
     double[] reference(int limit) {
         if (limit == cachedFor) {
@@ -74,14 +93,27 @@ final class LatencyPools {
     }
 
     /**
+     * Every limit's pool together, cached like {@link #reference}.
+     *
+     * @return what {@link #upTo} returns for the highest limit
+     */
+    double[] all() {
+        if (cachedAll == null) {
+            cachedAll = upTo(TRACKED_LIMITS - 1);
+        }
+        return cachedAll;
+    }
+
+    /**
      * The pool of {@code limit} alone (limits from 1023 up share one pool).
      *
      * @param limit the limit
-     * @return {mean, standard error of the mean, count, coefficient of variation}; NaNs and a count of 0 when empty
+     * @return {mean, standard error of the mean, count, coefficient of variation, drops, calls}; NaNs and counts of 0
+     *     when empty
      */
     double[] at(int limit) {
         int i = Math.min(limit, TRACKED_LIMITS - 1);
-        return summary(sum[i], squares[i], count[i]);
+        return summary(geometric, sum[i], squares[i], count[i], dropped[i], calls[i]);
     }
 
     /**
@@ -91,20 +123,27 @@ final class LatencyPools {
      * @param meanNanos its mean latency
      * @param varianceNanos2 its latency variance, or NaN when unknown (counted as 0)
      * @param samples its number of timed successes
+     * @param drops its drops
      */
-    void add(int limit, double meanNanos, double varianceNanos2, long samples) {
+    void add(int limit, double meanNanos, double varianceNanos2, long samples, long drops) {
         forgetCached();
         int i = Math.min(limit, TRACKED_LIMITS - 1);
-        double variance = Double.isNaN(varianceNanos2) ? 0.0 : varianceNanos2;
-        sum[i] += meanNanos * samples;
-        squares[i] += variance * (samples - 1) + meanNanos * meanNanos * samples;
+        // Geometric means are pooled on the logarithms' scale, where they and their variances come from (see Window).
+        double mean = geometric ? Math.log(meanNanos) : meanNanos;
+        double variance = Double.isNaN(varianceNanos2) ? 0.0
+                : geometric ? varianceNanos2 / (meanNanos * meanNanos) : varianceNanos2;
+        sum[i] += mean * samples;
+        squares[i] += variance * (samples - 1) + mean * mean * samples;
         count[i] += samples;
+        dropped[i] += drops;
+        calls[i] += samples + drops;
     }
 
     /** Drops the cached pools: called by every change to a pool. */
     private void forgetCached() {
         cachedFor = -1;
         cachedBelowFor = -1;
+        cachedAll = null;
     }
 
     /** Forgets everything. */
@@ -113,6 +152,8 @@ final class LatencyPools {
         java.util.Arrays.fill(sum, 0.0);
         java.util.Arrays.fill(squares, 0.0);
         java.util.Arrays.fill(count, 0.0);
+        java.util.Arrays.fill(dropped, 0.0);
+        java.util.Arrays.fill(calls, 0.0);
     }
 
     /**
@@ -128,6 +169,8 @@ final class LatencyPools {
             sum[i] = 0.0;
             squares[i] = 0.0;
             count[i] = 0.0;
+            dropped[i] = 0.0;
+            calls[i] = 0.0;
         }
     }
 
@@ -147,6 +190,8 @@ final class LatencyPools {
             sum[i] *= 0.5;
             squares[i] *= 0.5;
             count[i] *= 0.5;
+            dropped[i] *= 0.5;
+            calls[i] *= 0.5;
         }
         return true;
     }
@@ -155,28 +200,40 @@ final class LatencyPools {
      * Pools the limits 0 to {@code highest}.
      *
      * @param highest the highest limit included
-     * @return {mean, standard error of the mean, count, coefficient of variation}; NaNs and a count of 0 when empty
+     * @return {mean, standard error of the mean, count, coefficient of variation, drops, calls}; NaNs and counts of 0
+     *     when empty
      */
     double[] upTo(int highest) {
         int last = Math.min(highest, TRACKED_LIMITS - 1);
         double s = 0;
         double q = 0;
         double n = 0;
+        double d = 0;
+        double c = 0;
         for (int i = 0; i <= last; i++) {
             s += sum[i];
             q += squares[i];
             n += count[i];
+            d += dropped[i];
+            c += calls[i];
         }
-        return summary(s, q, n);
+        return summary(geometric, s, q, n, d, c);
     }
 
-    private static double[] summary(double s, double q, double n) {
+    private static double[] summary(boolean geometric, double s, double q, double n, double drops, double calls) {
         if (n == 0) {
-            return new double[] {Double.NaN, Double.NaN, 0, Double.NaN};
+            return new double[] {Double.NaN, Double.NaN, 0, Double.NaN, drops, calls};
         }
         double mean = s / n;
         double variance = Math.max(0.0, q / n - mean * mean);
-        return new double[] {mean, Math.sqrt(variance / n), n, Math.sqrt(variance) / mean};
+        if (!geometric) {
+            return new double[] {mean, Math.sqrt(variance / n), n, Math.sqrt(variance) / mean, drops, calls};
+        }
+        // To first order, a geometric mean's standard error is the mean times its logarithms' standard error, and
+        // the logarithms' standard deviation is its coefficient of variation.
+        double geometricMean = Math.exp(mean);
+        return new double[] {geometricMean, geometricMean * Math.sqrt(variance / n), n, Math.sqrt(variance), drops,
+            calls};
     }
 
     /**

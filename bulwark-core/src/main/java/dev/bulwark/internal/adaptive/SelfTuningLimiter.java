@@ -91,22 +91,36 @@ final class SelfTuningLimiter extends WindowedLimiter {
     // Closer only.
     private Phase phase = Phase.MEASURING;
     private double resumeLimit;
-    private final LatencyPools pools = new LatencyPools();
-    private final WindowVerdicts verdicts = new WindowVerdicts(pools);
+    /**
+     * What was learnt on each scale, arithmetic and geometric means, and the tests over it: both always learn,
+     * and each window is judged on the one whose latencies are steadier (see {@link #judge}).
+     */
+    private final LatencyPools arithmeticPools = new LatencyPools(false);
+    private final LatencyPools geometricPools = new LatencyPools(true);
+    private final WindowVerdicts arithmeticVerdicts = new WindowVerdicts(arithmeticPools);
+    private final WindowVerdicts geometricVerdicts = new WindowVerdicts(geometricPools);
+    /** The scale the current window is judged on; set by {@link #judge}. */
+    private boolean judgedGeometric;
+    private LatencyPools pools = arithmeticPools;
+    private WindowVerdicts verdicts = arithmeticVerdicts;
     private int lastLimit;
     /** The limit last found slower, and when: growth back into it waits {@link #CEILING_HOLD_NANOS}. */
     private int ceilingLimit = Integer.MAX_VALUE;
     private long ceilingAt;
     private boolean slowStart = true;
     private double growthStep = 1.0;
-    private double lastSlowMean = Double.NaN;
+    /** The last slower window's mean on each scale (arithmetic, geometric). */
+    private final double[] lastSlowMeans = {Double.NaN, Double.NaN};
     private int lastSlowLimit;
     private long nextProbeAt;
     /** When the last re-measurement (periodic or a check) began: early ones wait {@link #EARLY_PROBE_NANOS}. */
     private long probeStartedAt;
-    /** Mean and standard error of the last pinned measurement (first, periodic or check): the freshest evidence. */
-    private double lastProbeMean = Double.NaN;
-    private double lastProbeError;
+    /**
+     * Mean and standard error of the last pinned measurement (first, periodic or check), on each scale
+     * (arithmetic, geometric): the freshest evidence.
+     */
+    private final double[] lastProbeMeans = {Double.NaN, Double.NaN};
+    private final double[] lastProbeErrors = new double[2];
     /** The current probe checks whether the resource itself became slower (see {@link #slower}). */
     private boolean verifying;
     /** The current check probes at three quarters, and goes on to half if that is slower too. */
@@ -164,8 +178,34 @@ final class SelfTuningLimiter extends WindowedLimiter {
         return pools.reference(limit);
     }
 
+    /**
+     * Chooses the scale {@code w} is judged on: the geometric mean when the logarithms of every latency learnt so
+     * far (all limits pooled, for the steadiest estimate) spread less than the latencies do relative to their
+     * mean (heavy tails: lognormal, Pareto, fast/slow mixtures), the arithmetic mean otherwise (exponential and
+     * lighter tails, where the arithmetic mean is the steadier of the two). Both detect the same slowdown: a
+     * resource that slows every call by a factor moves both means by it. For heavy tails the arithmetic mean of
+     * a few hundred calls is not only unsteady but mostly low (most such samples miss the rare slow calls that
+     * carry the mean), so a reference learnt from few calls sat below what longer windows measured, and held the
+     * limit at half the capacity (a mixture with 10% of calls 50 times slower: 56% of the oracle's goodput, one
+     * seed 22%). The choice depends only on the pools, which change when a window closes, so it holds for a whole
+     * window.
+     */
+    private void judge(Window w) {
+        double geometricSpread = geometricPools.all()[3];
+        double arithmeticSpread = arithmeticPools.all()[3];
+        judgedGeometric = geometricSpread < arithmeticSpread;
+        pools = judgedGeometric ? geometricPools : arithmeticPools;
+        verdicts = judgedGeometric ? geometricVerdicts : arithmeticVerdicts;
+        w.judgeBy(judgedGeometric);
+    }
+
+    private int scale() {
+        return judgedGeometric ? 1 : 0;
+    }
+
     @Override
     boolean complete(Window w, long seen) {
+        judge(w);
         if (seen >= Math.min(MAX_SAMPLES, Math.max(400, 64L * w.limit))) {
             return true;
         }
@@ -180,8 +220,8 @@ final class SelfTuningLimiter extends WindowedLimiter {
         if (seen < Math.max(windowSamples, w.limit)) {
             return false;
         }
-        if (w.drops > 0 || Double.isNaN(w.meanLatencyNanos) || unreferenced) {
-            return true; // nothing learnt: no verdict to wait for (see changedByHand)
+        if (Double.isNaN(w.meanLatencyNanos) || unreferenced || verdicts.dropsClearlyMore(w)) {
+            return true; // nothing learnt, or overload said by drops: no verdict to wait for (see changedByHand)
         }
         int verdict = verdicts.verdict(w, false);
         // Slow start looks once, at a fixed size: its windows feed the reference, and closing early on "slower" (which
@@ -219,13 +259,14 @@ final class SelfTuningLimiter extends WindowedLimiter {
 
     @Override
     double decide(Window w) {
+        judge(w);
         double next = decideInPhase(w);
         if (clamp(next) != w.limit) {
             // The calls in flight now have latencies like this window's: wait three of those (or of the
             // baseline, if longer) for them to end.
             double base = baseline();
             double typical = Math.max(Double.isNaN(base) ? 0.0 : base,
-                    Double.isNaN(w.meanLatencyNanos) ? 0.0 : w.meanLatencyNanos);
+                    Double.isNaN(w.arithmeticMeanNanos) ? 0.0 : w.arithmeticMeanNanos);
             // A probe also leaves out the calls admitted before it (see startedFrom), and then waits five typical
             // latencies rather than three: among calls admitted after a change, those ending soon after it are
             // the short ones (a window of them measured a 20 ms resource at 18 ms and held the limit below the
@@ -241,7 +282,8 @@ final class SelfTuningLimiter extends WindowedLimiter {
     private double decideInPhase(Window w) {
         double limit = estimatedLimit;
         lastLimit = w.limit;
-        pools.forgetSlowly(w.closedAt);
+        arithmeticPools.forgetSlowly(w.closedAt);
+        geometricPools.forgetSlowly(w.closedAt);
         if (phase == Phase.MEASURING && w.limit != pinned(resumeLimit)) {
             return pinned(resumeLimit);
         }
@@ -258,12 +300,18 @@ final class SelfTuningLimiter extends WindowedLimiter {
                 }
                 if (phase == Phase.PROBING
                         && (verdicts.differs(w) || verifying && verdicts.slowerThanReference(w))) {
-                    pools.clear(); // the resource changed: what was learnt at other limits no longer holds
+                    // The resource changed: what was learnt at other limits no longer holds.
+                    arithmeticPools.clear();
+                    geometricPools.clear();
                 }
                 pool(w);
                 unreferenced = false;
-                lastProbeMean = w.meanLatencyNanos;
-                lastProbeError = LatencyPools.windowError(w);
+                for (int scale = 0; scale < 2; scale++) {
+                    w.judgeBy(scale == 1);
+                    lastProbeMeans[scale] = w.meanLatencyNanos;
+                    lastProbeErrors[scale] = LatencyPools.windowError(w);
+                }
+                w.judgeBy(judgedGeometric);
             }
             if (Double.isNaN(reference(w.limit + 1)[0])) {
                 return limit; // only drops so far: keep measuring
@@ -295,12 +343,12 @@ final class SelfTuningLimiter extends WindowedLimiter {
         if (w.drops == 0 && unreferenced) {
             return limit; // a hand change ended the first measurement: hold until the re-measurement
         }
-        int verdict = w.drops > 0 || Double.isNaN(w.meanLatencyNanos) ? 1 : verdicts.verdict(w, true);
+        int verdict = Double.isNaN(w.meanLatencyNanos) || verdicts.dropsClearlyMore(w) ? 1 : verdicts.verdict(w, true);
         if (verdict > 0) {
             return slower(w, limit);
         }
         if (verdict < 0) {
-            lastSlowMean = Double.NaN; // only a clearly faster window ends a run of slower ones
+            forgetLastSlow(); // only a clearly faster window ends a run of slower ones
         }
         if (verdict == UNDECIDED && verdicts.referenceDominates(w)
                 && probeStartedAt + EARLY_PROBE_NANOS - nextProbeAt < 0) {
@@ -314,7 +362,8 @@ final class SelfTuningLimiter extends WindowedLimiter {
         // the capacity, and pooled it raised the reference of every limit above it (after a capacity step from 10
         // to 30 the limit then sat at 37 to 38). Judged against the last measurement rather than the pooled
         // reference, so that a reference learnt low cannot keep out the windows that would correct it.
-        if (verdict == CLEARLY_NOT || !WindowVerdicts.aboveProbe(w, lastProbeMean, lastProbeError)) {
+        int scale = scale();
+        if (verdict == CLEARLY_NOT || !WindowVerdicts.aboveProbe(w, lastProbeMeans[scale], lastProbeErrors[scale])) {
             pool(w);
         }
         if (w.maxInFlight < w.limit) {
@@ -357,8 +406,9 @@ final class SelfTuningLimiter extends WindowedLimiter {
         slowStart = false;
         growthStep = 1.0;
         double mean = w.meanLatencyNanos;
+        double lastSlowMean = lastSlowMeans[scale()];
         if (Double.isNaN(mean)) {
-            lastSlowMean = Double.NaN;
+            forgetLastSlow();
             return limit * 0.8; // only drops: the resource said so
         }
         if (!Double.isNaN(lastSlowMean) && w.limit < lastSlowLimit && mean >= 0.97 * lastSlowMean
@@ -374,7 +424,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
             // window straddling a capacity step can show a small slowdown while the capacity halved, and a probe
             // at three quarters of such a limit, taken for the resource's new normal, held the limit at 1.7 times
             // the new capacity.
-            lastSlowMean = Double.NaN;
+            forgetLastSlow();
             phase = Phase.PROBING;
             probeStartedAt = w.closedAt;
             verifying = true;
@@ -387,7 +437,8 @@ final class SelfTuningLimiter extends WindowedLimiter {
             verifyingHigh = !big;
             return Math.max(minLimit, Math.floor(limit * (big ? 0.5 : 0.75)));
         }
-        lastSlowMean = mean;
+        lastSlowMeans[0] = w.arithmeticMeanNanos;
+        lastSlowMeans[1] = w.geometricMeanNanos;
         lastSlowLimit = w.limit;
         ceilingLimit = w.limit;
         ceilingAt = w.closedAt;
@@ -407,14 +458,21 @@ final class SelfTuningLimiter extends WindowedLimiter {
      * and is now.
      */
     private void forgetNearOldCeiling(Window w) {
-        pools.clear((int) Math.floor(0.75 * ceilingLimit), w.limit - 1);
+        arithmeticPools.clear((int) Math.floor(0.75 * ceilingLimit), w.limit - 1);
+        geometricPools.clear((int) Math.floor(0.75 * ceilingLimit), w.limit - 1);
         ceilingLimit = Integer.MAX_VALUE;
     }
 
+    private void forgetLastSlow() {
+        lastSlowMeans[0] = Double.NaN;
+        lastSlowMeans[1] = Double.NaN;
+    }
+
     private void pool(Window w) {
-        if (Double.isNaN(w.meanLatencyNanos) || w.samples == 0) {
+        if (Double.isNaN(w.arithmeticMeanNanos) || w.samples == 0) {
             return;
         }
-        pools.add(w.limit, w.meanLatencyNanos, w.latencyVarianceNanos2, w.samples);
+        arithmeticPools.add(w.limit, w.arithmeticMeanNanos, w.arithmeticVarianceNanos2, w.samples, w.drops);
+        geometricPools.add(w.limit, w.geometricMeanNanos, w.geometricVarianceNanos2, w.samples, w.drops);
     }
 }

@@ -40,6 +40,8 @@ final class WindowVerdicts {
     static final double Z_FASTER_ON_THE_WAY = 3.0;
     /** The fewest samples the pool of a window's own limit must hold to give an opinion. */
     static final double OWN_POOL = 1000.0;
+    /** The fewest calls the reference must hold for its drop share to be compared with ({@link #dropsClearlyMore}). */
+    static final double DROP_POOL = 64.0;
     /** See {@link #referenceDominates}. */
     static final double REFERENCE_DOMINATES = 2.0;
     static final int SLOWER = 1;
@@ -154,6 +156,35 @@ final class WindowVerdicts {
         double own = LatencyPools.windowError(w);
         double probe = probeError * factor;
         return w.meanLatencyNanos - Z * Math.sqrt(own * own + probe * probe) > probeMean * factor;
+    }
+
+    /**
+     * Whether the window dropped clearly more of its calls than the resource drops when it is not overloaded: a
+     * drop is a sign of overload (a timeout, a refusal further down) unless the resource drops about as often at
+     * lower limits, where the reference's windows ran. Some resources drop a steady share of calls whatever the
+     * load (a slow tail past the caller's timeout: 1 call in 500 of a mixture whose 1% slow calls take 670 ms on
+     * average, against a 1 s timeout); counting each such drop as overload cut the limit window after window to
+     * half of the capacity and below. Until the reference has {@link #DROP_POOL} calls, or while it has seen no
+     * drop at all, every drop counts, as it always did. Otherwise the window's drop share must exceed the
+     * reference's by {@link #Z_SLOWER} standard errors of the difference of two shares (the window is looked at
+     * every few samples, like the latency test).
+     *
+     * @param w the window so far
+     */
+    boolean dropsClearlyMore(WindowedLimiter.Window w) {
+        if (w.drops == 0) {
+            return false;
+        }
+        double[] reference = pools.reference(w.limit);
+        double drops = reference[4];
+        double calls = reference[5];
+        if (calls < DROP_POOL) {
+            return true;
+        }
+        double windowCalls = w.samples + w.drops;
+        double pooled = (w.drops + drops) / (windowCalls + calls);
+        double error = Math.sqrt(pooled * (1 - pooled) * (1 / windowCalls + 1 / calls));
+        return w.drops / windowCalls - drops / calls > Z_SLOWER * error;
     }
 
     /** Whether the reference's standard error exceeds the window's by {@link #REFERENCE_DOMINATES} times. */

@@ -26,17 +26,19 @@ import java.util.concurrent.atomic.DoubleAdder;
  * {@code getAndAdd} on {@link #window}, which packs the window's sample count (high {@value #COUNT_SHIFT}+ bits)
  * and its latency sum in microseconds (low {@value #COUNT_SHIFT} bits) into one long, so a sample's count and
  * latency always land in the same window (successes only: a drop is an increment of {@link #drops} instead); plus a
- * read of the in-flight maximum (written only when exceeded) and, for subclasses that ask for it, a {@link DoubleAdder}
- * of squared latencies. The sample whose add completes a window tries to become its closer by a CAS on
+ * read of the in-flight maximum (written only when exceeded) and, for subclasses that ask for the spread,
+ * {@link DoubleAdder}s of squared latencies, their logarithms and those squared (one {@code Math.log} per timed
+ * sample). The sample whose add completes a window tries to become its closer by a CAS on
  * {@link #closing}; a sample that loses simply stays in the accumulators, which the next window inherits.
  *
  * <p><b>Invariant:</b> the closer subtracts exactly the values it read ({@code getAndAdd(-read)}), never resets
  * to zero, so every sample is counted in exactly one window: none is lost and none counted twice, however closes
  * and adds interleave. A success is counted only in {@link #window} and a drop only in {@link #drops}, each taken
  * out by subtracting what was read, so a sample racing a close falls to this window or the next, never both (an
- * earlier layout counted drops in both words and could count one twice). (The squared sum and the in-flight maximum are
- * separate words: a sample racing a close may have its square counted in the next window. They steer heuristics, never
- * the sample count.) Only the closer, holding {@link #closing}, reads or writes the algorithm's state; the CAS that
+ * earlier layout counted drops in both words and could count one twice). (The spread's sums and the in-flight maximum
+ * are separate words: a sample racing a close may have its square and logarithm counted in the next window, which
+ * moves a geometric mean of hundreds of samples by a fraction of one sample's share. They never touch the sample
+ * count.) Only the closer, holding {@link #closing}, reads or writes the algorithm's state; the CAS that
  * acquires it and the volatile write that releases it order each closer after the previous one, so that state needs no
  * lock of its own. The new limit is applied after {@link #closing} is released, through
  * {@link AdaptiveTarget#adaptLimit(int, int)}, and only if the limit still has the value the decision was based on.
@@ -58,9 +60,26 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
     static final class Window {
         int limit;
         long samples;
+        /**
+         * The successes' typical latency that the window is judged by: their arithmetic mean, unless
+         * {@link #judgeBy} chose the geometric one.
+         */
         double meanLatencyNanos;
-        /** Variance of the successes' latencies, in nanoseconds squared; NaN unless squares are gathered. */
+        /**
+         * The variance {@link #meanLatencyNanos}'s standard error is computed from, in nanoseconds squared; NaN
+         * unless the spread is gathered (see {@link WindowedLimiter#WindowedLimiter(AdaptiveLimit, int, boolean)}).
+         */
         double latencyVarianceNanos2 = Double.NaN;
+        /** The successes' arithmetic mean latency, and their latencies' variance (NaN unless gathered). */
+        double arithmeticMeanNanos;
+        double arithmeticVarianceNanos2 = Double.NaN;
+        /**
+         * The successes' geometric mean latency (the exponential of their logarithms' mean), and the variance of
+         * their logarithms times its square, so that its standard error is, to first order, the mean times the
+         * logarithms' standard error. NaN unless gathered.
+         */
+        double geometricMeanNanos = Double.NaN;
+        double geometricVarianceNanos2 = Double.NaN;
         long drops;
         int maxInFlight;
         /** Ticker reading when the window closed (the closing sample's end). */
@@ -69,6 +88,17 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
         boolean used() {
             return maxInFlight * 2 >= limit;
         }
+
+        /**
+         * Sets {@link #meanLatencyNanos} and {@link #latencyVarianceNanos2} to the geometric or the arithmetic
+         * mean's.
+         *
+         * @param geometric whether to judge by the geometric mean
+         */
+        void judgeBy(boolean geometric) {
+            meanLatencyNanos = geometric ? geometricMeanNanos : arithmeticMeanNanos;
+            latencyVarianceNanos2 = geometric ? geometricVarianceNanos2 : arithmeticVarianceNanos2;
+        }
     }
 
     private final int windowSamples;
@@ -76,7 +106,13 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
     private final AtomicLong window = new AtomicLong();
     private final AtomicLong drops = new AtomicLong();
     private final AtomicInteger maxInFlight = new AtomicInteger();
+    /**
+     * Sums of the successes' squared latencies (in microseconds), of their natural logarithms and of those
+     * squared; null unless the spread is gathered.
+     */
     private final DoubleAdder squares;
+    private final DoubleAdder logs;
+    private final DoubleAdder logSquares;
     private final AtomicBoolean closing = new AtomicBoolean();
     // Written and read only by the closer (see the class comment).
     private final Window closed = new Window();
@@ -85,11 +121,19 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
     /** The algorithm's view of the limit, kept fractional between windows. Closer only. */
     double estimatedLimit;
 
-    WindowedLimiter(AdaptiveLimit config, int initialLimit, boolean gatherSquares) {
+    /**
+     * @param config the configuration
+     * @param initialLimit the limit the bulkhead starts at
+     * @param gatherSpread whether windows gather their latencies' spread (variance, and the logarithms' mean and
+     *     variance: see {@link Window}), for an algorithm that judges windows statistically
+     */
+    WindowedLimiter(AdaptiveLimit config, int initialLimit, boolean gatherSpread) {
         super(config);
         this.windowSamples = config.windowSamples();
         this.estimatedLimit = initialLimit;
-        this.squares = gatherSquares ? new DoubleAdder() : null;
+        this.squares = gatherSpread ? new DoubleAdder() : null;
+        this.logs = gatherSpread ? new DoubleAdder() : null;
+        this.logSquares = gatherSpread ? new DoubleAdder() : null;
     }
 
     @Override
@@ -113,6 +157,9 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
             long micros = Math.min(MAX_SAMPLE_MICROS, Math.max(1L, latencyNanos / 1_000L));
             if (squares != null) {
                 squares.add((double) micros * micros);
+                double log = Math.log(micros);
+                logs.add(log);
+                logSquares.add(log * log);
             }
             long add = ONE_SAMPLE | micros;
             dropped = 0L;
@@ -133,16 +180,25 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
             long count = successes + dropCount;
             long sumMicros = packed & SUM_MASK;
             double sumSquares = squares == null ? Double.NaN : squares.sum();
+            double sumLogs = squares == null ? Double.NaN : logs.sum();
+            double sumLogSquares = squares == null ? Double.NaN : logSquares.sum();
             Window w = closed;
             w.limit = current;
             w.samples = successes;
             w.drops = dropCount;
             w.maxInFlight = maxInFlight.get();
             w.closedAt = endedAt;
-            w.meanLatencyNanos = successes == 0 ? Double.NaN : sumMicros * 1_000.0 / successes;
-            w.latencyVarianceNanos2 = successes < 2 || squares == null ? Double.NaN
+            w.arithmeticMeanNanos = successes == 0 ? Double.NaN : sumMicros * 1_000.0 / successes;
+            boolean spread = squares != null && successes >= 2;
+            w.arithmeticVarianceNanos2 = !spread ? Double.NaN
                     : Math.max(0.0, (sumSquares - (double) sumMicros * sumMicros / successes) / (successes - 1))
                             * 1e6;
+            w.geometricMeanNanos = squares == null || successes == 0 ? Double.NaN
+                    : Math.exp(sumLogs / successes) * 1_000.0;
+            w.geometricVarianceNanos2 = !spread ? Double.NaN
+                    : Math.max(0.0, (sumLogSquares - sumLogs * sumLogs / successes) / (successes - 1))
+                            * w.geometricMeanNanos * w.geometricMeanNanos;
+            w.judgeBy(false);
             if (!complete(w, count) && count < MAX_WINDOW) {
                 return;
             }
@@ -152,6 +208,8 @@ abstract class WindowedLimiter extends AdaptiveLimiter {
             maxInFlight.set(0);
             if (squares != null) {
                 squares.add(-sumSquares);
+                logs.add(-sumLogs);
+                logSquares.add(-sumLogSquares);
             }
             if (openedAt != Long.MIN_VALUE) {
                 adaptTimingMask(successes, dropCount, endedAt - openedAt);
