@@ -1,12 +1,11 @@
 package dev.bulwark.cli.internal;
 
+import static dev.bulwark.cli.internal.CliRun.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bulwark.cli.BulwarkCli;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import dev.bulwark.cli.internal.CliRun.Outcome;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -18,20 +17,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class NoisyTenantScenarioTest {
 
-    private record Outcome(int exitCode, String out, String err) {
-    }
-
-    private static Outcome run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int exitCode = BulwarkCli.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        return new Outcome(exitCode, out.toString(), err.toString());
-    }
 
     private static JsonNode json(String... args) throws Exception {
         Outcome outcome = run(args);
-        assertThat(outcome.exitCode()).as(outcome.err()).isZero();
-        return new ObjectMapper().readTree(outcome.out());
+        assertThat(outcome.exitCode).as(outcome.err).isZero();
+        return new ObjectMapper().readTree(outcome.out);
     }
 
     private static long othersRefused(JsonNode report) {
@@ -64,11 +54,11 @@ class NoisyTenantScenarioTest {
         Outcome outcome = run("simulate", "--tenants", "2", "--rate", "300/s", "--downstream-capacity", "8",
                 "--adaptive", "aimd", "--global-limit", "8", "--duration", "2s", "--seed", "7");
 
-        assertThat(outcome.exitCode()).as(outcome.err()).isZero();
-        assertThat(outcome.out()).containsPattern("global aimd from 8, \\d+\\.\\.\\d+ \\(mean [0-9.]+\\)")
+        assertThat(outcome.exitCode).as(outcome.err).isZero();
+        assertThat(outcome.out).containsPattern("global aimd from 8, \\d+\\.\\.\\d+ \\(mean [0-9.]+\\)")
                 .contains("Downstream: capacity 8, degradation 1; peak ");
         Outcome delay = run("simulate", "--tenants", "2", "--duration", "1s", "--seed", "7");
-        assertThat(delay.out()).contains("Downstream: a pure delay (no capacity)").contains("global 32, max wait");
+        assertThat(delay.out).contains("Downstream: a pure delay (no capacity)").contains("global 32, max wait");
     }
 
     @ParameterizedTest
@@ -88,9 +78,9 @@ class NoisyTenantScenarioTest {
     void badCombinationsAreRefusedNamingTheOption(String args, String message) {
         Outcome outcome = run(("simulate " + args).split(" "));
 
-        assertThat(outcome.exitCode()).isNotZero();
-        assertThat(outcome.err()).contains(message);
-        assertThat(outcome.out()).isEmpty();
+        assertThat(outcome.exitCode).isNotZero();
+        assertThat(outcome.err).contains(message);
+        assertThat(outcome.out).isEmpty();
     }
 
     @Test
