@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -83,15 +84,23 @@ final class OverloadExperiment {
 
         CapacityProbe probe = new CapacityProbe();
         guard.use(GuardMode.NONE, 0, MAX_WAIT);
-        probe.throughput(target, 4, Duration.ofSeconds(quick ? 2 : 4));   // warms up the JIT and the pool
+        Duration step = Duration.ofSeconds(quick ? 2 : 4);
+        probe.throughput(target, 4, step.multipliedBy(2));   // warms up the JIT and the pool
         long calls = work.calls();
         long nanos = work.nanos();
-        probe.throughput(target, 1, Duration.ofSeconds(quick ? 2 : 4));
+        double capacity = probe.throughput(target, 1, step);
         double dbMillis = (work.nanos() - nanos) / 1e6 / Math.max(1, work.calls() - calls);
-        double capacity = probe.throughput(target, LabApplication.POOL_SIZE, Duration.ofSeconds(quick ? 3 : 6));
+        StringBuilder ramp = new StringBuilder(String.format(Locale.ROOT, "1: %.0f/s", capacity));
+        // A ramp of concurrency up to the pool's size: the capacity is the best throughput seen.
+        for (int clients : new int[] {2, 4, 6, LabApplication.POOL_SIZE}) {
+            double throughput = probe.throughput(target, clients, step);
+            ramp.append(String.format(Locale.ROOT, ", %d: %.0f/s", clients, throughput));
+            capacity = Math.max(capacity, throughput);
+        }
         int fixedLimit = (int) Math.max(1, Math.min(LabApplication.POOL_SIZE, Math.ceil(capacity * dbMillis / 1e3)));
-        log.printf("measured: database time alone %.2f ms, capacity %.0f/s, fixed limit ceil(%.0f/s x %.2f ms) = %d%n",
-                dbMillis, capacity, capacity, dbMillis, fixedLimit);
+        log.println("closed-loop throughput by clients: " + ramp);
+        log.printf(Locale.ROOT, "measured: database time alone %.2f ms, capacity %.0f/s, fixed limit ceil(%.0f/s x "
+                + "%.2f ms) = %d%n", dbMillis, capacity, capacity, dbMillis, fixedLimit);
 
         Duration warm = Duration.ofSeconds(quick ? 3 : 10);
         Duration surge = Duration.ofSeconds(quick ? 6 : 20);
