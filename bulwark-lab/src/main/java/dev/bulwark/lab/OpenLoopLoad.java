@@ -93,9 +93,10 @@ final class OpenLoopLoad {
 
     private CompletableFuture<Void> send(HttpRequest request, long start, long due,
             ConcurrentLinkedQueue<Sample> samples) {
+        long lag = System.nanoTime() - start - due;
         return client.sendAsync(request, HttpResponse.BodyHandlers.discarding()).handle((response, failure) -> {
             long latency = System.nanoTime() - start - due;
-            samples.add(new Sample(due, latency, classify(response, failure)));
+            samples.add(new Sample(due, latency, classify(response, failure), lag));
             return null;
         });
     }

@@ -30,12 +30,13 @@ final class OverloadExperiment {
      * @param cores the processors the JVM saw
      * @param postgresBin where PostgreSQL's binaries were
      * @param dbMillisAlone mean database time of a call with one client (from the connection to the commit)
-     * @param capacityPerSecond successful answers per second with as many closed-loop clients as pool connections
+     * @param probe closed-loop throughput by number of clients, as measured ("1: 52/s, 2: 81/s, ...")
+     * @param capacityPerSecond the best throughput of the probe
      * @param fixedLimit the fixed limit: {@code ceil(capacity x dbMillisAlone)}, at least 1, at most the pool
      * @param stages the schedule each run followed
      * @param runs one per guard, in the order run
      */
-    record Result(Instant started, boolean quick, int cores, String postgresBin, double dbMillisAlone,
+    record Result(Instant started, boolean quick, int cores, String postgresBin, double dbMillisAlone, String probe,
             double capacityPerSecond, int fixedLimit, List<Stage> stages, List<RunResult> runs) {
     }
 
@@ -127,7 +128,7 @@ final class OverloadExperiment {
             drain(controller);
         }
         return new Result(started, quick, Runtime.getRuntime().availableProcessors(), postgres.binDir().toString(),
-                Math.round(dbMillis * 100) / 100.0, Math.round(capacity), fixedLimit, stages, runs);
+                Math.round(dbMillis * 100) / 100.0, ramp.toString(), Math.round(capacity), fixedLimit, stages, runs);
     }
 
     /** Waits (up to 30 s) until the service has no request left, so that one run's backlog does not reach the next. */

@@ -28,8 +28,8 @@ final class Report {
         out.append(String.format(Locale.ROOT, "bulwark-lab overload%s, %s, %d cores%n", result.quick() ? " --quick" : "",
                 result.started(), result.cores()));
         out.append(String.format(Locale.ROOT,
-                "database time alone %.2f ms; capacity %.0f/s (closed loop, %d clients); fixed limit %d%n",
-                result.dbMillisAlone(), result.capacityPerSecond(), LabApplication.POOL_SIZE, result.fixedLimit()));
+                "database time alone %.2f ms; capacity %.0f/s (best closed-loop throughput of %s); fixed limit %d%n",
+                result.dbMillisAlone(), result.capacityPerSecond(), result.probe(), result.fixedLimit()));
         out.append("schedule:");
         for (Stage s : result.stages()) {
             out.append(String.format(Locale.ROOT, " %s %.0f/s for %d s;", s.name(), s.fromRate(),
@@ -49,9 +49,9 @@ final class Report {
      * @return one line
      */
     static String header() {
-        return String.format(Locale.ROOT, "%-13s %5s %8s %8s %8s %8s %8s %7s %7s %7s %6s %9s", "guard", "limit",
-                "offered", "goodput", "p50 ms", "p99 ms", "okp99 ms", "refused", "poolTO", "clTO", "errors",
-                "recovery");
+        return String.format(Locale.ROOT, "%-13s %5s %8s %8s %8s %8s %8s %7s %7s %7s %6s %9s %7s", "guard",
+                "limit", "offered", "goodput", "p50 ms", "p99 ms", "okp99 ms", "refused", "poolTO", "clTO", "errors",
+                "recovery", "lag ms");
     }
 
     /**
@@ -63,11 +63,12 @@ final class Report {
     static String row(RunResult r) {
         String limit = r.limit() == 0 ? "-" : r.finalLimit() >= 0 && r.finalLimit() != r.limit()
                 ? r.limit() + ">" + r.finalLimit() : Integer.toString(r.limit());
-        return String.format(Locale.ROOT, "%-13s %5s %8.0f %8.0f %8.1f %8.1f %8.1f %7d %7d %7d %6d %9s", r.guard(),
+        return String.format(Locale.ROOT, "%-13s %5s %8.0f %8.0f %8.1f %8.1f %8.1f %7d %7d %7d %6d %9s %7.1f", r.guard(),
                 limit, r.surgeOfferedPerSecond(), r.surgeGoodputPerSecond(), r.surgeP50Millis(), r.surgeP99Millis(),
                 r.surgeOkP99Millis(), r.surgeOutcomes().get(Outcome.REFUSED), r.poolTimeouts(),
                 r.surgeOutcomes().get(Outcome.CLIENT_TIMEOUT), r.surgeOutcomes().get(Outcome.ERROR),
-                r.recoverySeconds() < 0 ? "none" : String.format(Locale.ROOT, "%.1f s", r.recoverySeconds()));
+                r.recoverySeconds() < 0 ? "none" : String.format(Locale.ROOT, "%.1f s", r.recoverySeconds()),
+                r.surgeGeneratorLagP99Millis());
     }
 
     /**

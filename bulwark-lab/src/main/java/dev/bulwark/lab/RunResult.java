@@ -20,13 +20,17 @@ import java.util.Map;
  * @param surgeOkP99Millis 99th percentile of the surge's successful requests only
  * @param surgeOutcomes how the surge's requests ended
  * @param poolTimeouts HikariCP connection timeouts during the whole run, counted by the service
+ * @param surgeGeneratorLagP99Millis the 99th percentile of the surge's {@link Sample#lagNanos()}: above a few
+ *     milliseconds the load generator, which shares the machine, was itself late, and the run's figures are
+ *     suspect
  * @param recoverySeconds from the surge's end to the first of two consecutive one-second windows of the recovery
  *     stage that are healthy (see {@link #healthy}); -1 when none was
  * @param windows per one-second window of due time: successes and the p90 latency of all outcomes
  */
 record RunResult(String guard, int limit, int finalLimit, double surgeOfferedPerSecond,
         double surgeGoodputPerSecond, double surgeP50Millis, double surgeP99Millis, double surgeOkP99Millis,
-        Map<Outcome, Integer> surgeOutcomes, long poolTimeouts, double recoverySeconds, List<Window> windows) {
+        Map<Outcome, Integer> surgeOutcomes, long poolTimeouts, double surgeGeneratorLagP99Millis,
+        double recoverySeconds, List<Window> windows) {
 
     /**
      * One second of the run, by due time.
@@ -86,7 +90,9 @@ record RunResult(String guard, int limit, int finalLimit, double surgeOfferedPer
         }
         return new RunResult(guard, limit, finalLimit, surge.size() / seconds, outcomes.get(Outcome.OK) / seconds,
                 millis(percentile(all, 0.50)), millis(percentile(all, 0.99)), millis(percentile(ok, 0.99)),
-                outcomes, poolTimeouts, recovery, windows);
+                outcomes, poolTimeouts,
+                millis(percentile(surge.stream().mapToLong(Sample::lagNanos).sorted().toArray(), 0.99)), recovery,
+                windows);
     }
 
     /**
