@@ -25,7 +25,8 @@ final class Report {
      */
     static String text(OverloadExperiment.Result result) {
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "bulwark-lab overload%s, %s, %d cores%n", result.quick() ? " --quick" : "",
+        out.append(String.format(Locale.ROOT, "bulwark-lab overload%s, %s, %d cores%n",
+                result.quick() ? " --quick" : "",
                 result.started(), result.cores()));
         out.append(String.format(Locale.ROOT,
                 "database time alone %.2f ms; capacity %.0f/s (best closed-loop throughput of %s); fixed limit %d%n",
@@ -35,7 +36,8 @@ final class Report {
             out.append(String.format(Locale.ROOT, " %s %.0f/s for %d s;", s.name(), s.fromRate(),
                     s.length().toSeconds()));
         }
-        out.append(String.format(Locale.ROOT, " client timeout %d ms%n%n", OverloadExperiment.CLIENT_TIMEOUT.toMillis()));
+        out.append(String.format(Locale.ROOT, " client timeout %d ms%n%n",
+                OverloadExperiment.CLIENT_TIMEOUT.toMillis()));
         out.append(header()).append('\n');
         for (RunResult r : result.runs()) {
             out.append(row(r)).append('\n');
@@ -63,9 +65,9 @@ final class Report {
     static String row(RunResult r) {
         String limit = r.limit() == 0 ? "-" : r.finalLimit() >= 0 && r.finalLimit() != r.limit()
                 ? r.limit() + ">" + r.finalLimit() : Integer.toString(r.limit());
-        return String.format(Locale.ROOT, "%-13s %5s %8.0f %8.0f %8.1f %8.1f %8.1f %7d %7d %7d %6d %9s %7.1f", r.guard(),
-                limit, r.surgeOfferedPerSecond(), r.surgeGoodputPerSecond(), r.surgeP50Millis(), r.surgeP99Millis(),
-                r.surgeOkP99Millis(), r.surgeOutcomes().get(Outcome.REFUSED), r.poolTimeouts(),
+        return String.format(Locale.ROOT, "%-13s %5s %8.0f %8.0f %8.1f %8.1f %8.1f %7d %7d %7d %6d %9s %7.1f",
+                r.guard(), limit, r.surgeOfferedPerSecond(), r.surgeGoodputPerSecond(), r.surgeP50Millis(),
+                r.surgeP99Millis(), r.surgeOkP99Millis(), r.surgeOutcomes().get(Outcome.REFUSED), r.poolTimeouts(),
                 r.surgeOutcomes().get(Outcome.CLIENT_TIMEOUT), r.surgeOutcomes().get(Outcome.ERROR),
                 r.recoverySeconds() < 0 ? "none" : String.format(Locale.ROOT, "%.1f s", r.recoverySeconds()),
                 r.surgeGeneratorLagP99Millis());
