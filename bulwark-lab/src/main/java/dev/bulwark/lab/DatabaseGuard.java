@@ -1,0 +1,112 @@
+package dev.bulwark.lab;
+
+import dev.bulwark.AdaptiveLimit;
+import dev.bulwark.Bulkhead;
+import dev.bulwark.BulkheadRejectedException;
+import io.github.resilience4j.bulkhead.BulkheadConfig;
+import io.github.resilience4j.bulkhead.BulkheadFullException;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Objects;
+import org.springframework.stereotype.Component;
+
+/**
+ * What stands in front of {@link DatabaseWork} for the current run, switched by the lab between runs with
+ * {@link #use(GuardMode, int, Duration)}: nothing, a Bulwark bulkhead (fixed or {@code selfTuning()}) or
+ * Resilience4j's semaphore bulkhead.
+ *
+ * <p>Thread-safe: a request reads the current guard once; switching between runs publishes a new one.
+ */
+@Component
+class DatabaseGuard {
+
+    /** Runs the database work, or refuses it with {@link Refused}. */
+    @FunctionalInterface
+    private interface Guard {
+        long call(DatabaseWork work) throws SQLException;
+    }
+
+    /** The guard refused the call: the service answers 503 at once. */
+    static final class Refused extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Refused(Throwable cause) {
+            super(cause.getMessage(), cause, false, false);
+        }
+    }
+
+    private volatile Guard guard = DatabaseWork::serve;
+    private volatile Bulkhead bulwark;
+
+    /**
+     * Switches the guard for the following requests.
+     *
+     * @param mode which guard
+     * @param limit the fixed limit ({@link GuardMode#FIXED}, {@link GuardMode#RESILIENCE4J}) or the starting and
+     *     highest limit ({@link GuardMode#SELF_TUNING}); unused for {@link GuardMode#NONE}
+     * @param maxWait the longest a call waits for a slot before it is refused
+     */
+    void use(GuardMode mode, int limit, Duration maxWait) {
+        Objects.requireNonNull(mode, "mode");
+        switch (mode) {
+            case NONE -> {
+                bulwark = null;
+                guard = DatabaseWork::serve;
+            }
+            case FIXED, SELF_TUNING -> {
+                Bulkhead.Builder builder = Bulkhead.builder().name("lab-db").maxConcurrency(limit)
+                        .maxQueue(4 * limit + 20).maxWait(maxWait);
+                if (mode == GuardMode.SELF_TUNING) {
+                    builder.adaptive(AdaptiveLimit.selfTuning().maxLimit(limit).build());
+                }
+                Bulkhead bulkhead = builder.build();
+                bulwark = bulkhead;
+                guard = work -> {
+                    try {
+                        return bulkhead.call(work::serve);
+                    } catch (BulkheadRejectedException e) {
+                        throw new Refused(e);
+                    }
+                };
+            }
+            case RESILIENCE4J -> {
+                io.github.resilience4j.bulkhead.Bulkhead bulkhead = io.github.resilience4j.bulkhead.Bulkhead.of(
+                        "lab-db", BulkheadConfig.custom().maxConcurrentCalls(limit).maxWaitDuration(maxWait).build());
+                bulwark = null;
+                guard = work -> {
+                    if (!bulkhead.tryAcquirePermission()) {
+                        throw new Refused(BulkheadFullException.createBulkheadFullException(bulkhead));
+                    }
+                    try {
+                        return work.serve();
+                    } finally {
+                        bulkhead.onComplete();
+                    }
+                };
+            }
+            default -> throw new IllegalArgumentException("mode: " + mode);
+        }
+    }
+
+    /**
+     * Runs the work through the current guard.
+     *
+     * @param work the database work
+     * @return the work's result
+     * @throws SQLException the work's own, untouched (HikariCP's pool timeout among them)
+     * @throws Refused when the guard refused the call
+     */
+    long call(DatabaseWork work) throws SQLException {
+        return guard.call(work);
+    }
+
+    /**
+     * Returns the current limit of the Bulwark bulkhead in use, or -1 when the guard is not one.
+     *
+     * @return the limit now
+     */
+    int bulwarkLimit() {
+        Bulkhead b = bulwark;
+        return b == null ? -1 : b.maxConcurrency();
+    }
+}

@@ -1,0 +1,57 @@
+package dev.bulwark.lab;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.springframework.boot.Banner;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The service under test: Spring Boot (MVC on Tomcat with its default 200 worker threads) and HikariCP with a pool
+ * of {@link #POOL_SIZE} connections to the lab's PostgreSQL, serving {@link WorkController}'s route.
+ */
+@SpringBootApplication
+class LabApplication {
+
+    /** HikariCP's pool size. */
+    static final int POOL_SIZE = 10;
+    /** HikariCP's connection timeout: a request waits this long for a connection before it fails. */
+    static final int POOL_TIMEOUT_MILLIS = 2000;
+
+    /**
+     * Starts the service on a free loopback port.
+     *
+     * @param jdbcUrl the database
+     * @return the running application; close it to stop it
+     */
+    static ConfigurableApplicationContext start(String jdbcUrl) {
+        Map<String, Object> properties = new HashMap<>();
+        properties.put("server.port", "0");
+        properties.put("server.address", "127.0.0.1");
+        properties.put("spring.datasource.url", jdbcUrl);
+        properties.put("spring.datasource.username", PostgresServer.USER);
+        properties.put("spring.datasource.hikari.maximum-pool-size", Integer.toString(POOL_SIZE));
+        properties.put("spring.datasource.hikari.minimum-idle", Integer.toString(POOL_SIZE));
+        properties.put("spring.datasource.hikari.connection-timeout", Integer.toString(POOL_TIMEOUT_MILLIS));
+        properties.put("spring.jmx.enabled", "false");
+        properties.put("logging.level.root", "WARN");
+        properties.put("logging.level.com.zaxxer.hikari", "ERROR");
+        SpringApplication application = new SpringApplication(LabApplication.class);
+        application.setBannerMode(Banner.Mode.OFF);
+        application.setLogStartupInfo(false);
+        application.setDefaultProperties(properties);
+        return application.run();
+    }
+
+    /**
+     * Returns the port the service listens on.
+     *
+     * @param context the running application
+     * @return its HTTP port
+     */
+    static int port(ConfigurableApplicationContext context) {
+        return ((WebServerApplicationContext) context).getWebServer().getPort();
+    }
+}

@@ -1,0 +1,66 @@
+package dev.bulwark.lab;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The lab's command line: {@code java -jar bulwark-lab.jar overload [--quick] [--out DIR] [--guards a,b,...]}.
+ * See docs/lab.md.
+ */
+public final class LabMain {
+
+    private LabMain() {
+    }
+
+    /**
+     * Runs an experiment and writes its report.
+     *
+     * @param args {@code overload}, then options
+     * @throws Exception when the experiment cannot run
+     */
+    public static void main(String[] args) throws Exception {
+        List<String> rest = new ArrayList<>(Arrays.asList(args));
+        if (rest.isEmpty() || !rest.get(0).equals("overload")) {
+            System.err.println("usage: bulwark-lab overload [--quick] [--out DIR] "
+                    + "[--guards none,fixed,selfTuning,resilience4j]");
+            System.exit(2);
+        }
+        rest.remove(0);
+        boolean quick = false;
+        Path out = Paths.get("bulwark-lab", "target", "lab");
+        List<GuardMode> guards = null;
+        for (int i = 0; i < rest.size(); i++) {
+            switch (rest.get(i)) {
+                case "--quick" -> quick = true;
+                case "--out" -> out = Paths.get(rest.get(++i));
+                case "--guards" -> guards = parseGuards(rest.get(++i));
+                default -> {
+                    System.err.println("bulwark-lab: unknown option " + rest.get(i));
+                    System.exit(2);
+                }
+            }
+        }
+        if (guards == null) {
+            guards = quick ? List.of(GuardMode.NONE, GuardMode.FIXED, GuardMode.SELF_TUNING)
+                    : List.of(GuardMode.values());
+        }
+        OverloadExperiment.Result result = new OverloadExperiment(quick, guards, System.err).run();
+        System.out.print(Report.text(result));
+        Report.write(result, out);
+        System.out.println("\nwrote " + out.resolve("overload.txt") + " and " + out.resolve("overload.json"));
+        System.exit(0);
+    }
+
+    private static List<GuardMode> parseGuards(String list) {
+        List<GuardMode> modes = new ArrayList<>();
+        for (String name : list.split(",")) {
+            GuardMode mode = Arrays.stream(GuardMode.values()).filter(m -> m.label().equalsIgnoreCase(name.trim()))
+                    .findFirst().orElseThrow(() -> new IllegalArgumentException("--guards: unknown guard " + name));
+            modes.add(mode);
+        }
+        return modes;
+    }
+}

@@ -1,0 +1,73 @@
+package dev.bulwark.lab;
+
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The service's one route, {@code GET /work}: the database work through the current guard. Answers 200 with the
+ * result; 503 with header {@code X-Lab-Outcome: refused} when the guard refused, {@code pool-timeout} when
+ * HikariCP had no connection within its timeout; 500 on any other failure.
+ *
+ * <p>Thread-safe (Tomcat's worker threads call it concurrently).
+ */
+@RestController
+class WorkController {
+
+    /** The header that tells the load generator why a request failed. */
+    static final String OUTCOME_HEADER = "X-Lab-Outcome";
+
+    private final DatabaseWork work;
+    private final DatabaseGuard guard;
+    private final LongAdder poolTimeouts = new LongAdder();
+    private final AtomicInteger inFlight = new AtomicInteger();
+
+    WorkController(DatabaseWork work, DatabaseGuard guard) {
+        this.work = work;
+        this.guard = guard;
+    }
+
+    @GetMapping("/work")
+    ResponseEntity<String> work() {
+        inFlight.incrementAndGet();
+        try {
+            return ResponseEntity.ok(Long.toString(guard.call(work)));
+        } catch (DatabaseGuard.Refused e) {
+            return failure(HttpStatus.SERVICE_UNAVAILABLE, "refused");
+        } catch (SQLTransientConnectionException e) {
+            poolTimeouts.increment();
+            return failure(HttpStatus.SERVICE_UNAVAILABLE, "pool-timeout");
+        } catch (SQLException | RuntimeException e) {
+            return failure(HttpStatus.INTERNAL_SERVER_ERROR, "error");
+        } finally {
+            inFlight.decrementAndGet();
+        }
+    }
+
+    private static ResponseEntity<String> failure(HttpStatus status, String outcome) {
+        return ResponseEntity.status(status).header(OUTCOME_HEADER, outcome).body(outcome);
+    }
+
+    /**
+     * Returns how many requests HikariCP's connection timeout failed so far.
+     *
+     * @return a running count
+     */
+    long poolTimeouts() {
+        return poolTimeouts.sum();
+    }
+
+    /**
+     * Returns how many requests the route is serving now (including those waiting for a slot or a connection).
+     *
+     * @return requests in the route now
+     */
+    int inFlight() {
+        return inFlight.get();
+    }
+}
