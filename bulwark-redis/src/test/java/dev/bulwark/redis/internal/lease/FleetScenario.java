@@ -35,7 +35,9 @@ record FleetScenario(String name, int instances, int limit, double zipf, double 
          * A tenth of the instances die (their calls with them, their records left to expire) and as many new ones
          * join with the dead ones' ranks.
          */
-        CHURN
+        CHURN,
+        /** Every instance's demand doubles: the fair level falls, so the busiest instances must shrink. */
+        SURGE
     }
 
     /** A scenario with the defaults the report uses: a period of 1, calls of 0.2, waits up to 0.5, RTT 0.001. */

@@ -96,6 +96,7 @@ final class FleetSim {
     private double areaUpTo;
     private int fleetInFlight;
     private int aliveCount;
+    private double demandScale = 1;
     private int maxInFlight;
     private long maxRecorded;
     private long enforcedAboveRecorded;
@@ -310,7 +311,7 @@ final class FleetSim {
 
     private void setRank(Node node, int rank) {
         node.rank = rank;
-        node.rate = scenario.overload() * scenario.limit() / scenario.serviceTime() * weights[rank] / weightSum;
+        node.rate = demandScale * scenario.overload() * scenario.limit() / scenario.serviceTime() * weights[rank] / weightSum;
         node.arrivalEpoch++;
         schedule(now + exponential(node.random, 1 / node.rate), ARRIVAL, node, node.arrivalEpoch, 0);
     }
@@ -324,6 +325,12 @@ final class FleetSim {
                 int half = scenario.instances() / 2;
                 for (Node node : nodes) {
                     setRank(node, (node.rank - 1 + half) % scenario.instances() + 1);
+                }
+            }
+            case SURGE -> {
+                demandScale = 2;
+                for (Node node : nodes) {
+                    setRank(node, node.rank);
                 }
             }
             case CHURN -> {
