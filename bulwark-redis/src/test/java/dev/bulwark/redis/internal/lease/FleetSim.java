@@ -311,7 +311,8 @@ final class FleetSim {
 
     private void setRank(Node node, int rank) {
         node.rank = rank;
-        node.rate = demandScale * scenario.overload() * scenario.limit() / scenario.serviceTime() * weights[rank] / weightSum;
+        double share = weights[rank] / weightSum;
+        node.rate = demandScale * scenario.overload() * scenario.limit() / scenario.serviceTime() * share;
         node.arrivalEpoch++;
         schedule(now + exponential(node.random, 1 / node.rate), ARRIVAL, node, node.arrivalEpoch, 0);
     }

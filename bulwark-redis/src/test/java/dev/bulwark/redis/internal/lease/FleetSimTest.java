@@ -88,6 +88,10 @@ class FleetSimTest {
         }
         scenarios.add(FleetScenario.of("Zipf 1, hot set moves", 1000, 10_000, 1.0, 1.5, Shift.HOT_SET_MOVES, SEED));
         scenarios.add(FleetScenario.of("Zipf 0.5, surge", 1000, 10_000, 0.5, 1.5, Shift.SURGE, SEED));
+        // Below the limit, where queue waits are not all cut at the maximum wait.
+        scenarios.add(FleetScenario.of("uniform, steady", 1000, 2000, 0.0, 0.9, Shift.NONE, SEED));
+        scenarios.add(FleetScenario.of("uniform, steady", 1000, 10_000, 0.0, 0.9, Shift.NONE, SEED));
+        scenarios.add(FleetScenario.of("Zipf 1, hot set moves", 1000, 2000, 1.0, 0.9, Shift.HOT_SET_MOVES, SEED));
         StringBuilder table = new StringBuilder("| instances | limit | demand | × limit | mode | utilization | "
                 + "worst period | p99 wait | p99 vs exact | timed out | store ops / instance / period "
                 + "| convergence (periods) | most in flight |\n"
@@ -102,10 +106,12 @@ class FleetSimTest {
                         scenario.instances(), scenario.limit(), scenario.name(), scenario.overload(),
                         result.mode().toString().toLowerCase(Locale.ROOT), 100 * result.utilization(),
                         100 * result.minUtilization(), result.p99Wait(),
-                        isLeased ? String.format(Locale.ROOT, "%.2f×", result.p99Wait() / exact.p99Wait()) : "",
+                        !isLeased ? "" : exact.p99Wait() == 0 ? "(exact: 0)"
+                                : String.format(Locale.ROOT, "%.2f×", result.p99Wait() / exact.p99Wait()),
                         100 * result.timedOut(),
                         isLeased ? String.format(Locale.ROOT, "%.3f", result.opsPerInstancePeriod()) : "2 per call",
-                        isLeased ? String.format(Locale.ROOT, "%.1f", result.convergence()) : "",
+                        isLeased && !Double.isNaN(result.convergence())
+                                ? String.format(Locale.ROOT, "%.1f", result.convergence()) : "",
                         result.maxInFlight()));
             }
         }
