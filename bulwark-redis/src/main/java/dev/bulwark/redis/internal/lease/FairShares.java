@@ -8,7 +8,7 @@ import java.util.Map;
 /**
  * The leased mode's division of the fleet's limit, in Java: the twin of the arithmetic in
  * {@link LeaseScripts#RENEW}, which the tests check the script against on a real Redis (and on which an in-memory
- * store for simulations can be built). Pure functions.
+ * store for simulations is built: {@link LeaseTable}). Pure functions.
  */
 final class FairShares {
 
@@ -30,16 +30,39 @@ final class FairShares {
             int byDemand = Integer.compare(demands.get(a), demands.get(b));
             return byDemand != 0 ? byDemand : a.compareTo(b);
         });
-        Map<String, Integer> shares = new HashMap<>();
+        int[] sorted = new int[ids.size()];
+        for (int i = 0; i < sorted.length; i++) {
+            sorted[i] = demands.get(ids.get(i));
+        }
+        int[] shares = shares(limit, sorted, sorted.length);
+        Map<String, Integer> targets = new HashMap<>();
+        for (int i = 0; i < sorted.length; i++) {
+            targets.put(ids.get(i), shares[i]);
+        }
+        return targets;
+    }
+
+    /**
+     * The division itself, on demands already in the script's order (by demand, then by id): the first
+     * {@code count} entries of {@code sortedDemands}. {@link #targets} and {@link LeaseTable} both use it, so the
+     * idea has one implementation.
+     *
+     * @param limit the fleet's limit
+     * @param sortedDemands the live instances' demands, ascending (ties in the order of their ids)
+     * @param count how many entries of {@code sortedDemands} are live
+     * @return the targets, in the same order
+     */
+    static int[] shares(int limit, int[] sortedDemands, int count) {
+        int[] shares = new int[count];
         int remaining = limit;
-        for (int i = 0; i < ids.size(); i++) {
-            int share = Math.min(demands.get(ids.get(i)), Math.floorDiv(remaining, ids.size() - i));
-            shares.put(ids.get(i), share);
+        for (int i = 0; i < count; i++) {
+            int share = Math.min(sortedDemands[i], Math.floorDiv(remaining, count - i));
+            shares[i] = share;
             remaining -= share;
         }
-        for (int i = 0; i < ids.size(); i++) {
-            int headroom = Math.floorDiv(remaining, ids.size() - i);
-            shares.merge(ids.get(i), headroom, Integer::sum);
+        for (int i = 0; i < count; i++) {
+            int headroom = Math.floorDiv(remaining, count - i);
+            shares[i] += headroom;
             remaining -= headroom;
         }
         return shares;

@@ -1,0 +1,122 @@
+package dev.bulwark.redis.internal.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.bulwark.redis.internal.lease.FleetScenario.Shift;
+import dev.bulwark.redis.internal.lease.FleetSim.Mode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * The leased mode at fleet scale in virtual time ({@link FleetSim}, on the script's twin {@link LeaseTable}):
+ * 1,000 instances whose demand is skewed (Zipf), shifts and churns. The invariant always; the targets the leased
+ * mode meets. {@link #table()}, run on demand, writes the table of docs/cluster.md.
+ */
+class FleetSimTest {
+
+    private static final long SEED = 43;
+
+    @Test
+    void theFleetNeverRunsMoreThanTheLimitWhileTheHotSetMovesOrDemandSurges() {
+        // The surge makes the busiest instances shrink below their calls in flight, the two-phase shrink's case: with
+        // the script recording the grant alone, this fleet ran 10,007 calls at once.
+        List<FleetScenario> scenarios = List.of(
+                FleetScenario.of("skewed", 1000, 2000, 1.0, 1.5, Shift.HOT_SET_MOVES, SEED),
+                FleetScenario.of("mildly skewed", 1000, 10_000, 0.5, 1.5, Shift.SURGE, SEED));
+        for (FleetScenario scenario : scenarios) {
+            FleetResult result = FleetSim.run(scenario, Mode.LEASED);
+            int limit = scenario.limit();
+
+            assertThat(result.maxInFlight()).as(scenario + ": calls in flight, counted apart from the blocks")
+                    .isLessThanOrEqualTo(limit).isGreaterThan(limit / 2);
+            assertThat(result.maxRecorded()).as(scenario + ": sum of the recorded blocks").isLessThanOrEqualTo(limit);
+            assertThat(result.enforcedAboveRecorded()).as(scenario + ": blocks enforced above their record").isZero();
+        }
+    }
+
+    @Test
+    void storeOperationsFollowTheInstancesNotTheCalls() {
+        FleetScenario scenario = FleetScenario.of("uniform", 1000, 2000, 0.0, 1.2, Shift.CHURN, SEED);
+        FleetResult fewer = FleetSim.run(scenario, Mode.LEASED);
+        FleetResult more = FleetSim.run(scenario.withOverload(2.0), Mode.LEASED);
+
+        assertThat((double) more.calls() / fewer.calls()).isGreaterThan(1.6);
+        // One renewal per instance per period on average (jittered 0.75-1.25 periods, after a 0.001 round trip).
+        assertThat(fewer.opsPerInstancePeriod()).isBetween(0.97, 1.02);
+        assertThat(more.opsPerInstancePeriod()).isCloseTo(fewer.opsPerInstancePeriod(),
+                org.assertj.core.data.Offset.offset(0.02));
+    }
+
+    @Test
+    void aUniformFleetUsesItsLimitWaitsNoLongerThanTheExactModeAndConvergesWithinTwoPeriodsOfChurn() {
+        FleetScenario scenario = FleetScenario.of("uniform", 1000, 2000, 0.0, 1.5, Shift.CHURN, SEED);
+        FleetResult leased = FleetSim.run(scenario, Mode.LEASED);
+        FleetResult exact = FleetSim.run(scenario, Mode.EXACT);
+
+        assertThat(leased.utilization()).isGreaterThanOrEqualTo(0.95);
+        assertThat(exact.utilization()).isGreaterThanOrEqualTo(0.99);
+        assertThat(leased.p99Wait()).isLessThanOrEqualTo(1.2 * exact.p99Wait());
+        assertThat(leased.convergence()).isLessThanOrEqualTo(2.0);
+    }
+
+    /**
+     * The table of docs/cluster.md, written to {@code target/fleet-sim.md}; run with
+     * {@code -Dtest=FleetSimTest#table -DargLine=-Dfleet.table=true}.
+     */
+    @Test
+    @EnabledIfSystemProperty(named = "fleet.table", matches = "true")
+    void table() throws IOException {
+        List<FleetScenario> scenarios = new ArrayList<>();
+        for (int instances : new int[] {1000, 5000}) {
+            int limit = 2 * instances;
+            scenarios.add(FleetScenario.of("uniform, churn", instances, limit, 0.0, 1.5, Shift.CHURN, SEED));
+            scenarios.add(FleetScenario.of("Zipf 0.5, hot set moves", instances, limit, 0.5, 1.5,
+                    Shift.HOT_SET_MOVES, SEED));
+            FleetScenario moving = FleetScenario.of("Zipf 1, hot set moves", instances, limit, 1.0, 1.5,
+                    Shift.HOT_SET_MOVES, SEED);
+            scenarios.add(moving);
+            scenarios.add(FleetScenario.of("Zipf 1, hot set moves", instances, limit, 1.0, 2.0, Shift.HOT_SET_MOVES,
+                    SEED));
+            scenarios.add(FleetScenario.of("Zipf 1, churn", instances, limit, 1.0, 1.5, Shift.CHURN, SEED));
+            scenarios.add(moving.preShrinking());
+        }
+        scenarios.add(FleetScenario.of("Zipf 1, hot set moves", 1000, 10_000, 1.0, 1.5, Shift.HOT_SET_MOVES, SEED));
+        scenarios.add(FleetScenario.of("Zipf 0.5, surge", 1000, 10_000, 0.5, 1.5, Shift.SURGE, SEED));
+        // Below the limit, where queue waits are not all cut at the maximum wait.
+        scenarios.add(FleetScenario.of("uniform, steady", 1000, 2000, 0.0, 0.9, Shift.NONE, SEED));
+        scenarios.add(FleetScenario.of("uniform, steady", 1000, 10_000, 0.0, 0.9, Shift.NONE, SEED));
+        scenarios.add(FleetScenario.of("Zipf 1, hot set moves", 1000, 2000, 1.0, 0.9, Shift.HOT_SET_MOVES, SEED));
+        StringBuilder table = new StringBuilder("| instances | limit | demand | × limit | mode | utilization | "
+                + "worst period | p99 wait | p99 vs exact | timed out | store ops / instance / period "
+                + "| convergence (periods) | most in flight |\n"
+                + "|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (FleetScenario scenario : scenarios) {
+            FleetResult exact = FleetSim.run(scenario, Mode.EXACT);
+            FleetResult leased = FleetSim.run(scenario, Mode.LEASED);
+            for (FleetResult result : List.of(leased, exact)) {
+                boolean isLeased = result.mode() == Mode.LEASED;
+                table.append(String.format(Locale.ROOT,
+                        "| %,d | %,d | %s | %.1f | %s | %.1f%% | %.1f%% | %.3f | %s | %.1f%% | %s | %s | %,d |%n",
+                        scenario.instances(), scenario.limit(), scenario.name(), scenario.overload(),
+                        result.mode().toString().toLowerCase(Locale.ROOT), 100 * result.utilization(),
+                        100 * result.minUtilization(), result.p99Wait(),
+                        !isLeased ? "" : exact.p99Wait() == 0 ? "(exact: 0)"
+                                : String.format(Locale.ROOT, "%.2f×", result.p99Wait() / exact.p99Wait()),
+                        100 * result.timedOut(),
+                        isLeased ? String.format(Locale.ROOT, "%.3f", result.opsPerInstancePeriod()) : "2 per call",
+                        isLeased && !Double.isNaN(result.convergence())
+                                ? String.format(Locale.ROOT, "%.1f", result.convergence()) : "",
+                        result.maxInFlight()));
+            }
+        }
+        Path out = Path.of("target", "fleet-sim.md");
+        Files.writeString(out, table);
+        System.out.print(table);
+    }
+}
