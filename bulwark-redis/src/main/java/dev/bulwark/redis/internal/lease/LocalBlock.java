@@ -56,6 +56,11 @@ final class LocalBlock {
         return Math.max(0, core.executingCount() - (reservedHeld ? 1 : 0));
     }
 
+    /** Whether the core still counts the reserved slot as executing: until the instance drains. */
+    boolean reservedHeld() {
+        return reservedHeld;
+    }
+
     /** This instance's waiting calls. */
     int queued() {
         return core.queuedCount();
