@@ -156,6 +156,32 @@ class RedisLeasedRejectionsTest {
         assertThat(bulkhead.localExecutingCount()).isZero();
     }
 
+    @Test
+    void theTranslatedRefusalKeepsTheHandlersFailureAndACancelledFutureWithdrawsItsWaiter(TestInfo test)
+            throws Exception {
+        String name = test.getTestMethod().orElseThrow().getName();
+        IllegalStateException handlerFailure = new IllegalStateException("handler failed");
+        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), name).maxConcurrency(1)
+                .maxQueue(1).commandTimeout(RedisFixture.PATIENT).leased(Duration.ofMillis(100))
+                .onRejected(rejection -> {
+                    throw handlerFailure;
+                }).build());
+        Permit held = bulkhead.acquire();
+        CompletableFuture<Permit> waiting = bulkhead.acquireAsync();
+        assertThat(bulkhead.localQueuedCount()).isEqualTo(1);
+
+        BulkheadRejectedException refused = catchRefusal(bulkhead::acquire);
+        assertThat(refused.getSuppressed()).containsExactly(handlerFailure);
+        assertThat(refused.rejection().maxConcurrency()).isEqualTo(1);
+        assertThat(refused.rejection().queuedCount()).isEqualTo(1);
+
+        assertThat(waiting.cancel(false)).isTrue();
+        assertThat(bulkhead.localQueuedCount()).isZero();
+        held.close();
+        assertThat(bulkhead.localExecutingCount()).isZero();
+        bulkhead.acquire().close();
+    }
+
     private static BulkheadRejectedException catchRefusal(Runnable call) {
         try {
             call.run();

@@ -35,6 +35,11 @@ final class LeasedRejections {
      * The refusal with the reserved slot taken out of {@code maxConcurrency} (always counted: the core's limit is
      * the block plus one) and of {@code executingCount} (counted while the instance holds the slot, that is until
      * it drains); every other component unchanged.
+     *
+     * <p>Whether the slot is held is read now, after the core read its counts. The two differ only for a refusal
+     * (reason {@code CLOSED}) racing with the drain giving the slot back ({@link LocalBlock#releaseReserved}): its
+     * count then includes the slot while the flag says free, and it reads one call more. The core offers no
+     * snapshot of both, and the alternative, keeping the slot for good, would keep the core's drain from ending.
      */
     Rejection translate(Rejection core) {
         int reserved = reservedHeld.getAsBoolean() ? 1 : 0;
