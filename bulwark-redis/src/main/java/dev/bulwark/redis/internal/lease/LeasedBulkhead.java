@@ -31,7 +31,9 @@ import java.util.function.Supplier;
  * re-divided on a jittered period ({@link BlockRenewer}, {@link LeaseScripts}). A call never touches Redis.
  *
  * <p>Weights other than 1 are refused with {@link IllegalArgumentException} (a block may be smaller than a weight
- * for a while, which the core would refuse or keep waiting for). Thread-safe.
+ * for a while, which the core would refuse or keep waiting for). Every refusal reaches the caller, the overflow
+ * handler and the listeners through {@link LeasedRejections}, so it reports the block and the calls in flight
+ * without the slot the instance reserves. Thread-safe.
  */
 public final class LeasedBulkhead implements BulkheadEngine {
 
