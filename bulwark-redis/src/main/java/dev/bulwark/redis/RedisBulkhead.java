@@ -100,7 +100,8 @@ import java.util.function.Supplier;
  * {@code maxConcurrency} leased from Redis and re-divided by demand on every renewal period; a call never touches
  * Redis, the queue, {@code maxQueue} and {@code maxWait} are each instance's own, weights other than 1 are refused,
  * and the {@link FailureMode} sets the floor an instance falls to when its lease ends unrenewed (docs/cluster.md,
- * "Leased mode", says what differs in full). It opens one connection and closes it once drained.
+ * "Leased mode", says what differs in full). It opens one connection and closes it once drained. Its refusals
+ * report this instance's block as {@code maxConcurrency} and its calls in flight as {@code executingCount}.
  *
  * <p>Each bulkhead opens two connections from the given client (commands, and pub/sub for grant wake-ups) and
  * closes them once it is drained ({@link #drain(Duration)}, {@link #close()}) and its last running call ended; the

@@ -2,6 +2,7 @@ package dev.bulwark.redis.internal.lease;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.BulkheadListener;
+import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.CallOptions;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.DrainResult;
@@ -30,12 +31,15 @@ import java.util.function.Supplier;
  * re-divided on a jittered period ({@link BlockRenewer}, {@link LeaseScripts}). A call never touches Redis.
  *
  * <p>Weights other than 1 are refused with {@link IllegalArgumentException} (a block may be smaller than a weight
- * for a while, which the core would refuse or keep waiting for). Thread-safe.
+ * for a while, which the core would refuse or keep waiting for). Every refusal reaches the caller, the overflow
+ * handler and the listeners through {@link LeasedRejections}, so it reports the block and the calls in flight
+ * without the slot the instance reserves. Thread-safe.
  */
 public final class LeasedBulkhead implements BulkheadEngine {
 
     private final String name;
     private final LocalBlock block;
+    private final LeasedRejections rejections;
     private final LeaseStore store;
     private final BlockRenewer renewer;
     private final long commandTimeoutNanos;
@@ -46,6 +50,8 @@ public final class LeasedBulkhead implements BulkheadEngine {
         this.name = settings.name();
         this.store = store;
         this.commandTimeoutNanos = settings.commandTimeout().toNanos();
+        // Every refusal leaves through this translation (the reserved slot taken out); block is read only once set.
+        this.rejections = new LeasedRejections(this::reservedHeld);
         ClusterLimits limits = settings.initialLimits();
         Bulkhead.Builder local = Bulkhead.builder().name(name).maxConcurrency(1).maxQueue(limits.maxQueue())
                 .ticker(settings.ticker()).scheduler(settings.scheduler());
@@ -53,12 +59,12 @@ public final class LeasedBulkhead implements BulkheadEngine {
             local.maxWait(Duration.ofNanos(limits.maxWaitNanos()));
         }
         if (settings.rejectionHandler() != null) {
-            local.onRejected(settings.rejectionHandler());
+            local.onRejected(rejections.handler(settings.rejectionHandler()));
         }
         Bulkhead core = local.build();
         this.block = new LocalBlock(core);
         // Attached after the reserved slot was taken, so listeners never see it admitted.
-        settings.listeners().forEach(core::addListener);
+        settings.listeners().forEach(listener -> core.addListener(rejections.listener(listener)));
         this.renewer = new BlockRenewer(store, block, UUID.randomUUID().toString(), name,
                 limits.maxConcurrency(), settings.failureMode(), settings.ticker(), settings.scheduler(),
                 settings.executor(), renewalPeriod.toNanos(), commandTimeoutNanos, () -> closed,
@@ -102,6 +108,11 @@ public final class LeasedBulkhead implements BulkheadEngine {
         }
     }
 
+    /** Read by {@link #rejections}, at refusals only, which the core makes only once {@link #block} is set. */
+    private boolean reservedHeld() {
+        return block.reservedHeld();
+    }
+
     private static CallOptions weightOne(CallOptions options) {
         Objects.requireNonNull(options, "options");
         if (options.weight() != 1) {
@@ -113,26 +124,47 @@ public final class LeasedBulkhead implements BulkheadEngine {
     // ---------------------------------------------------------------------------------------------------------
     // Calls: the core bulkhead's, within the block
 
+    // A refusal thrown or failing a future is translated (LeasedRejections); an operation's own exception, even a
+    // BulkheadRejectedException of another bulkhead, passes untouched: the core refuses only before it starts it.
+
     @Override
     public <T, X extends Throwable> T call(ThrowingSupplier<? extends T, X> operation, CancellationSignal signal)
             throws X {
-        return block.core().call(operation, signal);
+        Started started = new Started();
+        try {
+            return block.core().call(started.track(operation), signal);
+        } catch (BulkheadRejectedException refused) {
+            throw started.value ? refused : rejections.translate(refused);
+        }
     }
 
     @Override
     public <T, X extends Throwable> T call(CallOptions options, ThrowingSupplier<? extends T, X> operation)
             throws X {
-        return block.core().call(weightOne(options), operation);
+        Started started = new Started();
+        try {
+            return block.core().call(weightOne(options), started.track(operation));
+        } catch (BulkheadRejectedException refused) {
+            throw started.value ? refused : rejections.translate(refused);
+        }
     }
 
     @Override
     public Permit acquire(CancellationSignal signal) {
-        return block.core().acquire(signal);
+        try {
+            return block.core().acquire(signal);
+        } catch (BulkheadRejectedException refused) {
+            throw rejections.translate(refused);
+        }
     }
 
     @Override
     public Permit acquire(CallOptions options) {
-        return block.core().acquireWith(weightOne(options));
+        try {
+            return block.core().acquireWith(weightOne(options));
+        } catch (BulkheadRejectedException refused) {
+            throw rejections.translate(refused);
+        }
     }
 
     @Override
@@ -148,22 +180,53 @@ public final class LeasedBulkhead implements BulkheadEngine {
     @Override
     public <T> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation,
                                               CancellationSignal signal) {
-        return block.core().callAsync(operation, signal);
+        Started started = new Started();
+        return rejections.translate(block.core().callAsync(started.track(operation), signal),
+                started::notYet, false);
     }
 
     @Override
     public <T> CompletableFuture<T> callAsync(CallOptions options, Supplier<? extends CompletionStage<T>> operation) {
-        return block.core().callAsync(weightOne(options), operation);
+        Started started = new Started();
+        return rejections.translate(block.core().callAsync(weightOne(options), started.track(operation)),
+                started::notYet, false);
     }
 
     @Override
     public CompletableFuture<Permit> acquireAsync(CancellationSignal signal) {
-        return block.core().acquireAsync(signal);
+        return rejections.translate(block.core().acquireAsync(signal), () -> true, true);
     }
 
     @Override
     public CompletableFuture<Permit> acquireAsync(CallOptions options) {
-        return block.core().acquireAsyncWith(weightOne(options));
+        return rejections.translate(block.core().acquireAsyncWith(weightOne(options)), () -> true, true);
+    }
+
+    /**
+     * Whether the core started a call's operation: set on the thread that starts it, before it runs, and read after
+     * the call ended (its stage's completion orders the write before the read).
+     */
+    private static final class Started {
+
+        volatile boolean value;
+
+        boolean notYet() {
+            return !value;
+        }
+
+        <T, X extends Throwable> ThrowingSupplier<T, X> track(ThrowingSupplier<? extends T, X> operation) {
+            return () -> {
+                value = true;
+                return operation.get();
+            };
+        }
+
+        <T> Supplier<CompletionStage<T>> track(Supplier<? extends CompletionStage<T>> operation) {
+            return () -> {
+                value = true;
+                return operation.get();
+            };
+        }
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -171,7 +234,7 @@ public final class LeasedBulkhead implements BulkheadEngine {
 
     @Override
     public Subscription addListener(BulkheadListener listener) {
-        return block.core().addListener(Objects.requireNonNull(listener, "listener"));
+        return block.core().addListener(rejections.listener(Objects.requireNonNull(listener, "listener")));
     }
 
     @Override

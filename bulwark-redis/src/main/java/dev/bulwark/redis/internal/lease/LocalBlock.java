@@ -56,6 +56,11 @@ final class LocalBlock {
         return Math.max(0, core.executingCount() - (reservedHeld ? 1 : 0));
     }
 
+    /** Whether the core still counts the reserved slot as executing: until the instance drains. */
+    boolean reservedHeld() {
+        return reservedHeld;
+    }
+
     /** This instance's waiting calls. */
     int queued() {
         return core.queuedCount();
@@ -69,7 +74,11 @@ final class LocalBlock {
         return Math.max(limit(), inFlight());
     }
 
-    /** Gives the reserved slot back, once the core is closed (so nobody can take it). */
+    /**
+     * Gives the reserved slot back, once the core is closed (so nobody can take it). The flag falls before the slot
+     * is freed, so a refusal whose counts the core read in between is translated as if the slot were already free:
+     * it reads one call more (LeasedRejections), never one fewer.
+     */
     void releaseReserved() {
         if (reservedHeld) {
             reservedHeld = false;
