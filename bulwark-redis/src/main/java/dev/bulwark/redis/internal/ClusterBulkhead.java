@@ -427,14 +427,7 @@ public final class ClusterBulkhead extends ClusterProtocol implements BulkheadEn
     }
 
     private List<Object> await(String operation, CompletableFuture<List<Object>> reply) {
-        try {
-            return reply.get();
-        } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-            throw new RedisBulkheadException(name, operation, interrupted);
-        } catch (ExecutionException failure) {
-            throw new RedisBulkheadException(name, operation, failure.getCause());
-        }
+        return BlockingReply.await(name, operation, reply);
     }
 
     /** Slots of the permits this instance holds in Redis (not lost, not closed). */

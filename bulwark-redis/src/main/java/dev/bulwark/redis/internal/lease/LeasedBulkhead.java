@@ -11,6 +11,7 @@ import dev.bulwark.Subscription;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.redis.RedisBulkheadException;
+import dev.bulwark.redis.internal.BlockingReply;
 import dev.bulwark.redis.internal.BulkheadEngine;
 import dev.bulwark.redis.internal.ClusterAdaptiveLimit;
 import dev.bulwark.redis.internal.ClusterLimits;
@@ -287,14 +288,7 @@ public final class LeasedBulkhead implements BulkheadEngine {
             throw new RedisBulkheadException(name, operation, new IllegalStateException(
                     "the bulkhead is closed and this instance's connection to Redis is shut"));
         }
-        try {
-            return reply.get();
-        } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-            throw new RedisBulkheadException(name, operation, interrupted);
-        } catch (ExecutionException failure) {
-            throw new RedisBulkheadException(name, operation, failure.getCause());
-        }
+        return BlockingReply.await(name, operation, reply);
     }
 
     @Override
