@@ -62,6 +62,16 @@ class RedisLeasedRejectionsTest {
         return bulkhead;
     }
 
+    /** One refusal through each path a call can take: acquire, call, callAsync, acquireAsync (in that order). */
+    private static List<BulkheadRejectedException> refusedOnEveryPath(RedisBulkhead bulkhead) {
+        List<BulkheadRejectedException> thrown = new ArrayList<>();
+        thrown.add(catchRefusal(bulkhead::acquire));
+        thrown.add(catchRefusal(() -> bulkhead.call(() -> "never runs")));
+        thrown.add(refusal(bulkhead.callAsync(() -> CompletableFuture.completedFuture("never runs"))));
+        thrown.add(refusal(bulkhead.acquireAsync()));
+        return thrown;
+    }
+
     private static List<Permit> holdAll(RedisBulkhead bulkhead) {
         List<Permit> held = new ArrayList<>();
         for (int i = 0; i < LIMIT; i++) {
@@ -114,11 +124,7 @@ class RedisLeasedRejectionsTest {
         RedisBulkhead bulkhead = instance(name, 0, null, seen);
         List<Permit> held = holdAll(bulkhead);
 
-        List<BulkheadRejectedException> thrown = new ArrayList<>();
-        thrown.add(catchRefusal(bulkhead::acquire));
-        thrown.add(catchRefusal(() -> bulkhead.call(() -> "never runs")));
-        thrown.add(refusal(bulkhead.callAsync(() -> CompletableFuture.completedFuture("never runs"))));
-        thrown.add(refusal(bulkhead.acquireAsync()));
+        List<BulkheadRejectedException> thrown = refusedOnEveryPath(bulkhead);
 
         assertEverywhere(seen, thrown, name, Rejection.Reason.QUEUE_FULL, 0, 0);
         held.forEach(Permit::close);
@@ -131,11 +137,7 @@ class RedisLeasedRejectionsTest {
         RedisBulkhead bulkhead = instance(name, 5, Duration.ofMillis(50), seen);
         List<Permit> held = holdAll(bulkhead);
 
-        List<BulkheadRejectedException> thrown = new ArrayList<>();
-        thrown.add(catchRefusal(bulkhead::acquire));
-        thrown.add(catchRefusal(() -> bulkhead.call(() -> "never runs")));
-        thrown.add(refusal(bulkhead.callAsync(() -> CompletableFuture.completedFuture("never runs"))));
-        thrown.add(refusal(bulkhead.acquireAsync()));
+        List<BulkheadRejectedException> thrown = refusedOnEveryPath(bulkhead);
 
         assertEverywhere(seen, thrown, name, Rejection.Reason.WAIT_TIMEOUT, 5, 0);
         held.forEach(Permit::close);
