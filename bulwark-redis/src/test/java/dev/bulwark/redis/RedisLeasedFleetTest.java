@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * The leased mode with real processes (issue 43, item 3): a fleet of {@link FleetWorker} JVMs, eight threads each,
@@ -28,14 +29,16 @@ import org.junit.jupiter.api.Test;
  * the in-flight count kept outside the bulkhead; a thread of the test JVM also samples the blocks recorded in Redis.
  *
  * <p>By default a CI-sized fleet: 4 JVMs × 8 threads, 3 s measured. With {@code -Dbulwark.leased.fleet.long=true}:
- * 16 JVMs × 8 threads, 20 s measured. Then a failover under load on the Sentinel deployment the exact mode's
- * {@link RedisSentinelFailoverTest} uses, with the same fleet and settings but the leased mode.
+ * 16 JVMs × 8 threads, 20 s measured. With {@code -Dbulwark.leased.failover=true}, also a failover under load on
+ * the Sentinel deployment the exact mode's {@link RedisSentinelFailoverTest} uses, with the same fleet and settings
+ * but the leased mode.
  */
 class RedisLeasedFleetTest {
 
     static final int LIMIT = 16;
     static final int THREADS = 8;
-    static final long PERIOD_MILLIS = 200;
+    /** The renewal period; {@code -Dbulwark.leased.fleet.periodMillis} sets another. */
+    static final long PERIOD_MILLIS = Long.getLong("bulwark.leased.fleet.periodMillis", 200);
     /** After the fleet started: the blocks settle within a few periods; measured from then on. */
     static final long SETTLE_MILLIS = 1_500;
 
@@ -50,7 +53,7 @@ class RedisLeasedFleetTest {
             // No maximum wait, and a queue with room for every thread: each JVM's demand is always 8.
             List<String> options = List.of("mode=standalone", "target=" + redis.server().uri(), "name=" + name,
                     "threads=" + THREADS, "limit=" + LIMIT, "queue=" + THREADS, "holdMicros=2000",
-                    "leasedMillis=" + PERIOD_MILLIS, "commandTimeoutMillis=1000",
+                    "leasedMillis=" + PERIOD_MILLIS, "commandTimeoutMillis=2000",
                     "maxMillis=" + (SETTLE_MILLIS + measureMillis) * 4);
             AtomicBoolean sampling = new AtomicBoolean(true);
             AtomicInteger mostRecorded = new AtomicInteger();
@@ -84,9 +87,10 @@ class RedisLeasedFleetTest {
             double utilization = (double) log.busyMicros(from, to) / (LIMIT * (to - from));
             long ran = log.count("OK");
             System.out.printf("Leased fleet %d JVMs x %d threads, limit %d, period %d ms: %d calls, %d ran, %d "
-                            + "refused; most in flight %d; utilization %.1f%% over %d s; most recorded %d "
-                            + "(%d samples)%n", jvms, THREADS, LIMIT, PERIOD_MILLIS, log.calls().size(), ran,
-                    log.calls().size() - ran, excess.maxInFlight(), utilization * 100, measureMillis / 1000,
+                            + "refused; most in flight %d (%.1f ms above the limit in %d episode(s)); utilization "
+                            + "%.1f%% over %d s; most recorded %d (%d samples)%n", jvms, THREADS, LIMIT, PERIOD_MILLIS,
+                    log.calls().size(), ran, log.calls().size() - ran, excess.maxInFlight(),
+                    excess.microsAboveLimit() / 1000.0, excess.episodes(), utilization * 100, measureMillis / 1000,
                     mostRecorded.get(), samples.get());
 
             assertThat(excess.maxInFlight()).as("operations running at once, fleet-wide").isLessThanOrEqualTo(LIMIT);
@@ -110,7 +114,12 @@ class RedisLeasedFleetTest {
         }
     }
 
+    /**
+     * Left out of the default build (about 35 s on a loaded 2-core machine); runs with
+     * {@code -Dbulwark.leased.failover=true}.
+     */
     @Test
+    @EnabledIfSystemProperty(named = "bulwark.leased.failover", matches = "true")
     void aLeasedFleetSurvivesTheKillOfTheSentinelMasterWithinTheMeasuredBounds() throws Exception {
         String name = "leased-sentinel-failover";
         int limit = RedisSentinelFailoverTest.LIMIT;
