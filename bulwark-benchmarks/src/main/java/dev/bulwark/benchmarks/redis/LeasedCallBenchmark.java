@@ -26,7 +26,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * One uncontended synchronous call through a leased-mode {@link RedisBulkhead} whose block is held, next to the
  * same call through the in-process {@link Bulkhead} (issue 43, item 4): both with a limit of 10, no queue, one
  * thread and an operation that does nothing. In the leased mode a call is admitted by the instance's local
- * bulkhead and never touches Redis; the renewals (one script per period, 1 s here) run on the scheduler's thread.
+ * bulkhead and never touches Redis; the renewals (one script per period, 1 s here) run off the calling thread.
  *
  * <p>The setup starts {@code redis-server} from the PATH on a free loopback port (as {@link RedisComparison} does),
  * builds the leased bulkhead (whose {@code build()} runs the first renewal, granting the only instance the whole
