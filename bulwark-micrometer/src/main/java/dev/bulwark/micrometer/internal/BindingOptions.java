@@ -53,6 +53,15 @@ public final class BindingOptions {
         return exactTiming;
     }
 
+    /**
+     * Returns whether bulkheads observe their waits and refusals.
+     *
+     * @return {@code true} when an observation registry was given
+     */
+    boolean observesWaits() {
+        return observationRegistry != null;
+    }
+
     /** New empty buckets for one histogram series, or {@code null} when no histograms are published. */
     BucketCounts newBuckets() {
         return histogramBoundsNanos == null ? null : new BucketCounts(histogramBoundsNanos);
