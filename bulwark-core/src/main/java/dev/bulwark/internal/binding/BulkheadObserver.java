@@ -7,6 +7,7 @@ import dev.bulwark.internal.stats.CallerContextListener;
 import dev.bulwark.internal.stats.PriorityTally;
 import dev.bulwark.internal.stats.SampledListener;
 import dev.bulwark.internal.stats.ThreadOwnedCounter;
+import dev.bulwark.internal.stats.TimingOptions;
 import dev.bulwark.internal.stats.TimingSampler;
 import java.time.Duration;
 
@@ -25,7 +26,7 @@ import java.time.Duration;
  *       those are counted only. A refusal's or a cancellation's wait is recorded before it is counted, so that a
  *       reader that sees the count sees its wait.</li>
  *   <li><b>Executions.</b> Sampled, as {@link SampledListener} says: with {@code exactTiming} every one is timed, else
- *       a sample sized from the call rate ({@link TimingSampler#adaptive()}); a timed release is recorded with the
+ *       a sample sized from the call rate ({@link TimingOptions#sampler()}); a timed release is recorded with the
  *       number of calls it stands for ({@link #recordSampledRelease}), a release reported one by one (a bulkhead that
  *       times every call) with {@link #recordRelease}.</li>
  *   <li><b>Observations.</b> When the back end makes them ({@code observesWaits}: Micrometer's observations,
@@ -82,12 +83,12 @@ public abstract class BulkheadObserver extends AttachedListener implements Sampl
      * Creates the observer of one bulkhead, with its counts at 0. Takes, on the binding thread, every path of a first
      * admission count, so that a caller's first admission loads nothing ({@link ThreadOwnedCounter#rehearse()}).
      *
-     * @param exactTiming whether every execution is timed instead of a sample
+     * @param timing whether every execution is timed instead of a sample
      * @param observesWaits whether waits and refusals are observed ({@link #observe})
      */
-    protected BulkheadObserver(boolean exactTiming, boolean observesWaits) {
+    protected BulkheadObserver(TimingOptions timing, boolean observesWaits) {
         ThreadOwnedCounter.rehearse();
-        this.sampler = exactTiming ? TimingSampler.exact() : TimingSampler.adaptive();
+        this.sampler = timing.sampler();
         this.observesWaits = observesWaits;
     }
 

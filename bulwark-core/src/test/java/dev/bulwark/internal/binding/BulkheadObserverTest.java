@@ -7,6 +7,7 @@ import dev.bulwark.Rejection;
 import dev.bulwark.internal.stats.CallTally;
 import dev.bulwark.internal.stats.PriorityTally;
 import dev.bulwark.internal.stats.SampledListener;
+import dev.bulwark.internal.stats.TimingOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +21,7 @@ class BulkheadObserverTest {
         final List<String> seen = new ArrayList<>();
 
         Recorder(boolean exactTiming, boolean observesWaits) {
-            super(exactTiming, observesWaits);
+            super(new TimingOptions(exactTiming, Duration.ofMinutes(1), 3), observesWaits);
         }
 
         @Override

@@ -83,14 +83,14 @@ final class BulkheadMeters extends BulkheadObserver {
     private final BucketCounts executionBuckets;
 
     private BulkheadMeters(MeterGroup group, Tags tags, Bulkhead bulkhead, BindingOptions options) {
-        super(options.exactTiming(), options.observesWaits());
+        super(options.timing(), options.observesWaits());
         MeterRegistry registry = group.registry();
         observations = options.observations(bulkhead.name());
         LongSupplier clock = registry.config().clock()::monotonicTime;
-        waitAdmitted = options.maxOnly(clock);
-        waitTimedOut = options.maxOnly(clock);
-        waitCancelled = options.maxOnly(clock);
-        execution = options.withPercentiles(clock);
+        waitAdmitted = options.timing().maxOnly(clock);
+        waitTimedOut = options.timing().maxOnly(clock);
+        waitCancelled = options.timing().maxOnly(clock);
+        execution = options.timing().withPercentiles(clock);
         CallTally counts = calls();
         CallCounts.register(group, tags, counts);
         PriorityCounts.register(group, tags, priorities());

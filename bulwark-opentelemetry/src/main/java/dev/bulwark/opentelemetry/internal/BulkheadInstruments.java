@@ -72,7 +72,7 @@ final class BulkheadInstruments extends BulkheadObserver {
     static final double[] PERCENTILES = {0.5, 0.95, 0.99};
 
     private BulkheadInstruments(Instruments instruments, String name, BindingOptions options) {
-        super(options.exactTiming(), options.spanEvents());
+        super(options.timing(), options.spanEvents());
         leases = options.windowedHistogram();
         Attributes named = Attributes.of(BULKHEAD_NAME, name);
         leaseAttributes = named;
