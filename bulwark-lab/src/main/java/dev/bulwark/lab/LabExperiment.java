@@ -1,6 +1,7 @@
 package dev.bulwark.lab;
 
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -42,12 +43,16 @@ final class LabExperiment {
      *     pool has while the competing queries run; 0 in {@link Scenario#OVERLOAD}
      * @param competingQueries {@link Scenario#SLOWDOWN}: per run, the competing queries that completed during it;
      *     empty in {@link Scenario#OVERLOAD}
+     * @param loadAverages the machine's one-minute load average when the measurement began and after each run (-1
+     *     where the system does not report it): the machine is shared, and above its core count the figures are
+     *     the machine's as much as the service's
      * @param stages the schedule each run followed
      * @param runs one per guard, in the order run
      */
     record Result(Scenario scenario, Instant started, boolean quick, int cores, String postgresBin,
             double dbMillisAlone, String probe, double capacityPerSecond, int fixedLimit,
-            double slowedCapacityPerSecond, List<Long> competingQueries, List<Stage> stages, List<RunResult> runs) {
+            double slowedCapacityPerSecond, List<Long> competingQueries, List<Double> loadAverages, List<Stage> stages,
+            List<RunResult> runs) {
     }
 
     private final Scenario scenario;
@@ -98,6 +103,7 @@ final class LabExperiment {
         log.println("service at " + target + " (HikariCP pool " + LabApplication.POOL_SIZE + ", connection timeout "
                 + LabApplication.POOL_TIMEOUT_MILLIS + " ms)");
 
+        List<Double> loadAverages = new ArrayList<>(List.of(loadAverage()));
         CapacityProbe probe = new CapacityProbe();
         guard.use(GuardMode.NONE, 0, MAX_WAIT);
         Duration step = Duration.ofSeconds(quick ? 2 : 4);
@@ -169,7 +175,9 @@ final class LabExperiment {
                 if (scenario == Scenario.SLOWDOWN) {
                     competingQueries.add(competing.completed() - queries);
                 }
-                log.println("  " + Report.row(result));
+                loadAverages.add(loadAverage());
+                log.println("  " + Report.row(result) + "  (load average " + loadAverages.get(loadAverages.size() - 1)
+                        + ")");
                 drain(controller);
             }
         } finally {
@@ -177,7 +185,11 @@ final class LabExperiment {
         }
         return new Result(scenario, started, quick, Runtime.getRuntime().availableProcessors(),
                 postgres.binDir().toString(), Math.round(dbMillis * 100) / 100.0, ramp.toString(),
-                Math.round(capacity), fixedLimit, Math.round(slowedCapacity), competingQueries, stages, runs);
+                Math.round(capacity), fixedLimit, Math.round(slowedCapacity), competingQueries, loadAverages, stages, runs);
+    }
+
+    private static double loadAverage() {
+        return Math.round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage() * 10) / 10.0;
     }
 
     /** Waits (up to 30 s) until the service has no request left, so that one run's backlog does not reach the next. */

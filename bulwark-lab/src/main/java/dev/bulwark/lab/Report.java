@@ -39,6 +39,8 @@ final class Report {
                     CompetingQueries.SESSIONS, CompetingQueries.QUERY, result.competingQueries(),
                     LabApplication.POOL_SIZE, result.slowedCapacityPerSecond()));
         }
+        out.append("load average (1 min) at the start and after each run: ").append(result.loadAverages()
+                .toString().replaceAll("[\\[\\]]", "")).append('\n');
         out.append("schedule:");
         for (Stage s : result.stages()) {
             out.append(String.format(Locale.ROOT, " %s %.0f/s for %d s;", s.name(), s.fromRate(),
