@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.LongAdder;
 final class CompetingQueries implements AutoCloseable {
 
     /** How many sessions run the query at once. */
-    static final int SESSIONS = 2;
+    static final int SESSIONS = 4;
     /** The heavy query: about 1.6 million joined pairs of the scanned table, compared on a text column. */
     static final String QUERY = "SELECT count(*) FROM items a JOIN items b ON a.v = b.v WHERE a.pad < b.pad";
 

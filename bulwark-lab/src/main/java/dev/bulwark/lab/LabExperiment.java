@@ -169,8 +169,8 @@ final class LabExperiment {
                 for (ScheduledFuture<?> f : slowdown) {
                     f.get();
                 }
-                RunResult result = RunResult.of(mode.label(), limit, guard.bulwarkLimit(), samples, firstNanos,
-                        stressNanos, controller.poolTimeouts() - poolTimeouts);
+                RunResult result = RunResult.of(mode.label(), limit, guard.bulwarkLimit(), samples, stages,
+                        controller.poolTimeouts() - poolTimeouts);
                 runs.add(result);
                 if (scenario == Scenario.SLOWDOWN) {
                     competingQueries.add(competing.completed() - queries);
@@ -185,7 +185,8 @@ final class LabExperiment {
         }
         return new Result(scenario, started, quick, Runtime.getRuntime().availableProcessors(),
                 postgres.binDir().toString(), Math.round(dbMillis * 100) / 100.0, ramp.toString(),
-                Math.round(capacity), fixedLimit, Math.round(slowedCapacity), competingQueries, loadAverages, stages, runs);
+                Math.round(capacity), fixedLimit, Math.round(slowedCapacity), competingQueries, loadAverages, stages,
+                runs);
     }
 
     private static double loadAverage() {

@@ -52,6 +52,20 @@ final class Report {
         for (RunResult r : result.runs()) {
             out.append(row(r)).append('\n');
         }
+        out.append("\ngoodput by stage, ok/s (share of the stage's requests that succeeded)\n");
+        out.append(String.format(Locale.ROOT, "%-13s", "guard"));
+        for (Stage s : result.stages()) {
+            out.append(String.format(Locale.ROOT, " %20s", s.name()));
+        }
+        out.append('\n');
+        for (RunResult r : result.runs()) {
+            out.append(String.format(Locale.ROOT, "%-13s", r.guard()));
+            for (int i = 0; i < r.stageGoodputPerSecond().size(); i++) {
+                out.append(String.format(Locale.ROOT, " %20s", String.format(Locale.ROOT, "%.0f (%.0f%%)",
+                        r.stageGoodputPerSecond().get(i), 100 * r.stageOkShare().get(i))));
+            }
+            out.append('\n');
+        }
         return out.toString();
     }
 
