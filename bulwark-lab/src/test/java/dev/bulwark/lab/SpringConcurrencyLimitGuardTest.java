@@ -15,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.resilience.annotation.EnableResilientMethods;
 
@@ -49,7 +48,10 @@ class SpringConcurrencyLimitGuardTest {
         }
     }
 
-    @Configuration
+    /**
+     * The test's beans. Deliberately not a {@code @Configuration}: the lab application's component scan, which
+     * covers this package in {@link OverloadLabTest}, must not find a second {@link DatabaseWork} here.
+     */
     @EnableResilientMethods
     @Import({DatabaseGuard.class, SpringLimitedWork.class})
     static class Config {
