@@ -193,11 +193,19 @@ final class LabExperiment {
         return Math.round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage() * 10) / 10.0;
     }
 
-    /** Waits (up to 30 s) until the service has no request left, so that one run's backlog does not reach the next. */
-    private static void drain(WorkController controller) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    /**
+     * Waits (up to 30 s) until the service has no request left, so that one run's backlog does not reach the next,
+     * and says on the log how long that took, or how many requests were still in the service after 30 s (then the
+     * next run starts with them: a guard that lets a backlog build, Spring's {@code BLOCK}, can leave one).
+     */
+    private void drain(WorkController controller) throws InterruptedException {
+        long start = System.nanoTime();
+        long deadline = start + Duration.ofSeconds(30).toNanos();
         while (controller.inFlight() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(100);
         }
+        int left = controller.inFlight();
+        log.printf(Locale.ROOT, left == 0 ? "  drained in %.1f s%n" : "  still %2$d requests in the service after "
+                + "%1$.0f s%n", (System.nanoTime() - start) / 1e9, left);
     }
 }
