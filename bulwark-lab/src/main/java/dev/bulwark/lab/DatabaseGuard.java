@@ -57,8 +57,8 @@ class DatabaseGuard {
      *
      * @param mode which guard
      * @param limit the fixed limit ({@link GuardMode#FIXED}, {@link GuardMode#RESILIENCE4J} and the two Spring
-     *     modes) or the starting and
-     *     highest limit ({@link GuardMode#SELF_TUNING}); unused for {@link GuardMode#NONE}
+     *     modes) or the starting and highest limit ({@link GuardMode#SELF_TUNING}); unused for
+     *     {@link GuardMode#NONE}
      * @param maxWait the longest a call waits for a slot before it is refused (Spring's annotation has none: it
      *     waits without bound under {@code BLOCK} and not at all under {@code REJECT})
      */
