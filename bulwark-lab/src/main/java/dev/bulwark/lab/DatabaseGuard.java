@@ -7,13 +7,19 @@ import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.bulkhead.BulkheadFullException;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.resilience.InvocationRejectedException;
 import org.springframework.stereotype.Component;
 
 /**
  * What stands in front of {@link DatabaseWork} for the current run, switched by the lab between runs with
- * {@link #use(GuardMode, int, Duration)}: nothing, a Bulwark bulkhead (fixed or {@code selfTuning()}) or
- * Resilience4j's semaphore bulkhead.
+ * {@link #use(GuardMode, int, Duration)}: nothing, a Bulwark bulkhead (fixed or {@code selfTuning()}),
+ * Resilience4j's semaphore bulkhead, or Spring Framework 7's {@code @ConcurrencyLimit} ({@link SpringLimitedWork}).
  *
  * <p>Thread-safe: a request reads the current guard once; switching between runs publishes a new one.
  */
@@ -37,14 +43,24 @@ class DatabaseGuard {
 
     private volatile Guard guard = DatabaseWork::serve;
     private volatile Bulkhead bulwark;
+    private final ObjectProvider<SpringLimitedWork> springWork;
+    private final Map<String, Object> springProperties = new ConcurrentHashMap<>();
+
+    DatabaseGuard(ObjectProvider<SpringLimitedWork> springWork, ConfigurableEnvironment environment) {
+        this.springWork = springWork;
+        // Highest precedence: the limit of the next @ConcurrencyLimit proxy, set by use() before it is created.
+        environment.getPropertySources().addFirst(new MapPropertySource("lab-guard", springProperties));
+    }
 
     /**
      * Switches the guard for the following requests.
      *
      * @param mode which guard
-     * @param limit the fixed limit ({@link GuardMode#FIXED}, {@link GuardMode#RESILIENCE4J}) or the starting and
-     *     highest limit ({@link GuardMode#SELF_TUNING}); unused for {@link GuardMode#NONE}
-     * @param maxWait the longest a call waits for a slot before it is refused
+     * @param limit the fixed limit ({@link GuardMode#FIXED}, {@link GuardMode#RESILIENCE4J} and the two Spring
+     *     modes) or the starting and highest limit ({@link GuardMode#SELF_TUNING}); unused for
+     *     {@link GuardMode#NONE}
+     * @param maxWait the longest a call waits for a slot before it is refused (Spring's annotation has none: it
+     *     waits without bound under {@code BLOCK} and not at all under {@code REJECT})
      */
     void use(GuardMode mode, int limit, Duration maxWait) {
         Objects.requireNonNull(mode, "mode");
@@ -83,6 +99,23 @@ class DatabaseGuard {
                         bulkhead.onComplete();
                     }
                 };
+            }
+            case SPRING_BLOCK, SPRING_REJECT -> {
+                // Spring resolves the annotation's limit at a proxy's first call: a new proxy sees this run's limit.
+                springProperties.put(SpringLimitedWork.LIMIT_PROPERTY, Integer.toString(limit));
+                SpringLimitedWork limited = springWork.getObject();
+                bulwark = null;
+                if (mode == GuardMode.SPRING_BLOCK) {
+                    guard = work -> limited.serveBlocking();
+                } else {
+                    guard = work -> {
+                        try {
+                            return limited.serveRejecting();
+                        } catch (InvocationRejectedException e) {
+                            throw new Refused(e);
+                        }
+                    };
+                }
             }
             default -> throw new IllegalArgumentException("mode: " + mode);
         }

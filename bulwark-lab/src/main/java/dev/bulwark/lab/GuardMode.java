@@ -11,7 +11,17 @@ enum GuardMode {
     /** A Bulwark bulkhead whose limit is {@code AdaptiveLimit.selfTuning()}, starting at the pool's size. */
     SELF_TUNING("selfTuning"),
     /** Resilience4j's semaphore bulkhead with the fixed limit and the same maximum wait. */
-    RESILIENCE4J("resilience4j");
+    RESILIENCE4J("resilience4j"),
+    /**
+     * Spring Framework 7's {@code @ConcurrencyLimit} with the fixed limit and its default policy, {@code BLOCK}: a
+     * call beyond the limit waits for a slot without bound (there is no maximum wait to configure).
+     */
+    SPRING_BLOCK("springBlock"),
+    /**
+     * Spring Framework 7's {@code @ConcurrencyLimit} with the fixed limit and {@code policy = REJECT}: a call beyond
+     * the limit is refused at once (there is no maximum wait to configure).
+     */
+    SPRING_REJECT("springReject");
 
     private final String label;
 

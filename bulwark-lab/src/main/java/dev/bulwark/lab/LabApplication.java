@@ -5,14 +5,16 @@ import java.util.Map;
 import org.springframework.boot.Banner;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.resilience.annotation.EnableResilientMethods;
 
 /**
  * The service under test: Spring Boot (MVC on Tomcat with its default 200 worker threads) and HikariCP with a pool
  * of {@link #POOL_SIZE} connections to the lab's PostgreSQL, serving {@link WorkController}'s route.
  */
 @SpringBootApplication
+@EnableResilientMethods
 class LabApplication {
 
     /** HikariCP's pool size. */

@@ -7,8 +7,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The lab's command line: {@code java -jar bulwark-lab.jar overload [--quick] [--out DIR] [--guards a,b,...]}.
- * See docs/lab.md.
+ * The lab's command line: {@code java -jar bulwark-lab.jar overload|slowdown [--quick] [--out DIR]
+ * [--guards a,b,...]}. See docs/lab.md.
  */
 public final class LabMain {
 
@@ -18,14 +18,16 @@ public final class LabMain {
     /**
      * Runs an experiment and writes its report.
      *
-     * @param args {@code overload}, then options
+     * @param args {@code overload} or {@code slowdown}, then options
      * @throws Exception when the experiment cannot run
      */
     public static void main(String[] args) throws Exception {
         List<String> rest = new ArrayList<>(Arrays.asList(args));
-        if (rest.isEmpty() || !rest.get(0).equals("overload")) {
-            System.err.println("usage: bulwark-lab overload [--quick] [--out DIR] "
-                    + "[--guards none,fixed,selfTuning,resilience4j]");
+        Scenario scenario = rest.isEmpty() ? null : Arrays.stream(Scenario.values())
+                .filter(s -> s.command().equals(rest.get(0))).findFirst().orElse(null);
+        if (scenario == null) {
+            System.err.println("usage: bulwark-lab overload|slowdown [--quick] [--out DIR] "
+                    + "[--guards none,fixed,selfTuning,resilience4j,springBlock,springReject]");
             System.exit(2);
         }
         rest.remove(0);
@@ -47,10 +49,11 @@ public final class LabMain {
             guards = quick ? List.of(GuardMode.NONE, GuardMode.FIXED, GuardMode.SELF_TUNING)
                     : List.of(GuardMode.values());
         }
-        OverloadExperiment.Result result = new OverloadExperiment(quick, guards, System.err).run();
+        LabExperiment.Result result = new LabExperiment(scenario, quick, guards, System.err).run();
         System.out.print(Report.text(result));
         Report.write(result, out);
-        System.out.println("\nwrote " + out.resolve("overload.txt") + " and " + out.resolve("overload.json"));
+        System.out.println("\nwrote " + out.resolve(scenario.command() + ".txt") + " and "
+                + out.resolve(scenario.command() + ".json"));
         System.exit(0);
     }
 

@@ -1,16 +1,18 @@
 package dev.bulwark.lab;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.cfg.DateTimeFeature;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The experiment's report: a text table and the full figures as JSON (every run's one-second windows included).
+ * An experiment's report: a text table and the full figures as JSON (every run's one-second windows included). The
+ * table's figures (offered, goodput, latencies, outcomes, generator lag) are those of the schedule's second stage:
+ * the surge in {@link Scenario#OVERLOAD}, the slow stage in {@link Scenario#SLOWDOWN}.
  */
 final class Report {
 
@@ -23,24 +25,46 @@ final class Report {
      * @param result the experiment's figures
      * @return the text, a header and one table row per guard
      */
-    static String text(OverloadExperiment.Result result) {
+    static String text(LabExperiment.Result result) {
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "bulwark-lab overload%s, %s, %d cores%n",
+        out.append(String.format(Locale.ROOT, "bulwark-lab %s%s, %s, %d cores%n", result.scenario().command(),
                 result.quick() ? " --quick" : "",
                 result.started(), result.cores()));
         out.append(String.format(Locale.ROOT,
                 "database time alone %.2f ms; capacity %.0f/s (best closed-loop throughput of %s); fixed limit %d%n",
                 result.dbMillisAlone(), result.capacityPerSecond(), result.probe(), result.fixedLimit()));
+        if (result.scenario() == Scenario.SLOWDOWN) {
+            out.append(String.format(Locale.ROOT, "slowed: %d sessions run %s back to back during the second stage"
+                    + " (queries completed per run: %s); closed-loop throughput of %d clients beside them %.0f/s%n",
+                    CompetingQueries.SESSIONS, CompetingQueries.QUERY, result.competingQueries(),
+                    LabApplication.POOL_SIZE, result.slowedCapacityPerSecond()));
+        }
+        out.append("load average (1 min) at the start and after each run: ").append(result.loadAverages()
+                .toString().replaceAll("[\\[\\]]", "")).append('\n');
         out.append("schedule:");
         for (Stage s : result.stages()) {
             out.append(String.format(Locale.ROOT, " %s %.0f/s for %d s;", s.name(), s.fromRate(),
                     s.length().toSeconds()));
         }
         out.append(String.format(Locale.ROOT, " client timeout %d ms%n%n",
-                OverloadExperiment.CLIENT_TIMEOUT.toMillis()));
+                LabExperiment.CLIENT_TIMEOUT.toMillis()));
         out.append(header()).append('\n');
         for (RunResult r : result.runs()) {
             out.append(row(r)).append('\n');
+        }
+        out.append("\ngoodput by stage, ok/s (share of the stage's requests that succeeded)\n");
+        out.append(String.format(Locale.ROOT, "%-13s", "guard"));
+        for (Stage s : result.stages()) {
+            out.append(String.format(Locale.ROOT, " %20s", s.name()));
+        }
+        out.append('\n');
+        for (RunResult r : result.runs()) {
+            out.append(String.format(Locale.ROOT, "%-13s", r.guard()));
+            for (int i = 0; i < r.stageGoodputPerSecond().size(); i++) {
+                out.append(String.format(Locale.ROOT, " %20s", String.format(Locale.ROOT, "%.0f (%.0f%%)",
+                        r.stageGoodputPerSecond().get(i), 100 * r.stageOkShare().get(i))));
+            }
+            out.append('\n');
         }
         return out.toString();
     }
@@ -74,19 +98,20 @@ final class Report {
     }
 
     /**
-     * Writes {@code overload.txt} and {@code overload.json} into {@code dir}.
+     * Writes {@code <command>.txt} and {@code <command>.json} into {@code dir}, {@code <command>} being the
+     * scenario's ({@code overload}, {@code slowdown}).
      *
      * @param result the experiment's figures
      * @param dir the directory, created when missing
      * @throws IOException when a file cannot be written
      */
-    static void write(OverloadExperiment.Result result, Path dir) throws IOException {
+    static void write(LabExperiment.Result result, Path dir) throws IOException {
         Files.createDirectories(dir);
-        Files.writeString(dir.resolve("overload.txt"), text(result), StandardCharsets.UTF_8);
-        ObjectMapper json = new ObjectMapper().registerModule(new JavaTimeModule())
-                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-                .disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS)
-                .enable(SerializationFeature.INDENT_OUTPUT);
-        json.writeValue(dir.resolve("overload.json").toFile(), result);
+        String name = result.scenario().command();
+        Files.writeString(dir.resolve(name + ".txt"), text(result), StandardCharsets.UTF_8);
+        JsonMapper json = JsonMapper.builder().disable(DateTimeFeature.WRITE_DATES_AS_TIMESTAMPS)
+                .disable(DateTimeFeature.WRITE_DURATIONS_AS_TIMESTAMPS)
+                .enable(SerializationFeature.INDENT_OUTPUT).build();
+        json.writeValue(dir.resolve(name + ".json").toFile(), result);
     }
 }

@@ -25,12 +25,16 @@ import java.util.Map;
  *     suspect
  * @param recoverySeconds from the surge's end to the first of two consecutive one-second windows of the recovery
  *     stage that are healthy (see {@link #healthy}); -1 when none was
+ * @param stageGoodputPerSecond per stage of the schedule, in order: its requests (by due time) that succeeded within
+ *     the client's timeout, per second of the stage
+ * @param stageOkShare per stage: the share of its requests that succeeded (0 to 1)
  * @param windows per one-second window of due time: successes and the p90 latency of all outcomes
  */
 record RunResult(String guard, int limit, int finalLimit, double surgeOfferedPerSecond,
         double surgeGoodputPerSecond, double surgeP50Millis, double surgeP99Millis, double surgeOkP99Millis,
         Map<Outcome, Integer> surgeOutcomes, long poolTimeouts, double surgeGeneratorLagP99Millis,
-        double recoverySeconds, List<Window> windows) {
+        double recoverySeconds, List<Double> stageGoodputPerSecond, List<Double> stageOkShare,
+        List<Window> windows) {
 
     /**
      * One second of the run, by due time.
@@ -50,13 +54,26 @@ record RunResult(String guard, int limit, int finalLimit, double surgeOfferedPer
      * @param limit the configured limit
      * @param finalLimit Bulwark's limit at the end, or -1
      * @param samples every request of the run
-     * @param warmNanos the length of the warm stage (the run's first stage)
-     * @param surgeNanos the length of the surge (its second)
+     * @param stages the run's schedule: the first stage is the warm one, the second the surge (or the stress)
      * @param poolTimeouts HikariCP's timeouts during the run
      * @return the figures
      */
-    static RunResult of(String guard, int limit, int finalLimit, List<Sample> samples, long warmNanos,
-            long surgeNanos, long poolTimeouts) {
+    static RunResult of(String guard, int limit, int finalLimit, List<Sample> samples, List<Stage> stages,
+            long poolTimeouts) {
+        long warmNanos = stages.get(0).length().toNanos();
+        long surgeNanos = stages.get(1).length().toNanos();
+        List<Double> stageGoodput = new ArrayList<>();
+        List<Double> stageOk = new ArrayList<>();
+        long stageStart = 0;
+        for (Stage stage : stages) {
+            long from = stageStart;
+            long to = from + stage.length().toNanos();
+            List<Sample> in = samples.stream().filter(s -> s.sentNanos() >= from && s.sentNanos() < to).toList();
+            long okCount = in.stream().filter(s -> s.outcome() == Outcome.OK).count();
+            stageGoodput.add(Math.round(okCount / (stage.length().toNanos() / 1e9) * 10) / 10.0);
+            stageOk.add(in.isEmpty() ? 0 : Math.round(1000.0 * okCount / in.size()) / 1000.0);
+            stageStart = to;
+        }
         long surgeEnd = warmNanos + surgeNanos;
         List<Sample> surge = samples.stream().filter(s -> s.sentNanos() >= warmNanos && s.sentNanos() < surgeEnd)
                 .toList();
@@ -92,7 +109,7 @@ record RunResult(String guard, int limit, int finalLimit, double surgeOfferedPer
                 millis(percentile(all, 0.50)), millis(percentile(all, 0.99)), millis(percentile(ok, 0.99)),
                 outcomes, poolTimeouts,
                 millis(percentile(surge.stream().mapToLong(Sample::lagNanos).sorted().toArray(), 0.99)), recovery,
-                windows);
+                stageGoodput, stageOk, windows);
     }
 
     /**

@@ -29,14 +29,14 @@ class OverloadLabTest {
     @Test
     void aBulkheadHoldsGoodputAndLatencyWhereTheUnguardedServiceCollapses() throws Exception {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        OverloadExperiment.Result result = new OverloadExperiment(true,
+        LabExperiment.Result result = new LabExperiment(Scenario.OVERLOAD, true,
                 List.of(GuardMode.NONE, GuardMode.FIXED, GuardMode.SELF_TUNING),
                 new PrintStream(log, true, StandardCharsets.UTF_8)).run();
         String report = Report.text(result);
         Map<String, RunResult> runs = result.runs().stream()
                 .collect(Collectors.toMap(RunResult::guard, Function.identity()));
         double capacity = result.capacityPerSecond();
-        long clientTimeoutMillis = OverloadExperiment.CLIENT_TIMEOUT.toMillis();
+        long clientTimeoutMillis = LabExperiment.CLIENT_TIMEOUT.toMillis();
 
         assertThat(capacity).as(report).isPositive();
         // The load generator shares two cores with the service, PostgreSQL and (on a developer's machine) other

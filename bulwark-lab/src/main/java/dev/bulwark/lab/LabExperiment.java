@@ -1,0 +1,211 @@
+package dev.bulwark.lab;
+
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * One of the lab's experiments ({@link Scenario}). It starts PostgreSQL and the service, measures the service (the
+ * database time of a call alone, and the capacity with the pool full), sizes a fixed limit from them by Little's
+ * law, then runs the scenario's open-loop schedule once per guard; in {@link Scenario#SLOWDOWN} the
+ * {@link CompetingQueries} run during each run's second stage. Everything is stopped at the end.
+ */
+final class LabExperiment {
+
+    /** How long a request may take before the load generator's client gives up on it. */
+    static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(1);
+    /** How long a call may wait for a bulkhead's slot before the guard refuses it. */
+    static final Duration MAX_WAIT = Duration.ofMillis(50);
+
+    /**
+     * The experiment's figures.
+     *
+     * @param scenario which experiment
+     * @param started when it started
+     * @param quick whether it ran the CI-sized schedule
+     * @param cores the processors the JVM saw
+     * @param postgresBin where PostgreSQL's binaries were
+     * @param dbMillisAlone mean database time of a call with one client (from the connection to the commit)
+     * @param probe closed-loop throughput by number of clients, as measured ("1: 52/s, 2: 81/s, ...")
+     * @param capacityPerSecond the best throughput of the probe
+     * @param fixedLimit the fixed limit: {@code ceil(capacity x dbMillisAlone)}, at least 1, at most the pool
+     * @param slowedCapacityPerSecond {@link Scenario#SLOWDOWN}: the closed-loop throughput of as many clients as the
+     *     pool has while the competing queries run; 0 in {@link Scenario#OVERLOAD}
+     * @param competingQueries {@link Scenario#SLOWDOWN}: per run, the competing queries that completed during it;
+     *     empty in {@link Scenario#OVERLOAD}
+     * @param loadAverages the machine's one-minute load average when the measurement began and after each run (-1
+     *     where the system does not report it): the machine is shared, and above its core count the figures are
+     *     the machine's as much as the service's
+     * @param stages the schedule each run followed
+     * @param runs one per guard, in the order run
+     */
+    record Result(Scenario scenario, Instant started, boolean quick, int cores, String postgresBin,
+            double dbMillisAlone, String probe, double capacityPerSecond, int fixedLimit,
+            double slowedCapacityPerSecond, List<Long> competingQueries, List<Double> loadAverages, List<Stage> stages,
+            List<RunResult> runs) {
+    }
+
+    private final Scenario scenario;
+    private final boolean quick;
+    private final List<GuardMode> modes;
+    private final PrintStream log;
+
+    /**
+     * Configures a run.
+     *
+     * @param scenario which experiment
+     * @param quick the CI-sized schedule (about a minute in all) instead of the full one
+     * @param modes the guards to run, in order
+     * @param log where progress goes
+     */
+    LabExperiment(Scenario scenario, boolean quick, List<GuardMode> modes, PrintStream log) {
+        this.scenario = scenario;
+        this.quick = quick;
+        this.modes = List.copyOf(modes);
+        this.log = log;
+    }
+
+    /**
+     * Runs the experiment.
+     *
+     * @return its figures
+     * @throws Exception when PostgreSQL or the service cannot be started
+     */
+    Result run() throws Exception {
+        Instant started = Instant.now();
+        try (PostgresServer postgres = PostgresServer.start()) {
+            log.println("PostgreSQL from " + postgres.binDir() + " at " + postgres.jdbcUrl());
+            try (ConfigurableApplicationContext service = LabApplication.start(postgres.jdbcUrl())) {
+                service.getBean(DatabaseWork.class).createSchema();
+                try (CompetingQueries competing = new CompetingQueries(postgres.jdbcUrl())) {
+                    return measure(started, postgres, service, competing);
+                }
+            }
+        }
+    }
+
+    private Result measure(Instant started, PostgresServer postgres, ConfigurableApplicationContext service,
+            CompetingQueries competing) throws Exception {
+        DatabaseWork work = service.getBean(DatabaseWork.class);
+        DatabaseGuard guard = service.getBean(DatabaseGuard.class);
+        WorkController controller = service.getBean(WorkController.class);
+        URI target = URI.create("http://127.0.0.1:" + LabApplication.port(service) + "/work");
+        log.println("service at " + target + " (HikariCP pool " + LabApplication.POOL_SIZE + ", connection timeout "
+                + LabApplication.POOL_TIMEOUT_MILLIS + " ms)");
+
+        List<Double> loadAverages = new ArrayList<>(List.of(loadAverage()));
+        CapacityProbe probe = new CapacityProbe();
+        guard.use(GuardMode.NONE, 0, MAX_WAIT);
+        Duration step = Duration.ofSeconds(quick ? 2 : 4);
+        probe.throughput(target, 4, step.multipliedBy(2));   // warms up the JIT and the pool
+        long calls = work.calls();
+        long nanos = work.nanos();
+        double capacity = probe.throughput(target, 1, step);
+        double dbMillis = (work.nanos() - nanos) / 1e6 / Math.max(1, work.calls() - calls);
+        StringBuilder ramp = new StringBuilder(String.format(Locale.ROOT, "1: %.0f/s", capacity));
+        // A ramp of concurrency up to the pool's size: the capacity is the best throughput seen.
+        for (int clients : new int[] {2, 4, 6, LabApplication.POOL_SIZE}) {
+            double throughput = probe.throughput(target, clients, step);
+            ramp.append(String.format(Locale.ROOT, ", %d: %.0f/s", clients, throughput));
+            capacity = Math.max(capacity, throughput);
+        }
+        int fixedLimit = (int) Math.max(1, Math.min(LabApplication.POOL_SIZE, Math.ceil(capacity * dbMillis / 1e3)));
+        log.println("closed-loop throughput by clients: " + ramp);
+        log.printf(Locale.ROOT, "measured: database time alone %.2f ms, capacity %.0f/s, fixed limit ceil(%.0f/s x "
+                + "%.2f ms) = %d%n", dbMillis, capacity, capacity, dbMillis, fixedLimit);
+
+        double slowedCapacity = 0;
+        if (scenario == Scenario.SLOWDOWN) {
+            competing.start();
+            slowedCapacity = probe.throughput(target, LabApplication.POOL_SIZE, step);
+            competing.stop();
+            log.printf(Locale.ROOT, "closed-loop throughput of %d clients beside %d competing queries: %.0f/s%n",
+                    LabApplication.POOL_SIZE, CompetingQueries.SESSIONS, slowedCapacity);
+        }
+
+        List<Stage> stages = scenario.stages(capacity, quick);
+        long firstNanos = stages.get(0).length().toNanos();
+        long stressNanos = stages.get(1).length().toNanos();
+        OpenLoopLoad load = new OpenLoopLoad(CLIENT_TIMEOUT);
+        List<RunResult> runs = new ArrayList<>();
+        List<Long> competingQueries = new ArrayList<>();
+        long seed = 42;
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "lab-slowdown-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            for (GuardMode mode : modes) {
+                int limit = switch (mode) {
+                    case NONE -> 0;
+                    case SELF_TUNING -> LabApplication.POOL_SIZE;
+                    case FIXED, RESILIENCE4J, SPRING_BLOCK, SPRING_REJECT -> fixedLimit;
+                };
+                guard.use(mode, limit, MAX_WAIT);
+                long poolTimeouts = controller.poolTimeouts();
+                long queries = competing.completed();
+                log.println("run: " + mode.label() + (limit > 0 ? " (limit " + limit + ")" : ""));
+                List<ScheduledFuture<?>> slowdown = new ArrayList<>();
+                if (scenario == Scenario.SLOWDOWN) {
+                    // The second stage's start and end, on the generator's clock (it starts right after this).
+                    slowdown.add(timer.schedule(competing::start, firstNanos, TimeUnit.NANOSECONDS));
+                    slowdown.add(timer.schedule(() -> {
+                        competing.stop();
+                        return null;
+                    }, firstNanos + stressNanos, TimeUnit.NANOSECONDS));
+                }
+                List<Sample> samples = load.run(target, stages, seed);
+                for (ScheduledFuture<?> f : slowdown) {
+                    f.get();
+                }
+                RunResult result = RunResult.of(mode.label(), limit, guard.bulwarkLimit(), samples, stages,
+                        controller.poolTimeouts() - poolTimeouts);
+                runs.add(result);
+                if (scenario == Scenario.SLOWDOWN) {
+                    competingQueries.add(competing.completed() - queries);
+                }
+                loadAverages.add(loadAverage());
+                log.println("  " + Report.row(result) + "  (load average " + loadAverages.get(loadAverages.size() - 1)
+                        + ")");
+                drain(controller);
+            }
+        } finally {
+            timer.shutdownNow();
+        }
+        return new Result(scenario, started, quick, Runtime.getRuntime().availableProcessors(),
+                postgres.binDir().toString(), Math.round(dbMillis * 100) / 100.0, ramp.toString(),
+                Math.round(capacity), fixedLimit, Math.round(slowedCapacity), competingQueries, loadAverages, stages,
+                runs);
+    }
+
+    private static double loadAverage() {
+        return Math.round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage() * 10) / 10.0;
+    }
+
+    /**
+     * Waits (up to 30 s) until the service has no request left, so that one run's backlog does not reach the next,
+     * and says on the log how long that took, or how many requests were still in the service after 30 s (then the
+     * next run starts with them: a guard that lets a backlog build, Spring's {@code BLOCK}, can leave one).
+     */
+    private void drain(WorkController controller) throws InterruptedException {
+        long start = System.nanoTime();
+        long deadline = start + Duration.ofSeconds(30).toNanos();
+        while (controller.inFlight() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        int left = controller.inFlight();
+        log.printf(Locale.ROOT, left == 0 ? "  drained in %.1f s%n" : "  still %2$d requests in the service after "
+                + "%1$.0f s%n", (System.nanoTime() - start) / 1e9, left);
+    }
+}
