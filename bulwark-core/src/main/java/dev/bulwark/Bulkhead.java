@@ -1,6 +1,6 @@
 package dev.bulwark;
 
-import dev.bulwark.internal.InProcessBulkhead;
+import dev.bulwark.internal.bulkhead.InProcessBulkhead;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

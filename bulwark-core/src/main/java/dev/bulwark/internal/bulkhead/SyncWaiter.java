@@ -1,10 +1,11 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.bulkhead;
 
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
-import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.Scheduler;
+import dev.bulwark.internal.SystemTime;
+import dev.bulwark.internal.spi.Outcomes;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 

@@ -1,4 +1,4 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.bulkhead;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.BulkheadConfig;
@@ -13,6 +13,10 @@ import dev.bulwark.Scheduler;
 import dev.bulwark.Subscription;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.Ticker;
+import dev.bulwark.internal.Chain;
+import dev.bulwark.internal.ChainStep;
+import dev.bulwark.internal.FirstUse;
+import dev.bulwark.internal.Throwables;
 import dev.bulwark.internal.adaptive.AdaptiveLimiter;
 import dev.bulwark.internal.adaptive.AdaptiveLimiters;
 import dev.bulwark.internal.spi.AdaptiveTarget;

@@ -1,7 +1,8 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.bulkhead;
 
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Scheduler;
+import dev.bulwark.internal.SharedScheduler;
 import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.internal.spi.VarHandles;
 import dev.bulwark.internal.spi.WaiterFuture;

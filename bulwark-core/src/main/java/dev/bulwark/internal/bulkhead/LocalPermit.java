@@ -1,4 +1,4 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.bulkhead;
 
 import dev.bulwark.Permit;
 import dev.bulwark.internal.spi.OutcomeClassifier;
