@@ -4,7 +4,9 @@ import dev.bulwark.Bulkhead;
 import dev.bulwark.BulkheadConfig;
 import dev.bulwark.BulkheadListener;
 import dev.bulwark.BulkheadRejectedException;
+import dev.bulwark.CallOptions;
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.DrainResult;
 import dev.bulwark.Permit;
 import dev.bulwark.Priority;
 import dev.bulwark.QueueOrder;
@@ -23,6 +25,7 @@ import dev.bulwark.internal.spi.AdaptiveTarget;
 import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.internal.spi.AsyncOperation;
 import dev.bulwark.internal.spi.Outcomes;
+import dev.bulwark.internal.spi.RejectionAccess;
 import dev.bulwark.internal.spi.VarHandles;
 import dev.bulwark.internal.spi.WaiterFuture;
 import dev.bulwark.internal.stats.SampledListener;
@@ -33,15 +36,24 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * The in-process {@link Bulkhead}: its entry points (sync, async, permits), the timing and reporting of calls,
- * and run-time configuration. The slots and the waiter queue it serves them from are {@link SlotQueue}'s (read
- * its design notes first: the state word, the fast and slow paths and their invariants).
+ * The in-process {@link Bulkhead}: its entry points (sync, async, permits; plain and with {@link CallOptions}), the
+ * timing and reporting of calls, its drain, and run-time configuration. The slots and the waiter queue it serves them
+ * from are its {@link SlotQueue} (read its design notes first: the state word, the fast and slow paths and their
+ * invariants); a waiter sees this bulkhead only as its {@link Waiter.Room}, a permit only as its
+ * {@link LocalPermit.Slots}, both the one private {@link Room} object, so that nothing they hold calls back up here.
  *
  * <h2>Design notes</h2>
+ *
+ * <p><b>Options.</b> A call with {@link CallOptions} of weight 1 and {@link Priority#NORMAL} goes straight to the
+ * single-slot entry points, which stay as short as they can be; anything else takes the weighted admission of
+ * {@link SlotQueue#admitOrObserveFull(int, int)} and a waiter carrying its weight and priority.
  *
  * <p><b>Waking.</b> Granted waiters are woken after the lock is released: a sync waiter is unparked, an async
  * waiter is started through {@link GrantDispatch}'s per-thread trampoline so that long chains of
@@ -54,12 +66,21 @@ import java.util.function.Supplier;
  * A call that the sampled listeners do not time is not reported at release at all. Otherwise the call is timed and its
  * outcome classified for listeners and the adaptive limit ({@link #releaseAfterRun}), and the release is reported
  * before the slot is handed on, so that event order stays causal.
+ *
+ * <p><b>Drain</b> sets the closed bit and refuses the queue under the lock ({@link SlotQueue#closeQueue()}), then
+ * parks the draining thread on one future that the release freeing the last slot completes: no thread per waiter, no
+ * polling. Each drain waits on the same future, so drains are idempotent and may run concurrently.
  */
-public final class InProcessBulkhead extends WeightedEntries implements ChainStep, AdaptiveTarget {
+public final class InProcessBulkhead implements Bulkhead, ChainStep, AdaptiveTarget {
 
     private static final VarHandle EVENTS =
             VarHandles.field(MethodHandles.lookup(), "events", BulkheadEvents.class);
 
+    private final String name;
+    /** The state word, the waiter queue and the limits. */
+    final SlotQueue slots;
+    /** What this bulkhead's waiters and permits see of it. */
+    private final Room room = new Room();
     private final BulkheadConfig config;
     private final Ticker ticker;
     private final Scheduler scheduler;
@@ -74,25 +95,20 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
     /** Releases the slot of an async operation; made once so that starting one allocates nothing for it. */
     private final AsyncOperation.Slot asyncSlot = this::releaseAfterAsync;
 
-    private volatile Duration maxWait;
-    /** Read under the lock by a waiter as it joins the queue ({@link Waiter#startWaiting}). */
-    volatile long maxWaitNanos;
-
     /**
      * Creates a bulkhead with all slots free and nobody waiting.
      *
      * @param config the configuration
      */
     public InProcessBulkhead(BulkheadConfig config) {
-        super(config.name(), AdaptiveLimiters.startingLimit(config), config.maxQueue(),
-                config.queueOrder() == QueueOrder.LIFO, WaiterQueue.headroomOf(config));
+        this.name = config.name();
+        this.slots = new SlotQueue(name, AdaptiveLimiters.startingLimit(config), config.maxQueue(),
+                config.maxWait().orElse(null), config.queueOrder() == QueueOrder.LIFO, WaiterQueue.headroomOf(config));
         this.config = config;
         this.ticker = config.ticker();
         this.scheduler = config.scheduler();
         this.rejectionHandler = config.rejectionHandler().orElse(null);
         this.events = BulkheadEvents.of(name, config.listeners());
-        this.maxWait = config.maxWait().orElse(null);
-        this.maxWaitNanos = Arguments.boundedNanos(maxWait);
         this.limiter = config.adaptiveLimit().map(limit -> AdaptiveLimiters.of(limit, config.maxConcurrency()))
                 .orElse(null);
         FirstUse.prepare();
@@ -117,7 +133,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         // An untimed call has nothing to tell listeners that are content with samples (or need no times at all;
         // a dispatcher with a listener that needs every time reports 0 for a call that began before it came).
         if (adaptive == null && (listeners == null || (untimed && !listeners.timesEveryCall()))) {
-            releaseSlots(weight);
+            slots.releaseSlots(weight);
             return;
         }
         try {
@@ -131,7 +147,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
                 adaptive.sample(this, untimed ? ticker.read() : endedAt, executionNanos, executingCount(), outcome);
             }
         } finally {
-            releaseSlots(weight);
+            slots.releaseSlots(weight);
         }
     }
 
@@ -173,7 +189,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
             try {
                 return operation.get();
             } finally {
-                releaseUnused();
+                slots.releaseUnused();
             }
         }
         if (unreported && listeners != null) {
@@ -191,7 +207,7 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
             try {
                 operation.run();
             } finally {
-                releaseUnused();
+                slots.releaseUnused();
             }
             return;
         }
@@ -209,14 +225,14 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
             try {
                 return chain.proceed(next, operation, signal);
             } finally {
-                releaseUnused();
+                slots.releaseUnused();
             }
         }
         return runObserved(() -> chain.proceed(next, operation, signal), 1);
     }
 
     /** Runs an admitted operation, timing it and classifying its outcome for listeners and the adaptive limit. */
-    <T, X extends Throwable> T runObserved(ThrowingSupplier<? extends T, X> operation, int weight) throws X {
+    private <T, X extends Throwable> T runObserved(ThrowingSupplier<? extends T, X> operation, int weight) throws X {
         return runObserved(events, operation, weight);
     }
 
@@ -249,19 +265,19 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
 
     @Override
     public Optional<Permit> tryAcquire() {
-        if (admitOrObserveFull() != ADMITTED) {
+        if (slots.admitOrObserveFull() != SlotQueue.ADMITTED) {
             return Optional.empty();
         }
         reportAdmitted(0);
         return Optional.of(newPermit());
     }
 
-    Permit newPermit() {
+    private Permit newPermit() {
         return newPermit(1);
     }
 
-    Permit newPermit(int weight) {
-        return new LocalPermit(this, observed() ? startTime(events) : SampledListener.UNTIMED, weight);
+    private Permit newPermit(int weight) {
+        return new LocalPermit(room, observed() ? startTime(events) : SampledListener.UNTIMED, weight);
     }
 
     /** Takes a slot for the calling thread, waiting if needed, and reports the admission; throws if it cannot. */
@@ -281,14 +297,14 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         if (Objects.requireNonNull(signal, "signal").isCancelled()) {
             throw Outcomes.cancelledBeforeStart(name, signal);
         }
-        long outcome = admitOrObserveFull();
-        if (outcome == ADMITTED) {
+        long outcome = slots.admitOrObserveFull();
+        if (outcome == SlotQueue.ADMITTED) {
             return true;
         }
-        if (outcome != MUST_WAIT) {
+        if (outcome != SlotQueue.MUST_WAIT) {
             throw rejectQueueFull(outcome);
         }
-        SyncWaiter.await(this, signal);
+        SyncWaiter.await(room, signal, 1, Priority.NORMAL);
         return false;
     }
 
@@ -305,14 +321,14 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
             result.completeExceptionally(Outcomes.cancelledBeforeStart(name, signal));
             return result;
         }
-        long outcome = admitOrObserveFull();
-        if (outcome == ADMITTED) {
+        long outcome = slots.admitOrObserveFull();
+        if (outcome == SlotQueue.ADMITTED) {
             reportAdmitted(0);
             startAsync(operation, result);
-        } else if (outcome != MUST_WAIT) {
+        } else if (outcome != SlotQueue.MUST_WAIT) {
             result.completeExceptionally(rejectQueueFull(outcome));
         } else {
-            waitAsync(new AsyncCallWaiter<>(this, signal, ticker.read(), operation, result), result);
+            waitAsync(new AsyncCallWaiter<>(room, signal, operation, result), result);
         }
         return result;
     }
@@ -323,13 +339,35 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         if (signal.isCancelled()) {
             return CompletableFuture.failedFuture(Outcomes.cancelledBeforeStart(name, signal));
         }
-        return AsyncPermitWaiter.acquire(this, signal, true);
+        return acquireAsync(signal, true);
     }
 
-    void waitAsync(AsyncWaiter waiter, CompletableFuture<?> callerFuture) {
-        Rejection rejection = enqueue(waiter);
+    /**
+     * {@code acquireAsync} once the signal is checked: a permit at once, a refusal when the queue is full, or a place
+     * in the queue.
+     *
+     * @param reported whether the overflow handler and listeners hear of a refusal or cancellation: not for the
+     *     fair-share pump's request ({@link PumpAcquire}); an admission is always reported (a call holds the slot)
+     */
+    CompletableFuture<Permit> acquireAsync(CancellationSignal signal, boolean reported) {
+        long outcome = slots.admitOrObserveFull();
+        if (outcome == SlotQueue.ADMITTED) {
+            reportAdmitted(0);
+            return CompletableFuture.completedFuture(newPermit());
+        }
+        if (outcome != SlotQueue.MUST_WAIT) {
+            return CompletableFuture.failedFuture(reported ? rejectQueueFull(outcome) : quietQueueFull(outcome));
+        }
+        CompletableFuture<Permit> future = new WaiterFuture<>();
+        waitAsync(new AsyncPermitWaiter(room, signal, future, reported), future);
+        return future;
+    }
+
+    /** Queues an async waiter (or starts it, granted on arrival) and arms the early ends of its wait. */
+    private void waitAsync(AsyncWaiter waiter, CompletableFuture<?> callerFuture) {
+        Rejection rejection = slots.enqueue(waiter);
         if (rejection != null) {
-            callerFuture.completeExceptionally(refusedOnArrival(rejection, waiter));
+            callerFuture.completeExceptionally(room.refusedOnArrival(rejection, waiter));
         } else if (waiter.grantedOnArrival) {
             reportAdmitted(0, waiter.priorityLevel());
             waiter.begin();
@@ -339,19 +377,20 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
     }
 
     /** Runs an async operation that holds a slot, and releases the slot when its stage completes. */
-    <T> void startAsync(Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result) {
+    private <T> void startAsync(Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result) {
         AsyncOperation.start(operation, result, asyncSlot, observed() ? startTime(events) : SampledListener.UNTIMED);
     }
 
     /** {@link #startAsync(Supplier, CompletableFuture)} for an operation that holds {@code weight} slots. */
-    <T> void startAsync(Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result, int weight) {
+    private <T> void startAsync(Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result,
+                                int weight) {
         if (weight == 1) {
             startAsync(operation, result);
             return;
         }
-        AsyncOperation.Slot slots = (startedAt, failure) -> releaseAfterRun(startedAt,
+        AsyncOperation.Slot release = (startedAt, failure) -> releaseAfterRun(startedAt,
                 failure == null ? Permit.Outcome.SUCCESS : outcomeOf(failure), weight);
-        AsyncOperation.start(operation, result, slots, observed() ? startTime(events) : SampledListener.UNTIMED);
+        AsyncOperation.start(operation, result, release, observed() ? startTime(events) : SampledListener.UNTIMED);
     }
 
     /** Releases the slot of an async operation that ran; see {@link AsyncOperation}. */
@@ -360,16 +399,213 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
     }
 
     // ---------------------------------------------------------------------------------------------------------
+    // Calls with options
+
+    private static boolean isPlain(CallOptions options) {
+        return options.weight() == 1 && options.priority() == Priority.NORMAL;
+    }
+
+    /** The weight, checked against the current limit: a heavier call could never run. */
+    private int weightWithinLimit(CallOptions options) {
+        int weight = options.weight();
+        slots.checkWeight(weight, options.priority().ordinal());
+        return weight;
+    }
+
+    @Override
+    public <T, X extends Throwable> T call(CallOptions options, ThrowingSupplier<? extends T, X> operation) throws X {
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(operation, "operation");
+        if (isPlain(options)) {
+            return call(operation, options.signal());
+        }
+        int weight = acquireSlots(options);
+        if (!observed()) {
+            try {
+                return operation.get();
+            } finally {
+                slots.releaseSlots(weight);
+            }
+        }
+        return runObserved(operation, weight);
+    }
+
+    @Override
+    public Permit acquireWith(CallOptions options) {
+        Objects.requireNonNull(options, "options");
+        if (isPlain(options)) {
+            return acquire(options.signal());
+        }
+        return newPermit(acquireSlots(options));
+    }
+
+    /** Takes the options' slots for the calling thread, waiting if needed; returns the weight or throws. */
+    private int acquireSlots(CallOptions options) {
+        int weight = weightWithinLimit(options);
+        CancellationSignal signal = options.signal();
+        if (signal.isCancelled()) {
+            throw Outcomes.cancelledBeforeStart(name, signal);
+        }
+        int level = options.priority().ordinal();
+        long outcome = slots.admitOrObserveFull(weight, level);
+        if (outcome == SlotQueue.ADMITTED) {
+            reportAdmitted(0, options.priority());
+        } else if (outcome != SlotQueue.MUST_WAIT) {
+            throw reject(slots.refusal(Rejection.Reason.QUEUE_FULL, outcome, 0L, level));
+        } else {
+            SyncWaiter.await(room, signal, weight, options.priority());
+        }
+        return weight;
+    }
+
+    /**
+     * Linearizable against limit changes: the weight is checked and the slots are tried at one limit. A try that
+     * fails while the limit changed (the sequence lock {@link SlotQueue#limitChanges} moved) decides again at the new
+     * limit, so a weight that a lowered limit can no longer hold fails as too heavy (at the change) instead of coming
+     * back empty for a limit that was high enough (found by Lincheck's stress run of
+     * {@code WeightedBulkheadLinearizabilityTest}: {@code changeMaxConcurrency(1)} racing {@code tryAcquire} of 2).
+     */
+    @Override
+    public Optional<Permit> tryAcquireWith(CallOptions options) {
+        Objects.requireNonNull(options, "options");
+        int weight = options.weight();
+        int level = options.priority().ordinal();
+        for (;;) {
+            int version = slots.checkWeight(weight, level);
+            if (options.signal().isCancelled()) {
+                return Optional.empty();
+            }
+            if (slots.admitOrObserveFull(weight, level) == SlotQueue.ADMITTED) {
+                reportAdmitted(0, options.priority());
+                return Optional.of(newPermit(weight));
+            }
+            if (version == slots.limitChanges) {
+                return Optional.empty();
+            }
+        }
+    }
+
+    @Override
+    public <T> CompletableFuture<T> callAsync(CallOptions options, Supplier<? extends CompletionStage<T>> operation) {
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(operation, "operation");
+        if (isPlain(options)) {
+            return callAsync(operation, options.signal());
+        }
+        CompletableFuture<T> result = new WaiterFuture<>();
+        long outcome = admitAsync(options, result);
+        if (outcome == SlotQueue.ADMITTED) {
+            startAsync(operation, result, options.weight());
+        } else if (outcome == SlotQueue.MUST_WAIT) {
+            AsyncCallWaiter<T> waiter = new AsyncCallWaiter<>(room, options.signal(), operation, result);
+            waiter.options(options.weight(), options.priority());
+            waitAsync(waiter, result);
+        }
+        return result;
+    }
+
+    @Override
+    public CompletableFuture<Permit> acquireAsyncWith(CallOptions options) {
+        Objects.requireNonNull(options, "options");
+        if (isPlain(options)) {
+            return acquireAsync(options.signal());
+        }
+        CompletableFuture<Permit> future = new WaiterFuture<>();
+        long outcome = admitAsync(options, future);
+        if (outcome == SlotQueue.ADMITTED) {
+            future.complete(newPermit(options.weight()));
+        } else if (outcome == SlotQueue.MUST_WAIT) {
+            AsyncPermitWaiter waiter = new AsyncPermitWaiter(room, options.signal(), future, true);
+            waiter.options(options.weight(), options.priority());
+            waitAsync(waiter, future);
+        }
+        return future;
+    }
+
+    /**
+     * The lock-free start of an asynchronous weighted call: {@link SlotQueue#ADMITTED} (reported),
+     * {@link SlotQueue#MUST_WAIT}, or
+     * any other value when {@code future} was completed exceptionally (weight, cancellation, full queue).
+     */
+    private long admitAsync(CallOptions options, CompletableFuture<?> future) {
+        int weight;
+        try {
+            weight = weightWithinLimit(options);
+        } catch (IllegalArgumentException tooHeavy) {
+            future.completeExceptionally(tooHeavy);
+            return 0L;
+        }
+        if (options.signal().isCancelled()) {
+            future.completeExceptionally(Outcomes.cancelledBeforeStart(name, options.signal()));
+            return 0L;
+        }
+        int level = options.priority().ordinal();
+        long outcome = slots.admitOrObserveFull(weight, level);
+        if (outcome == SlotQueue.ADMITTED) {
+            reportAdmitted(0, options.priority());
+        } else if (outcome != SlotQueue.MUST_WAIT) {
+            future.completeExceptionally(reject(slots.refusal(Rejection.Reason.QUEUE_FULL, outcome, 0L, level)));
+        }
+        return outcome;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Drain
+
+    @Override
+    public DrainResult drain(Duration deadline) {
+        Objects.requireNonNull(deadline, "deadline");
+        if (deadline.isNegative()) {
+            throw new IllegalArgumentException("deadline must not be negative but was " + deadline);
+        }
+        int refused = slots.closeQueue();
+        CompletableFuture<Void> idle = slots.drained();
+        long waited = 0L;
+        if (!deadline.isZero() && !idle.isDone()) {
+            // Real time, whatever the ticker, and after the closing: waited() is the wait for running calls only.
+            long start = System.nanoTime();
+            try {
+                idle.get(saturatedNanos(deadline), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException deadlinePassed) {
+                // What still runs is reported below.
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException impossible) {
+                throw new IllegalStateException("the drain future never fails", impossible);
+            }
+            waited = System.nanoTime() - start;
+        }
+        return new DrainResult(name, refused, executingCount(), Duration.ofNanos(waited));
+    }
+
+    private static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    @Override
+    public void close() {
+        slots.closeQueue();
+    }
+
+    @Override
+    public boolean isClosed() {
+        return slots.closed();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
     // Outcomes
 
     /** Reports the refusal, runs the overflow handler on the current thread, and makes the exception. */
-    BulkheadRejectedException reject(Rejection rejection) {
+    private BulkheadRejectedException reject(Rejection rejection) {
         return reject(rejection, null);
     }
 
     /** {@link #reject(Rejection)} for a queued call, with the contexts captured when it started to wait. */
-    @Override
-    BulkheadRejectedException reject(Rejection rejection, BulkheadEvents.CallerContexts contexts) {
+    private BulkheadRejectedException reject(Rejection rejection, BulkheadEvents.CallerContexts contexts) {
         FlightRecorderEvents.rejected(rejection);
         BulkheadEvents listeners = events;
         if (listeners != null) {
@@ -378,58 +614,51 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         return Outcomes.reject(rejection, null, rejectionHandler);
     }
 
-    /** The contexts a call starting to wait now should be reported in, or {@code null} (see {@link Waiter}). */
-    BulkheadEvents.CallerContexts captureCallerContexts() {
-        BulkheadEvents listeners = events;
-        return listeners == null ? null : listeners.captureCallerContexts();
-    }
-
     /** Refuses a call that found the queue full in {@code observedState}; see {@link #quietQueueFull}. */
-    BulkheadRejectedException rejectQueueFull(long observedState) {
-        return events != null || rejectionHandler != null ? reject(queueFull(observedState))
+    private BulkheadRejectedException rejectQueueFull(long observedState) {
+        return events != null || rejectionHandler != null
+                ? reject(slots.refusal(Rejection.Reason.QUEUE_FULL, observedState, 0L, Waiter.NORMAL))
                 : quietQueueFull(observedState);
     }
 
-    @Override
-    void reportAdmitted(long waitedNanos, Priority priority) {
+    /**
+     * Refuses a call that found the queue full in {@code observedState} when nobody needs the {@link Rejection} now
+     * (no listener, no overflow handler): the exception is the refusal's only allocation. It keeps the counts and
+     * the cached facts of the limits ({@link SlotQueue#queueFullTemplate()}), and builds its {@code Rejection} when
+     * asked (see {@link BulkheadRejectedException}).
+     */
+    private BulkheadRejectedException quietQueueFull(long observedState) {
+        Rejection template = slots.queueFullTemplate();
+        int executing = Math.max(0, template.maxConcurrency() - SlotQueue.available(observedState));
+        int queued = SlotQueue.waiting(observedState);
+        FlightRecorderEvents.rejected(template, executing, queued);
+        return RejectionAccess.withCounts(template, executing, queued);
+    }
+
+    /** Reports the admission of a call made without options (so of {@link Priority#NORMAL}). */
+    private void reportAdmitted(long waitedNanos) {
+        reportAdmitted(waitedNanos, Priority.NORMAL);
+    }
+
+    private void reportAdmitted(long waitedNanos, Priority priority) {
         BulkheadEvents listeners = events;
         if (listeners != null) {
             listeners.admitted(waitedNanos, priority);
         }
     }
 
-    @Override
-    void reportAdmitted(long waitedNanos, Priority priority, BulkheadEvents.CallerContexts contexts) {
+    private void reportAdmitted(long waitedNanos, Priority priority, BulkheadEvents.CallerContexts contexts) {
         BulkheadEvents listeners = events;
         if (listeners != null) {
             listeners.admitted(waitedNanos, priority, contexts);
         }
     }
 
-    @Override
-    void reportCancelled(long waitedNanos, Priority priority, BulkheadEvents.CallerContexts contexts) {
+    private void reportCancelled(long waitedNanos, Priority priority, BulkheadEvents.CallerContexts contexts) {
         BulkheadEvents listeners = events;
         if (listeners != null) {
             listeners.cancelled(waitedNanos, priority, contexts);
         }
-    }
-
-    Ticker ticker() {
-        return ticker;
-    }
-
-    Scheduler scheduler() {
-        return scheduler;
-    }
-
-    @Override
-    long waitStart() {
-        return ticker.read();
-    }
-
-    @Override
-    long maxWaitNanos() {
-        return maxWaitNanos;
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -458,10 +687,9 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         return name;
     }
 
-
     @Override
     public Optional<Duration> maxWait() {
-        return Optional.ofNullable(maxWait);
+        return Optional.ofNullable(slots.maxWait());
     }
 
     /**
@@ -478,13 +706,13 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         Arguments.requireMaxConcurrency(newMaxConcurrency);
         // The build's rule, kept at run time: at a limit the reserves fill, a call of the lowest priority could
         // never run, and a queued one would hold everyone behind it for good.
-        int reserved = headroom[headroom.length - 1];
+        int reserved = slots.headroom[slots.headroom.length - 1];
         if (newMaxConcurrency <= reserved) {
             throw new IllegalArgumentException("maxConcurrency (" + newMaxConcurrency + ") of bulkhead '" + name
                     + "' must exceed the " + reserved + " slots reserved for higher priorities (reserve), so that "
                     + "every priority can run");
         }
-        changeLimit(-1, newMaxConcurrency);
+        slots.changeLimit(-1, newMaxConcurrency);
     }
 
     /**
@@ -495,13 +723,12 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
      */
     @Override
     public boolean adaptLimit(int expected, int newLimit) {
-        return changeLimit(expected, newLimit);
+        return slots.changeLimit(expected, newLimit);
     }
-
 
     @Override
     public void changeMaxQueue(int newMaxQueue) {
-        maxQueue = Arguments.requireMaxQueue(newMaxQueue);
+        slots.changeMaxQueue(Arguments.requireMaxQueue(newMaxQueue));
     }
 
     @Override
@@ -509,19 +736,165 @@ public final class InProcessBulkhead extends WeightedEntries implements ChainSte
         if (newMaxWait != null) {
             Arguments.requirePositive(newMaxWait, "maxWait");
         }
-        lock.lock();
-        try {
-            // Both fields change under the lock so that maxWait() and the deadlines of newcomers agree.
-            maxWait = newMaxWait;
-            maxWaitNanos = Arguments.boundedNanos(newMaxWait);
-        } finally {
-            lock.unlock();
+        slots.changeMaxWait(newMaxWait);
+    }
+
+    @Override
+    public int maxConcurrency() {
+        return slots.maxConcurrency();
+    }
+
+    @Override
+    public int executingCount() {
+        return slots.executingCount();
+    }
+
+    @Override
+    public int maxQueue() {
+        return slots.maxQueue();
+    }
+
+    @Override
+    public int queuedCount() {
+        return slots.queuedCount();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // What the waiters and permits see
+
+    /**
+     * This bulkhead as its waiters ({@link Waiter.Room}) and permits ({@link LocalPermit.Slots}) see it: the reports
+     * of a wait's end, the queue's joining and leaving, the release of slots. One object per bulkhead, made with it.
+     */
+    private final class Room implements Waiter.Room, LocalPermit.Slots {
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public Ticker ticker() {
+            return ticker;
+        }
+
+        @Override
+        public Scheduler scheduler() {
+            return scheduler;
+        }
+
+        @Override
+        public Object beginWait() {
+            return FlightRecorderEvents.beginWait(name, slots.queuedCount());
+        }
+
+        @Override
+        public BulkheadEvents.CallerContexts captureCallerContexts() {
+            BulkheadEvents listeners = events;
+            return listeners == null ? null : listeners.captureCallerContexts();
+        }
+
+        @Override
+        public Rejection enqueue(Waiter waiter) {
+            return slots.enqueue(waiter);
+        }
+
+        @Override
+        public void removeAbandoned(Waiter waiter) {
+            slots.removeAbandoned(waiter);
+        }
+
+        @Override
+        public void releaseSlots(int weight) {
+            slots.releaseSlots(weight);
+        }
+
+        /**
+         * A weight above the limit here means the limit was lowered between the call's own check and its joining: it
+         * fails as too heavy, exactly as if the limit had been lowered first (linearizable at the change), rather than
+         * as a waiter refused by the change.
+         */
+        @Override
+        public RuntimeException refusedOnArrival(Rejection rejection, Waiter waiter) {
+            if (rejection.reason() == Rejection.Reason.WEIGHT_EXCEEDS_LIMIT) {
+                return slots.tooHeavy(waiter.weight, rejection.maxConcurrency(), rejection.priority().ordinal());
+            }
+            return waiter.reported() ? reject(rejection) : new BulkheadRejectedException(rejection);
+        }
+
+        @Override
+        public void admittedOnArrival(Waiter waiter) {
+            reportAdmitted(0, waiter.priorityLevel());
+        }
+
+        @Override
+        public void admitted(Waiter waiter, long waitedNanos) {
+            FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.ADMITTED);
+            reportAdmitted(waitedNanos, waiter.priorityLevel(), waiter.callerContexts);
+        }
+
+        @Override
+        public void cancelled(Waiter waiter, long waitedNanos) {
+            FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.CANCELLED);
+            if (waiter.reported()) {
+                reportCancelled(waitedNanos, waiter.priorityLevel(), waiter.callerContexts);
+            }
+        }
+
+        @Override
+        public BulkheadRejectedException pushedOut(Waiter waiter, long waitedNanos) {
+            Rejection.Reason reason = waiter.status() == Waiter.REFUSED ? waiter.refusal : Rejection.Reason.EVICTED;
+            FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.pushedOut(reason));
+            return rejectWaiter(waiter, reason, waitedNanos);
+        }
+
+        @Override
+        public BulkheadRejectedException timedOut(Waiter waiter, long waitedNanos) {
+            FlightRecorderEvents.endWait(waiter.recording, FlightRecorderEvents.TIMED_OUT);
+            return rejectWaiter(waiter, Rejection.Reason.WAIT_TIMEOUT, waitedNanos);
+        }
+
+        /**
+         * The refusal of a waiter that ended without a slot, with the current counts: reported with its handler, or
+         * only made for a waiter not {@link Waiter#reported}.
+         */
+        private BulkheadRejectedException rejectWaiter(Waiter waiter, Rejection.Reason reason, long waitedNanos) {
+            Rejection rejection = slots.refusal(reason, slots.stateWord(), waitedNanos, waiter.priority);
+            return waiter.reported() ? reject(rejection, waiter.callerContexts)
+                    : new BulkheadRejectedException(rejection);
+        }
+
+        @Override
+        public Permit newPermit(int weight) {
+            return InProcessBulkhead.this.newPermit(weight);
+        }
+
+        @Override
+        public <T> void startAsync(Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result,
+                                   int weight) {
+            InProcessBulkhead.this.startAsync(operation, result, weight);
+        }
+
+        @Override
+        public void releaseAfterRun(long startedAt, Permit.Outcome outcome, int weight) {
+            InProcessBulkhead.this.releaseAfterRun(startedAt, outcome, weight);
+        }
+
+        @Override
+        public Permit.Outcome outcomeOf(Throwable failure) {
+            return InProcessBulkhead.this.outcomeOf(failure);
+        }
+
+        /** What a thread dump shows of a thread parked on this bulkhead. */
+        @Override
+        public String toString() {
+            return InProcessBulkhead.this.toString();
         }
     }
 
     @Override
     public String toString() {
-        return "Bulkhead[" + name + ": executing " + executingCount() + " of " + maxConcurrency + ", queued "
-                + queuedCount() + " of " + maxQueue + "]";
+        return "Bulkhead[" + name + ": executing " + executingCount() + " of " + slots.maxConcurrency + ", queued "
+                + queuedCount() + " of " + slots.maxQueue + "]";
     }
 }

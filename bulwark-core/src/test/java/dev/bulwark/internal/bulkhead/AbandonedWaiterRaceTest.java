@@ -44,14 +44,14 @@ class AbandonedWaiterRaceTest {
             throws InterruptedException {
         Thread timerThread = new Thread(timer, "timer");
         T result;
-        bulkhead.lock.lock();
+        bulkhead.slots.lock.lock();
         try {
             timerThread.start();
             // The timeout's CAS precedes removeAbandoned, the only lock its path takes.
-            await().atMost(Duration.ofSeconds(30)).until(() -> bulkhead.lock.hasQueuedThread(timerThread));
+            await().atMost(Duration.ofSeconds(30)).until(() -> bulkhead.slots.lock.hasQueuedThread(timerThread));
             result = action.get();
         } finally {
-            bulkhead.lock.unlock();
+            bulkhead.slots.lock.unlock();
         }
         timerThread.join(TimeUnit.SECONDS.toMillis(30));
         return result;
