@@ -12,6 +12,7 @@ import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Retry;
 import dev.bulwark.Subscription;
 import dev.bulwark.Timeout;
+import dev.bulwark.internal.binding.FallbackCounters;
 import dev.bulwark.internal.stats.TimeWindow;
 import dev.bulwark.micrometer.internal.BindingOptions;
 import dev.bulwark.micrometer.internal.Bindings;
@@ -23,8 +24,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 
 /**
  * Binds Bulwark's policies to a Micrometer {@link MeterRegistry}: each bound bulkhead, retry and timeout gets
@@ -89,7 +88,7 @@ public final class BulwarkMetrics {
     private static final int MAX_HISTOGRAM_BUCKETS = 60;
 
     private final Bindings bindings;
-    private final ConcurrentMap<String, FallbackCounter> fallbackCounters = new ConcurrentHashMap<>();
+    private final FallbackCounters<FallbackCounter> fallbackCounters = new FallbackCounters<>();
 
     private BulwarkMetrics(MeterRegistry registry, Tags commonTags, BindingOptions options) {
         this.bindings = new Bindings(registry, commonTags, options);
@@ -241,12 +240,8 @@ public final class BulwarkMetrics {
      * @throws IllegalArgumentException when {@code name} is blank
      */
     public FallbackCounter fallbackCounter(String name) {
-        Objects.requireNonNull(name, "name");
-        if (name.isBlank()) {
-            throw new IllegalArgumentException("name must not be blank but was '" + name + "'");
-        }
-        return fallbackCounters.computeIfAbsent(name, key -> new FallbackCounter(bindings.registry(),
-                bindings.tags(key), counter -> fallbackCounters.remove(key, counter)));
+        return fallbackCounters.get(name, (key, forget) -> new FallbackCounter(bindings.registry(),
+                bindings.tags(key), forget));
     }
 
     @Override

@@ -3,14 +3,11 @@ package dev.bulwark.micrometer;
 import static dev.bulwark.micrometer.MeterNames.FALLBACK_USED;
 import static dev.bulwark.micrometer.MeterNames.TAG_EXCEPTION;
 
+import dev.bulwark.internal.binding.FallbackCounts;
 import dev.bulwark.micrometer.internal.MeterGroup;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
-import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -26,15 +23,17 @@ public final class FallbackCounter implements Consumer<Throwable>, AutoCloseable
     private final Tags tags;
     private final MeterGroup group;
     private final Consumer<FallbackCounter> onClose;
-    private final ConcurrentMap<Class<?>, Counter> counters = new ConcurrentHashMap<>();
-    /** Guards registration against {@link #close()}, so that no counter is registered after closing. */
-    private final ReentrantLock lock = new ReentrantLock();
-    private volatile boolean closed;
+    /** What is counted and when (core's); this class only registers the counters. */
+    private final FallbackCounts<Counter> counts;
 
     FallbackCounter(MeterRegistry registry, Tags tags, Consumer<FallbackCounter> onClose) {
         this.tags = tags;
         this.group = new MeterGroup(registry);
         this.onClose = onClose;
+        this.counts = new FallbackCounts<>(type -> group.add(Counter.builder(FALLBACK_USED).tags(tags)
+                .tag(TAG_EXCEPTION, exceptionTag(type))
+                .description("Failures a fallback turned into a value, by exception type")
+                .register(group.registry())));
     }
 
     /**
@@ -45,29 +44,9 @@ public final class FallbackCounter implements Consumer<Throwable>, AutoCloseable
      */
     @Override
     public void accept(Throwable failure) {
-        Class<?> type = Objects.requireNonNull(failure, "failure").getClass();
-        Counter counter = counters.get(type);
-        if (counter == null) {
-            counter = register(type);
-            if (counter == null) {
-                return;
-            }
-        }
-        counter.increment();
-    }
-
-    private Counter register(Class<?> type) {
-        lock.lock();
-        try {
-            if (closed) {
-                return null;
-            }
-            return counters.computeIfAbsent(type, key -> group.add(Counter.builder(FALLBACK_USED).tags(tags)
-                    .tag(TAG_EXCEPTION, exceptionTag(key))
-                    .description("Failures a fallback turned into a value, by exception type")
-                    .register(group.registry())));
-        } finally {
-            lock.unlock();
+        Counter counter = counts.of(failure);
+        if (counter != null) {
+            counter.increment();
         }
     }
 
@@ -79,22 +58,15 @@ public final class FallbackCounter implements Consumer<Throwable>, AutoCloseable
     /** Removes this counter's meters and stops counting. Idempotent; never throws. */
     @Override
     public void close() {
-        lock.lock();
-        try {
-            if (closed) {
-                return;
-            }
-            closed = true;
+        if (counts.close()) {
+            // No counter is registered after the close above, so every one is in the group now.
             group.removeAll();
-            counters.clear();
-        } finally {
-            lock.unlock();
+            onClose.accept(this);
         }
-        onClose.accept(this);
     }
 
     @Override
     public String toString() {
-        return "FallbackCounter" + tags + (closed ? " (closed)" : "");
+        return "FallbackCounter" + tags + (counts.isClosed() ? " (closed)" : "");
     }
 }

@@ -7,6 +7,7 @@ import dev.bulwark.Retry;
 import dev.bulwark.Subscription;
 import dev.bulwark.Ticker;
 import dev.bulwark.Timeout;
+import dev.bulwark.internal.binding.FallbackCounters;
 import dev.bulwark.internal.stats.TimeWindow;
 import dev.bulwark.opentelemetry.internal.BindingOptions;
 import dev.bulwark.opentelemetry.internal.Bindings;
@@ -14,8 +15,6 @@ import dev.bulwark.opentelemetry.internal.Instruments;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 
 /**
  * Reports Bulwark's bulkheads, retries, timeouts and fallbacks through the OpenTelemetry metrics API: the same facts
@@ -57,7 +56,7 @@ import java.util.concurrent.ConcurrentMap;
 public final class BulwarkTelemetry {
 
     private final Bindings bindings;
-    private final ConcurrentMap<String, FallbackCounter> fallbackCounters = new ConcurrentHashMap<>();
+    private final FallbackCounters<FallbackCounter> fallbackCounters = new FallbackCounters<>();
 
     private BulwarkTelemetry(OpenTelemetry openTelemetry, BindingOptions options) {
         this.bindings = new Bindings(new Instruments(openTelemetry), options);
@@ -173,12 +172,8 @@ public final class BulwarkTelemetry {
      * @throws IllegalArgumentException when {@code name} is blank
      */
     public FallbackCounter fallbackCounter(String name) {
-        Objects.requireNonNull(name, "name");
-        if (name.isBlank()) {
-            throw new IllegalArgumentException("name must not be blank but was '" + name + "'");
-        }
-        return fallbackCounters.computeIfAbsent(name, key -> new FallbackCounter(bindings.instruments().meter(),
-                key, counter -> fallbackCounters.remove(key, counter)));
+        return fallbackCounters.get(name, (key, forget) -> new FallbackCounter(bindings.instruments().meter(), key,
+                forget));
     }
 
     @Override

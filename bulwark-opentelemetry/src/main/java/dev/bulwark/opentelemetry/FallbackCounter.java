@@ -4,12 +4,10 @@ import static dev.bulwark.opentelemetry.InstrumentNames.ERROR_TYPE;
 import static dev.bulwark.opentelemetry.InstrumentNames.FALLBACK_CALLS;
 import static dev.bulwark.opentelemetry.InstrumentNames.FALLBACK_NAME;
 
+import dev.bulwark.internal.binding.FallbackCounts;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.api.metrics.ObservableLongCounter;
-import java.util.Map;
-import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
@@ -25,20 +23,22 @@ import java.util.function.Consumer;
 public final class FallbackCounter implements Consumer<Throwable>, AutoCloseable {
 
     private final String name;
-    private final Attributes named;
-    private final Map<Class<?>, Count> counts = new ConcurrentHashMap<>();
+    /** What is counted and when (core's); this class only names the counts and reports them. */
+    private final FallbackCounts<Count> counts;
     private final ObservableLongCounter observation;
     private final Consumer<FallbackCounter> onClose;
-    private volatile boolean closed;
 
     FallbackCounter(Meter meter, String name, Consumer<FallbackCounter> onClose) {
         this.name = name;
-        this.named = Attributes.of(FALLBACK_NAME, name);
+        Attributes named = Attributes.of(FALLBACK_NAME, name);
+        this.counts = new FallbackCounts<>(type -> new Count(named.toBuilder().put(ERROR_TYPE, type.getName())
+                .build()));
         this.onClose = onClose;
+        FallbackCounts<Count> reported = counts;
         this.observation = meter.counterBuilder(FALLBACK_CALLS).setUnit("{call}")
                 .setDescription("Failures a fallback turned into a value, by exception type")
-                .buildWithCallback(measurement -> counts.values()
-                        .forEach(count -> measurement.record(count.adder.sum(), count.attributes)));
+                .buildWithCallback(measurement -> reported.forEach(
+                        count -> measurement.record(count.adder.sum(), count.attributes)));
     }
 
     /**
@@ -49,32 +49,24 @@ public final class FallbackCounter implements Consumer<Throwable>, AutoCloseable
      */
     @Override
     public void accept(Throwable failure) {
-        Class<?> type = Objects.requireNonNull(failure, "failure").getClass();
-        if (closed) {
-            return;
+        Count count = counts.of(failure);
+        if (count != null) {
+            count.adder.increment();
         }
-        Count count = counts.get(type);
-        if (count == null) {
-            count = counts.computeIfAbsent(type, key -> new Count(named.toBuilder().put(ERROR_TYPE, key.getName())
-                    .build()));
-        }
-        count.adder.increment();
     }
 
     /** Stops reporting this counter's series and stops counting. Idempotent; never throws. */
     @Override
     public void close() {
-        if (closed) {
-            return;
+        if (counts.close()) {
+            observation.close();
+            onClose.accept(this);
         }
-        closed = true;
-        observation.close();
-        onClose.accept(this);
     }
 
     @Override
     public String toString() {
-        return "FallbackCounter[" + name + "]" + (closed ? " (closed)" : "");
+        return "FallbackCounter[" + name + "]" + (counts.isClosed() ? " (closed)" : "");
     }
 
     private static final class Count {

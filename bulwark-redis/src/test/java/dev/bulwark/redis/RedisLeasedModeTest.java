@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.bulwark.AdaptiveLimit;
+import dev.bulwark.BulkheadListener;
 import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.CallOptions;
 import dev.bulwark.CancellationSignal;
@@ -287,6 +288,42 @@ class RedisLeasedModeTest {
         taken.close();
         assertThatThrownBy(() -> bulkhead.acquireWith(CallOptions.builder().weight(2).build()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("weight");
+    }
+
+    @Test
+    void listenersHearAReleaseForEveryAdmissionAndNoneForTheSlotTheInstanceReservesForItself(TestInfo test) {
+        String name = test.getTestMethod().orElseThrow().getName();
+        AtomicInteger admitted = new AtomicInteger();
+        AtomicInteger released = new AtomicInteger();
+        BulkheadListener counting = new BulkheadListener() {
+            @Override
+            public void admitted(long waitedNanos) {
+                admitted.incrementAndGet();
+            }
+
+            @Override
+            public void released(long executionNanos) {
+                released.incrementAndGet();
+            }
+        };
+        AtomicInteger addedLater = new AtomicInteger();
+        RedisBulkhead bulkhead = redis.track(leased(name, 4).listener(counting).build());
+        bulkhead.addListener(new BulkheadListener() {
+            @Override
+            public void released(long executionNanos) {
+                addedLater.incrementAndGet();
+            }
+        });
+        for (int i = 0; i < 3; i++) {
+            bulkhead.run(() -> { });
+        }
+
+        // The drain gives the reserved slot back to the core, which reports that as a release.
+        bulkhead.close();
+
+        assertThat(admitted).hasValue(3);
+        assertThat(released).as("releases heard by the builder's listener").hasValue(3);
+        assertThat(addedLater).as("releases heard by a listener added later").hasValue(3);
     }
 
     @Test

@@ -102,6 +102,31 @@ public final class BindingTable<R> {
     }
 
     /**
+     * Binds one policy as {@link #bind(String, String, Object, Object, Function)} does, in the two steps every back
+     * end takes: {@code register} registers the series in {@code resources} and returns the listener that feeds
+     * them, and {@code attach} attaches it to the policy (its {@code addListener}).
+     *
+     * @param kind the policy's kind ("bulkhead", "retry"...), part of the key and of the messages
+     * @param name the policy's name
+     * @param policy the policy, held only weakly
+     * @param resources a fresh, empty holder of what the back end registers for this policy
+     * @param register registers the series in {@code resources} and returns their listener, not yet attached
+     * @param attach attaches the listener to the policy and returns what detaches it
+     * @param <L> the listener
+     * @return the binding; closing it detaches the listener and releases {@code resources}, idempotently
+     * @throws IllegalStateException when a live policy of that kind and name is already bound here
+     */
+    public <L extends AttachedListener> Subscription bind(String kind, String name, Object policy, R resources,
+                                                          Function<R, L> register,
+                                                          Function<? super L, Subscription> attach) {
+        return bind(kind, name, policy, resources, registered -> {
+            L listener = register.apply(registered);
+            listener.attachedBy(attach.apply(listener));
+            return listener;
+        });
+    }
+
+    /**
      * Binds every bulkhead of a registry, present and future, each through {@code bindOne} (which binds it in this
      * table); a bulkhead already bound here is skipped with a warning through {@code logger}. Removing a bulkhead
      * from the registry unbinds it.

@@ -3,8 +3,9 @@ package dev.bulwark.internal.binding;
 import dev.bulwark.BulkheadListener;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.stats.CallTally;
 import java.util.Objects;
-import java.util.function.Function;
+import java.util.function.IntFunction;
 
 /**
  * What both metrics back ends observe of a partitioned bulkhead's calls, and when: each call over all partitions
@@ -17,44 +18,36 @@ import java.util.function.Function;
 public final class PartitionedObserver extends AttachedListener implements BulkheadListener {
 
     private final String description;
-    private final Runnable admitted;
-    private final Runnable cancelled;
-    /** Indexed by {@link Rejection.Reason#ordinal()}. */
-    private final Runnable[] rejected;
+    /** Indexed by {@link CallTally}'s outcomes. */
+    private final Runnable[] calls = new Runnable[CallTally.OUTCOMES];
 
     /**
      * Creates the observer of one partitioned bulkhead.
      *
      * @param description what {@link #toString()} returns ("BulwarkMetrics partitioned-bulkhead listener", say)
-     * @param admitted the increment of the admitted calls
-     * @param cancelled the increment of the calls whose caller gave up while they waited
-     * @param rejected the increment of the calls refused for each reason, asked once per reason in order
+     * @param calls the increment of the calls that ended with each of {@link CallTally}'s outcomes (admitted,
+     *     cancelled, refused for each reason), asked once per outcome in order
      */
-    public PartitionedObserver(String description, Runnable admitted, Runnable cancelled,
-                               Function<Rejection.Reason, Runnable> rejected) {
+    public PartitionedObserver(String description, IntFunction<Runnable> calls) {
         this.description = Objects.requireNonNull(description, "description");
-        this.admitted = Objects.requireNonNull(admitted, "admitted");
-        this.cancelled = Objects.requireNonNull(cancelled, "cancelled");
-        Rejection.Reason[] reasons = Rejection.Reason.values();
-        this.rejected = new Runnable[reasons.length];
-        for (Rejection.Reason reason : reasons) {
-            this.rejected[reason.ordinal()] = Objects.requireNonNull(rejected.apply(reason), "rejected");
+        for (int outcome = 0; outcome < CallTally.OUTCOMES; outcome++) {
+            this.calls[outcome] = Objects.requireNonNull(calls.apply(outcome), "calls");
         }
     }
 
     @Override
     public void admitted(long waitedNanos, Priority priority) {
-        admitted.run();
+        calls[CallTally.ADMITTED].run();
     }
 
     @Override
     public void rejected(Rejection rejection) {
-        rejected[rejection.reason().ordinal()].run();
+        calls[CallTally.outcomeOf(rejection.reason())].run();
     }
 
     @Override
     public void cancelled(long waitedNanos, Priority priority) {
-        cancelled.run();
+        calls[CallTally.CANCELLED].run();
     }
 
     @Override

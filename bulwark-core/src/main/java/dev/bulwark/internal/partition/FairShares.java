@@ -10,6 +10,7 @@ import dev.bulwark.Ticker;
 import dev.bulwark.internal.bulkhead.PumpAcquire;
 import dev.bulwark.internal.SpinThenParkLock;
 import dev.bulwark.internal.Stages;
+import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.internal.spi.VarHandles;
 import dev.bulwark.internal.timer.OffTimer;
@@ -211,7 +212,7 @@ public final class FairShares {
             throw Outcomes.cancelledBeforeStart(global.name(), signal);
         }
         int maxQueue = global.maxQueue(); // the global bulkhead's own reads, outside the lock
-        long maxWaitNanos = global.maxWait().map(FairShares::boundedNanos).orElse(-1L);
+        long maxWaitNanos = Arguments.boundedNanos(global.maxWait().orElse(null));
         FairWaiter waiter = new FairWaiter(this, partition, signal, ticker.read());
         boolean refusedClosed = false;
         boolean refusedFull = false;
@@ -481,9 +482,6 @@ public final class FairShares {
         }
     }
 
-    private static long boundedNanos(Duration duration) {
-        return duration.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L - 1 ? Long.MAX_VALUE : duration.toNanos();
-    }
 
     @Override
     public String toString() {

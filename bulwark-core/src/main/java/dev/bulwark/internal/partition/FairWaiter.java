@@ -63,10 +63,10 @@ final class FairWaiter implements WaiterFuture.Owner {
      * Arms the early ends of the wait. Called once by the queuing thread, after the waiter is queued.
      *
      * @param scheduler the timer for the maximum wait
-     * @param maxWaitNanos the maximum wait, or a negative value for none
+     * @param maxWaitNanos the maximum wait, or 0 for none ({@link dev.bulwark.internal.spi.Arguments#boundedNanos})
      */
     void arm(Scheduler scheduler, long maxWaitNanos) {
-        if (maxWaitNanos >= 0) {
+        if (maxWaitNanos > 0) {
             try {
                 timer = scheduler.schedule(this::timeOut, maxWaitNanos, TimeUnit.NANOSECONDS);
             } catch (Throwable schedulerRefused) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.stats.CallTally;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,8 +52,9 @@ class ObserversTest {
 
     @Test
     void aPartitionedBulkheadCountsCallsByOutcomeAndRejectionReason() {
-        PartitionedObserver observer = new PartitionedObserver("partitioned listener", () -> seen.add("admitted"),
-                () -> seen.add("cancelled"), reason -> () -> seen.add(reason.name()));
+        PartitionedObserver observer = new PartitionedObserver("partitioned listener", outcome -> () -> seen.add(
+                outcome == CallTally.ADMITTED ? "admitted" : outcome == CallTally.CANCELLED ? "cancelled"
+                        : CallTally.reason(outcome).name()));
 
         observer.admitted(0, Priority.NORMAL);
         observer.cancelled(5, Priority.LOW);

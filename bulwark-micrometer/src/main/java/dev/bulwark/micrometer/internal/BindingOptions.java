@@ -1,11 +1,9 @@
 package dev.bulwark.micrometer.internal;
 
-import dev.bulwark.internal.stats.TimeWindow;
-import dev.bulwark.internal.stats.TimerStatistics;
+import dev.bulwark.internal.stats.TimingOptions;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.LongSupplier;
 
 /**
  * How a {@code BulwarkMetrics} binds bulkheads: whether executions are timed exactly, and the window over which
@@ -15,9 +13,8 @@ import java.util.function.LongSupplier;
  */
 public final class BindingOptions {
 
-    private final boolean exactTiming;
-    private final Duration expiry;
-    private final int bufferLength;
+    /** Exact or sampled timing and the window: the same for both back ends (core's). */
+    private final TimingOptions timing;
     /** {@code null}: no observations. */
     private final ObservationRegistry observationRegistry;
     /** Ascending upper bounds in nanoseconds; {@code null}: no histograms. Never handed out. */
@@ -39,18 +36,25 @@ public final class BindingOptions {
         this.observationRegistry = observationRegistry;
         this.histogramBoundsNanos = histogramBounds == null ? null
                 : histogramBounds.stream().mapToLong(Duration::toNanos).toArray();
-        this.exactTiming = exactTiming;
-        this.expiry = TimeWindow.checkExpiry(expiry);
-        this.bufferLength = TimeWindow.checkBufferLength(bufferLength);
+        this.timing = new TimingOptions(exactTiming, expiry, bufferLength);
     }
 
     /**
-     * Returns whether bulkheads time every execution.
+     * Returns whether bulkheads time every execution, and the window of their maxima and percentiles.
      *
-     * @return {@code true} for exact timing
+     * @return the timing options
      */
-    public boolean exactTiming() {
-        return exactTiming;
+    public TimingOptions timing() {
+        return timing;
+    }
+
+    /**
+     * Returns whether bulkheads observe their waits and refusals.
+     *
+     * @return {@code true} when an observation registry was given
+     */
+    boolean observesWaits() {
+        return observationRegistry != null;
     }
 
     /** New empty buckets for one histogram series, or {@code null} when no histograms are published. */
@@ -63,13 +67,4 @@ public final class BindingOptions {
         return observationRegistry == null ? null : new BulkheadObservations(observationRegistry, name);
     }
 
-    /** Statistics with a windowed max only, on {@code clock}. */
-    TimerStatistics maxOnly(LongSupplier clock) {
-        return TimerStatistics.maxOnly(clock, expiry, bufferLength);
-    }
-
-    /** Statistics with a windowed max and percentiles, on {@code clock}. */
-    TimerStatistics withPercentiles(LongSupplier clock) {
-        return TimerStatistics.withPercentiles(clock, expiry, bufferLength);
-    }
 }

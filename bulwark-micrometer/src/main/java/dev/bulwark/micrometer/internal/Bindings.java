@@ -8,15 +8,10 @@ import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Retry;
 import dev.bulwark.Subscription;
 import dev.bulwark.Timeout;
-import dev.bulwark.internal.binding.AttachedListener;
 import dev.bulwark.internal.binding.BindingTable;
-import dev.bulwark.internal.binding.PartitionedObserver;
-import dev.bulwark.internal.binding.RetryObserver;
-import dev.bulwark.internal.binding.TimeoutObserver;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.util.Objects;
-import java.util.function.Function;
 
 /**
  * The policies bound to one meter registry through one {@code BulwarkMetrics}, by kind and name, so that binding a
@@ -77,11 +72,9 @@ public final class Bindings {
      */
     public Subscription bind(Bulkhead bulkhead) {
         Objects.requireNonNull(bulkhead, "bulkhead");
-        return bind("bulkhead", bulkhead.name(), bulkhead, group -> {
-            BulkheadMeters meters = BulkheadMeters.register(group, tags(bulkhead.name()), bulkhead, options);
-            meters.attachedBy(bulkhead.addListener(meters));
-            return meters;
-        });
+        return table.bind("bulkhead", bulkhead.name(), bulkhead, new MeterGroup(registry),
+                group -> BulkheadMeters.register(group, tags(bulkhead.name()), bulkhead, options),
+                bulkhead::addListener);
     }
 
     /**
@@ -93,11 +86,9 @@ public final class Bindings {
      */
     public Subscription bind(PartitionedBulkhead<?> partitioned) {
         Objects.requireNonNull(partitioned, "partitioned");
-        return bind("partitioned bulkhead", partitioned.name(), partitioned, group -> {
-            PartitionedObserver meters = PartitionedMeters.register(group, tags(partitioned.name()), partitioned);
-            meters.attachedBy(partitioned.addListener(meters));
-            return meters;
-        });
+        return table.bind("partitioned bulkhead", partitioned.name(), partitioned, new MeterGroup(registry),
+                group -> PartitionedMeters.register(group, tags(partitioned.name()), partitioned),
+                partitioned::addListener);
     }
 
     /**
@@ -109,11 +100,8 @@ public final class Bindings {
      */
     public Subscription bind(Retry retry) {
         Objects.requireNonNull(retry, "retry");
-        return bind("retry", retry.name(), retry, group -> {
-            RetryObserver meters = RetryMeters.register(group, tags(retry.name()));
-            meters.attachedBy(retry.addListener(meters));
-            return meters;
-        });
+        return table.bind("retry", retry.name(), retry, new MeterGroup(registry),
+                group -> RetryMeters.register(group, tags(retry.name())), retry::addListener);
     }
 
     /**
@@ -125,11 +113,8 @@ public final class Bindings {
      */
     public Subscription bind(Timeout timeout) {
         Objects.requireNonNull(timeout, "timeout");
-        return bind("timeout", timeout.name(), timeout, group -> {
-            TimeoutObserver meters = TimeoutMeters.register(group, tags(timeout.name()));
-            meters.attachedBy(timeout.addListener(meters));
-            return meters;
-        });
+        return table.bind("timeout", timeout.name(), timeout, new MeterGroup(registry),
+                group -> TimeoutMeters.register(group, tags(timeout.name())), timeout::addListener);
     }
 
     /**
@@ -141,10 +126,5 @@ public final class Bindings {
     public Subscription bind(Bulkheads bulkheads) {
         return table.bindAll(bulkheads, (Bulkhead bulkhead) -> bind(bulkhead),
                 System.getLogger("dev.bulwark.micrometer"), "metrics");
-    }
-
-    private Subscription bind(String kind, String name, Object policy,
-                              Function<MeterGroup, AttachedListener> registerAndAttach) {
-        return table.bind(kind, name, policy, new MeterGroup(registry), registerAndAttach);
     }
 }

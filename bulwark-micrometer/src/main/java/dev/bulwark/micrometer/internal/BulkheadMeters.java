@@ -13,15 +13,10 @@ import static dev.bulwark.micrometer.MeterNames.TAG_OUTCOME;
 import static dev.bulwark.micrometer.MeterNames.TAG_PHI;
 
 import dev.bulwark.Bulkhead;
-import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
-import dev.bulwark.internal.binding.AttachedListener;
-import dev.bulwark.internal.stats.CallerContextListener;
-import dev.bulwark.internal.stats.PriorityTally;
-import dev.bulwark.internal.stats.SampledListener;
-import dev.bulwark.internal.stats.ThreadOwnedCounter;
+import dev.bulwark.internal.binding.BulkheadObserver;
+import dev.bulwark.internal.stats.CallTally;
 import dev.bulwark.internal.stats.TimerStatistics;
-import dev.bulwark.internal.stats.TimingSampler;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -33,8 +28,10 @@ import java.util.function.LongSupplier;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One bulkhead's meters, fed as its listener. Nothing is recorded into Micrometer per call: counts go to the
- * binding's own {@link CallCounts} (read by function counters, exact), durations to {@link TimerStatistics}
+ * One bulkhead's meters, fed by core's {@link BulkheadObserver} (which decides what is counted and recorded, and
+ * when); this class only says where each wait, execution and observation goes. Nothing is recorded into Micrometer
+ * per call: counts go to the observer's own tallies (read by function counters, {@link CallCounts}, exact), durations
+ * to {@link TimerStatistics}
  * (striped counters, windowed maxima and a windowed lock-free log-linear histogram), and the timers are
  * {@link FunctionTimer}s and {@link TimeGauge}s that read them when scraped. Maxima and percentiles cover a recent
  * window rotated on the registry's clock when scraped ({@link BindingOptions}); counts and totals are cumulative.
@@ -45,42 +42,36 @@ import java.util.concurrent.TimeUnit;
  *       wait is always measured, the bulkhead reads the clock for its deadline anyway).</li>
  *   <li>Executions are timed for the calls {@link #sampler()} picks (all of them with exact timing, or when calls are
  *       few); the count is exact, the total the sampled mean times the count, max and percentiles those of the
- *       sample. As a {@link SampledListener}, an in-process bulkhead reads no clock for a call outside the sample;
- *       other bulkheads call {@link #released(long)} with every time, which is recorded as timed.</li>
+ *       sample. As a {@code SampledListener}, an in-process bulkhead reads no clock for a call outside the sample;
+ *       other bulkheads call {@code released(long)} with every time, which is recorded as timed.</li>
+ *   <li>Waits are published for the outcomes {@code admitted}, {@code rejected.wait_timeout} and {@code cancelled};
+ *       an eviction's wait is counted but has no wait series here.</li>
  * </ul>
  *
  * <p>Reachability: the gauges read the bulkhead through a weak reference (Micrometer's default), and nothing here
  * refers to the bulkhead, so a bound bulkhead that its owner drops can be collected. Thread-safe and allocation-free
  * per event.
  */
-final class BulkheadMeters extends AttachedListener implements SampledListener, CallerContextListener {
+final class BulkheadMeters extends BulkheadObserver {
 
     static final String ADMITTED = "admitted";
     static final String CANCELLED = "cancelled";
     /** The percentiles published for the execution time. */
     static final double[] PERCENTILES = {0.5, 0.95, 0.99};
 
-    private final TimingSampler sampler;
-    private final CallCounts calls;
-    /** {@code calls}' admission counter, held directly: the one count every call makes. */
-    private final ThreadOwnedCounter admissions;
-    private final PriorityTally priorities;
     /** Non-zero waits only; the counts are the call counts'. Max only: the wait timers publish no percentiles. */
     private final TimerStatistics waitAdmitted;
     private final TimerStatistics waitTimedOut;
     private final TimerStatistics waitCancelled;
     /**
      * Timed executions. Its own count counts only the releases of bulkheads that report every one (the
-     * {@link #released(long)} path); an in-process bulkhead's releases are counted by {@link ExecutionSource}.
+     * {@code released(long)} path); an in-process bulkhead's releases are counted by {@link ExecutionSource}.
      */
     private final TimerStatistics execution;
     /** What the function meters read; held here because function meters hold their source only weakly. */
     private final Object[] sources;
     private final ExecutionSource executions;
-    /**
-     * The observations of waits and refusals, {@code null} when off: read only on a wait or a refusal, so the call
-     * that found a free slot pays nothing for it either way.
-     */
+    /** The observations of waits and refusals, {@code null} when off (then the observer never asks for them). */
     private final BulkheadObservations observations;
     /**
      * The histograms' buckets ({@link HistogramSeries}), {@code null} when no histogram is published (turned off, or
@@ -92,26 +83,25 @@ final class BulkheadMeters extends AttachedListener implements SampledListener, 
     private final BucketCounts executionBuckets;
 
     private BulkheadMeters(MeterGroup group, Tags tags, Bulkhead bulkhead, BindingOptions options) {
+        super(options.timing(), options.observesWaits());
         MeterRegistry registry = group.registry();
-        sampler = options.exactTiming() ? TimingSampler.exact() : TimingSampler.adaptive();
         observations = options.observations(bulkhead.name());
         LongSupplier clock = registry.config().clock()::monotonicTime;
-        waitAdmitted = options.maxOnly(clock);
-        waitTimedOut = options.maxOnly(clock);
-        waitCancelled = options.maxOnly(clock);
-        execution = options.withPercentiles(clock);
-        calls = CallCounts.register(group, tags);
-        admissions = calls.admissions();
-        CallCounts counts = calls;
-        priorities = PriorityCounts.register(group, tags, counts::admittedCount);
+        waitAdmitted = options.timing().maxOnly(clock);
+        waitTimedOut = options.timing().maxOnly(clock);
+        waitCancelled = options.timing().maxOnly(clock);
+        execution = options.timing().withPercentiles(clock);
+        CallTally counts = calls();
+        CallCounts.register(group, tags, counts);
+        PriorityCounts.register(group, tags, priorities());
         executions = new ExecutionSource(bulkhead, counts::admittedCount, execution);
         sources = new Object[] {
-            calls,
+            counts,
             wait(group, tags, ADMITTED, counts::admittedCount, waitAdmitted),
             wait(group, tags, rejectedOutcome(Rejection.Reason.WAIT_TIMEOUT),
                     () -> counts.rejectedCount(Rejection.Reason.WAIT_TIMEOUT), waitTimedOut),
             wait(group, tags, CANCELLED, counts::cancelledCount, waitCancelled),
-            executions, priorities};
+            executions, priorities()};
         TimerStatistics timed = execution;
         group.add(FunctionTimer.builder(BULKHEAD_EXECUTION, executions, ExecutionSource::count,
                         ExecutionSource::totalNanos, TimeUnit.NANOSECONDS).tags(tags)
@@ -211,111 +201,59 @@ final class BulkheadMeters extends AttachedListener implements SampledListener, 
     }
 
     @Override
-    public TimingSampler sampler() {
-        return sampler;
-    }
-
-    @Override
     public void releasesSampled() {
         executions.releasesSampled();
     }
 
     @Override
-    public void admitted(long waitedNanos) {
-        admitted(waitedNanos, Priority.NORMAL);
+    protected void recordWait(Wait wait, long nanos) {
+        switch (wait) {
+            case ADMITTED:
+                record(waitAdmitted, waitAdmittedBuckets, nanos);
+                break;
+            case TIMED_OUT:
+                record(waitTimedOut, waitTimedOutBuckets, nanos);
+                break;
+            case CANCELLED:
+                record(waitCancelled, waitCancelledBuckets, nanos);
+                break;
+            default:
+                break; // an eviction's wait has no series here (docs/observability.md)
+        }
+    }
+
+    private static void record(TimerStatistics waits, BucketCounts buckets, long nanos) {
+        waits.recordTimed(nanos);
+        if (buckets != null) {
+            buckets.record(nanos, 1L);
+        }
     }
 
     @Override
-    public void admitted(long waitedNanos, Priority priority) {
-        admitted(waitedNanos, priority, null);
+    protected void recordRelease(long nanos) {
+        record(execution, executionBuckets, nanos);
+    }
+
+    @Override
+    protected void recordSampledRelease(long nanos, long weight) {
+        execution.recordSample(nanos);
+        if (executionBuckets != null) {
+            executionBuckets.record(nanos, weight); // weighed as the calls it stands for (see BucketCounts)
+        }
     }
 
     /**
-     * The caller's current observation, when observations are made: a queued call's observation is its child,
-     * whichever thread reports the outcome (see {@link CallerContextListener}).
+     * The caller's current observation: a queued call's observation is its child, whichever thread reports the
+     * outcome (see {@code CallerContextListener}).
      */
     @Override
-    public Object callerContext() {
-        return observations == null ? null : observations.current();
+    protected Object captureCallerContext() {
+        return observations.current();
     }
 
     @Override
-    public void admitted(long waitedNanos, Priority priority, Object callerContext) {
-        priorities.admitted(priority); // before the total: see PriorityTally
-        admissions.increment();
-        if (waitedNanos > 0) {
-            waitAdmitted.recordTimed(waitedNanos);
-            if (waitAdmittedBuckets != null) {
-                waitAdmittedBuckets.record(waitedNanos, 1L);
-            }
-            if (observations != null) {
-                observations.observe(ADMITTED, null, waitedNanos, callerContext);
-            }
-        }
-    }
-
-    @Override
-    public void rejected(Rejection rejection) {
-        rejected(rejection, null);
-    }
-
-    @Override
-    public void rejected(Rejection rejection, Object callerContext) {
-        priorities.rejected(rejection.priority());
-        if (rejection.reason() == Rejection.Reason.WAIT_TIMEOUT) {
-            waitTimedOut.recordTimed(rejection.waited().toNanos());
-            if (waitTimedOutBuckets != null) {
-                waitTimedOutBuckets.record(rejection.waited().toNanos(), 1L);
-            }
-        }
-        calls.rejected(rejection.reason()); // after the wait: a scrape that sees the count sees its wait
-        if (observations != null) {
-            observations.observe(rejectedOutcome(rejection.reason()), rejection, rejection.waited().toNanos(),
-                    callerContext);
-        }
-    }
-
-    @Override
-    public void cancelled(long waitedNanos) {
-        cancelled(waitedNanos, Priority.NORMAL);
-    }
-
-    @Override
-    public void cancelled(long waitedNanos, Priority priority) {
-        cancelled(waitedNanos, priority, null);
-    }
-
-    @Override
-    public void cancelled(long waitedNanos, Priority priority, Object callerContext) {
-        priorities.cancelled(priority);
-        waitCancelled.recordTimed(waitedNanos);
-        if (waitCancelledBuckets != null) {
-            waitCancelledBuckets.record(waitedNanos, 1L);
-        }
-        calls.cancelled();
-        if (observations != null) {
-            observations.observe(CANCELLED, null, waitedNanos, callerContext);
-        }
-    }
-
-    @Override
-    public void released(long executionNanos) {
-        execution.recordTimed(executionNanos);
-        if (executionBuckets != null) {
-            executionBuckets.record(executionNanos, 1L);
-        }
-    }
-
-    @Override
-    public void released(long executionNanos, long endedAt) {
-        if (executionNanos != UNTIMED) {
-            execution.recordSample(executionNanos);
-            if (executionBuckets != null) {
-                // Weighed as the calls it stands for: one in mask + 1 is timed (see BucketCounts).
-                executionBuckets.record(executionNanos, sampler.mask() + 1L);
-            }
-            sampler.timed(endedAt);
-        }
+    protected void observe(int outcome, Rejection rejection, long waitedNanos, Object callerContext) {
+        observations.observe(CallCounts.outcomeTag(outcome), rejection, waitedNanos, callerContext);
     }
 
     @Override

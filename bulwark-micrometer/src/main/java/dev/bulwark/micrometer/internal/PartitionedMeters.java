@@ -9,7 +9,6 @@ import static dev.bulwark.micrometer.MeterNames.PARTITIONED_QUEUED;
 import static dev.bulwark.micrometer.MeterNames.TAG_OUTCOME;
 
 import dev.bulwark.PartitionedBulkhead;
-import dev.bulwark.Rejection;
 import dev.bulwark.internal.binding.PartitionedObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -46,19 +45,9 @@ final class PartitionedMeters {
         group.add(FunctionCounter.builder(PARTITIONED_EVICTIONS, partitioned, PartitionedBulkhead::evictionCount)
                 .tags(tags).description("Partitions evicted: idle for the idle timeout, or to make room for a new key")
                 .register(registry));
-        Counter admitted = group.add(calls(tags, BulkheadMeters.ADMITTED).register(registry));
-        Counter cancelled = group.add(calls(tags, BulkheadMeters.CANCELLED).register(registry));
-        Counter[] rejected = new Counter[Rejection.Reason.values().length];
-        for (Rejection.Reason reason : Rejection.Reason.values()) {
-            rejected[reason.ordinal()] = group.add(calls(tags, BulkheadMeters.rejectedOutcome(reason))
-                    .register(registry));
-        }
-        return new PartitionedObserver("BulwarkMetrics partitioned-bulkhead listener", admitted::increment,
-                cancelled::increment, reason -> rejected[reason.ordinal()]::increment);
-    }
-
-    private static Counter.Builder calls(Tags tags, String outcome) {
-        return Counter.builder(PARTITIONED_CALLS).tags(tags).tag(TAG_OUTCOME, outcome)
-                .description("Calls through the partitioned bulkhead, over all partitions, by how they ended");
+        return new PartitionedObserver("BulwarkMetrics partitioned-bulkhead listener", outcome -> group.add(
+                Counter.builder(PARTITIONED_CALLS).tags(tags).tag(TAG_OUTCOME, CallCounts.outcomeTag(outcome))
+                        .description("Calls through the partitioned bulkhead, over all partitions, by how they ended")
+                        .register(registry))::increment);
     }
 }

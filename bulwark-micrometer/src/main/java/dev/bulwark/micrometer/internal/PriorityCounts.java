@@ -8,7 +8,6 @@ import dev.bulwark.Priority;
 import dev.bulwark.internal.stats.PriorityTally;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Tags;
-import java.util.function.LongSupplier;
 
 /**
  * One bulkhead's calls per {@link Priority}: {@code bulwark.bulkhead.priority.calls} by {@code priority} and
@@ -22,13 +21,8 @@ final class PriorityCounts {
     private PriorityCounts() {
     }
 
-    /**
-     * Registers the per-priority counters in {@code group} and returns the tally that feeds them.
-     *
-     * @param allAdmitted the cumulative count of all admissions, incremented after {@link PriorityTally#admitted}
-     */
-    static PriorityTally register(MeterGroup group, Tags tags, LongSupplier allAdmitted) {
-        PriorityTally tally = new PriorityTally(allAdmitted);
+    /** Registers the per-priority counters over {@code tally} in {@code group}. */
+    static void register(MeterGroup group, Tags tags, PriorityTally tally) {
         for (Priority priority : Priority.values()) {
             for (PriorityTally.Outcome outcome : PriorityTally.Outcome.values()) {
                 group.add(FunctionCounter.builder(BULKHEAD_PRIORITY_CALLS, tally, t -> t.count(priority, outcome))
@@ -38,6 +32,5 @@ final class PriorityCounts {
                         .register(group.registry()));
             }
         }
-        return tally;
     }
 }

@@ -1,7 +1,7 @@
 package dev.bulwark.opentelemetry.internal;
 
 import dev.bulwark.Ticker;
-import dev.bulwark.internal.stats.TimeWindow;
+import dev.bulwark.internal.stats.TimingOptions;
 import dev.bulwark.internal.stats.WindowedHistogram;
 import dev.bulwark.internal.stats.WindowedMax;
 import java.time.Duration;
@@ -14,9 +14,8 @@ import java.util.Objects;
  */
 public final class BindingOptions {
 
-    private final boolean exactTiming;
-    private final Duration expiry;
-    private final int bufferLength;
+    /** Exact or sampled timing and the window: the same for both back ends (core's). */
+    private final TimingOptions timing;
     private final Ticker ticker;
     private final boolean spanEvents;
 
@@ -46,14 +45,12 @@ public final class BindingOptions {
     public BindingOptions(boolean exactTiming, Duration expiry, int bufferLength, Ticker ticker,
                           boolean spanEvents) {
         this.spanEvents = spanEvents;
-        this.exactTiming = exactTiming;
-        this.expiry = TimeWindow.checkExpiry(expiry);
-        this.bufferLength = TimeWindow.checkBufferLength(bufferLength);
+        this.timing = new TimingOptions(exactTiming, expiry, bufferLength);
         this.ticker = Objects.requireNonNull(ticker, "ticker");
     }
 
-    boolean exactTiming() {
-        return exactTiming;
+    TimingOptions timing() {
+        return timing;
     }
 
     boolean spanEvents() {
@@ -61,10 +58,10 @@ public final class BindingOptions {
     }
 
     WindowedMax windowedMax() {
-        return new WindowedMax(ticker::read, expiry, bufferLength);
+        return timing.windowedMax(ticker::read);
     }
 
     WindowedHistogram windowedHistogram() {
-        return new WindowedHistogram(ticker::read, expiry, bufferLength);
+        return timing.windowedHistogram(ticker::read);
     }
 }

@@ -6,13 +6,8 @@ import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Retry;
 import dev.bulwark.Subscription;
 import dev.bulwark.Timeout;
-import dev.bulwark.internal.binding.AttachedListener;
 import dev.bulwark.internal.binding.BindingTable;
-import dev.bulwark.internal.binding.PartitionedObserver;
-import dev.bulwark.internal.binding.RetryObserver;
-import dev.bulwark.internal.binding.TimeoutObserver;
 import java.util.Objects;
-import java.util.function.Function;
 
 /**
  * The policies bound through one {@code BulwarkTelemetry}, by kind and name, so that binding a second live policy of
@@ -50,11 +45,9 @@ public final class Bindings {
      */
     public Subscription bind(Bulkhead bulkhead) {
         Objects.requireNonNull(bulkhead, "bulkhead");
-        return bind("bulkhead", bulkhead.name(), bulkhead, observations -> {
-            BulkheadInstruments listener = BulkheadInstruments.register(instruments, bulkhead, observations, options);
-            listener.attachedBy(bulkhead.addListener(listener));
-            return listener;
-        });
+        return table.bind("bulkhead", bulkhead.name(), bulkhead, new Observations(),
+                observations -> BulkheadInstruments.register(instruments, bulkhead, observations, options),
+                bulkhead::addListener);
     }
 
     /**
@@ -66,11 +59,9 @@ public final class Bindings {
      */
     public Subscription bind(PartitionedBulkhead<?> partitioned) {
         Objects.requireNonNull(partitioned, "partitioned");
-        return bind("partitioned bulkhead", partitioned.name(), partitioned, observations -> {
-            PartitionedObserver listener = PartitionedInstruments.register(instruments, partitioned, observations);
-            listener.attachedBy(partitioned.addListener(listener));
-            return listener;
-        });
+        return table.bind("partitioned bulkhead", partitioned.name(), partitioned, new Observations(),
+                observations -> PartitionedInstruments.register(instruments, partitioned, observations),
+                partitioned::addListener);
     }
 
     /**
@@ -82,11 +73,9 @@ public final class Bindings {
      */
     public Subscription bind(Retry retry) {
         Objects.requireNonNull(retry, "retry");
-        return bind("retry", retry.name(), retry, observations -> {
-            RetryObserver listener = RetryInstruments.register(instruments, retry.name(), observations);
-            listener.attachedBy(retry.addListener(listener));
-            return listener;
-        });
+        return table.bind("retry", retry.name(), retry, new Observations(),
+                observations -> RetryInstruments.register(instruments, retry.name(), observations),
+                retry::addListener);
     }
 
     /**
@@ -98,11 +87,9 @@ public final class Bindings {
      */
     public Subscription bind(Timeout timeout) {
         Objects.requireNonNull(timeout, "timeout");
-        return bind("timeout", timeout.name(), timeout, observations -> {
-            TimeoutObserver listener = TimeoutInstruments.register(instruments, timeout.name(), observations);
-            listener.attachedBy(timeout.addListener(listener));
-            return listener;
-        });
+        return table.bind("timeout", timeout.name(), timeout, new Observations(),
+                observations -> TimeoutInstruments.register(instruments, timeout.name(), observations),
+                timeout::addListener);
     }
 
     /**
@@ -119,10 +106,5 @@ public final class Bindings {
     /** The meter and shared histograms. */
     public Instruments instruments() {
         return instruments;
-    }
-
-    private Subscription bind(String kind, String name, Object policy,
-                              Function<Observations, AttachedListener> registerAndAttach) {
-        return table.bind(kind, name, policy, new Observations(), registerAndAttach);
     }
 }

@@ -8,7 +8,6 @@ import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.metrics.DoubleHistogram;
 import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.api.trace.Span;
-import java.time.Duration;
 import java.util.List;
 
 /**
@@ -87,14 +86,5 @@ public final class Instruments {
      */
     static double seconds(long nanos) {
         return nanos / NANOS_PER_SECOND;
-    }
-
-    /** A {@code Duration} (a rejection's wait) to nanoseconds, saturating (such durations are never negative). */
-    static long nanos(Duration duration) {
-        try {
-            return duration.toNanos();
-        } catch (ArithmeticException overflow) {
-            return Long.MAX_VALUE;
-        }
     }
 }

@@ -1,7 +1,5 @@
 package dev.bulwark.opentelemetry.internal;
 
-import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_OUTCOME;
-import static dev.bulwark.opentelemetry.InstrumentNames.BULKHEAD_REJECTION_REASON;
 import static dev.bulwark.opentelemetry.InstrumentNames.PARTITIONED_ACTIVE_LEASES;
 import static dev.bulwark.opentelemetry.InstrumentNames.PARTITIONED_CALLS;
 import static dev.bulwark.opentelemetry.InstrumentNames.PARTITIONED_EVICTIONS;
@@ -11,12 +9,10 @@ import static dev.bulwark.opentelemetry.InstrumentNames.PARTITIONED_PARTITION_LI
 import static dev.bulwark.opentelemetry.InstrumentNames.PARTITIONED_QUEUED_CALLS;
 
 import dev.bulwark.PartitionedBulkhead;
-import dev.bulwark.Rejection;
 import dev.bulwark.internal.binding.PartitionedObserver;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.Meter;
 import java.lang.ref.WeakReference;
-import java.util.Locale;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToLongFunction;
 
@@ -35,28 +31,17 @@ final class PartitionedInstruments {
                                         Observations observations) {
         Meter meter = instruments.meter();
         Attributes named = Attributes.of(PARTITIONED_NAME, partitioned.name());
-        Attributes admittedAttributes = named.toBuilder().put(BULKHEAD_OUTCOME, "admitted").build();
-        Attributes cancelledAttributes = named.toBuilder().put(BULKHEAD_OUTCOME, "cancelled").build();
-        Rejection.Reason[] reasons = Rejection.Reason.values();
-        Attributes[] rejectedAttributes = new Attributes[reasons.length];
-        for (Rejection.Reason reason : reasons) {
-            rejectedAttributes[reason.ordinal()] = named.toBuilder().put(BULKHEAD_OUTCOME, "rejected")
-                    .put(BULKHEAD_REJECTION_REASON, reason.name().toLowerCase(Locale.ROOT)).build();
-        }
         // Callbacks capture the adders, never the listener (its subscription refers to the bulkhead).
-        LongAdder admitted = new LongAdder();
-        LongAdder cancelled = new LongAdder();
-        LongAdder[] rejected = new LongAdder[reasons.length];
-        for (int i = 0; i < rejected.length; i++) {
-            rejected[i] = new LongAdder();
+        Attributes[] outcomeAttributes = BulkheadInstruments.outcomeAttributes(named);
+        LongAdder[] calls = new LongAdder[outcomeAttributes.length];
+        for (int outcome = 0; outcome < calls.length; outcome++) {
+            calls[outcome] = new LongAdder();
         }
         observations.add(meter.counterBuilder(PARTITIONED_CALLS).setUnit("{call}")
                 .setDescription("Calls through the partitioned bulkhead, over all partitions, by how they ended")
                 .buildWithCallback(measurement -> {
-                    measurement.record(admitted.sum(), admittedAttributes);
-                    measurement.record(cancelled.sum(), cancelledAttributes);
-                    for (int i = 0; i < rejected.length; i++) {
-                        measurement.record(rejected[i].sum(), rejectedAttributes[i]);
+                    for (int outcome = 0; outcome < calls.length; outcome++) {
+                        measurement.record(calls[outcome].sum(), outcomeAttributes[outcome]);
                     }
                 }));
         WeakReference<PartitionedBulkhead<?>> weak = new WeakReference<>(partitioned);
@@ -76,8 +61,8 @@ final class PartitionedInstruments {
                         measurement.record(current.evictionCount(), named);
                     }
                 }));
-        return new PartitionedObserver("BulwarkTelemetry partitioned-bulkhead listener", admitted::increment,
-                cancelled::increment, reason -> rejected[reason.ordinal()]::increment);
+        return new PartitionedObserver("BulwarkTelemetry partitioned-bulkhead listener",
+                outcome -> calls[outcome]::increment);
     }
 
     private static void observeState(Meter meter, Observations observations,

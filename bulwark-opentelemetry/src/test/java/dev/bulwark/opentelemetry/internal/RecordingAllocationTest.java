@@ -48,9 +48,9 @@ class RecordingAllocationTest {
                 long before = threads.getCurrentThreadAllocatedBytes();
                 for (int i = 0; i < EVENTS; i++) {
                     listener.admitted(0, Priority.NORMAL);     // found a free slot
-                    listener.onReleased(1_000);
+                    listener.released(1_000);
                     listener.admitted(2_000, Priority.HIGH);   // queued first, counted per priority too
-                    listener.onReleased(3_000);
+                    listener.released(3_000);
                     listener.rejected(queueFull);
                     listener.rejected(waitTimeout);
                     listener.cancelled(4_000, Priority.SHEDDABLE);

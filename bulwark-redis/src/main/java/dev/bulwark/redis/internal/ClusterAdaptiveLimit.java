@@ -55,7 +55,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ClusterAdaptiveLimit implements AdaptiveTarget {
 
-    private final ClusterProtocol bulkhead;
+    private final ClusterBulkhead bulkhead;
     private final AdaptiveSampler sampler;
     /**
      * How long a self-tuning decider keeps the limit to itself after each applied decision: well above the
@@ -73,7 +73,7 @@ public final class ClusterAdaptiveLimit implements AdaptiveTarget {
     private final AtomicLong won = new AtomicLong();
     private final AtomicLong lost = new AtomicLong();
 
-    ClusterAdaptiveLimit(ClusterProtocol bulkhead, AdaptiveLimit limit, int initialLimit) {
+    ClusterAdaptiveLimit(ClusterBulkhead bulkhead, AdaptiveLimit limit, int initialLimit) {
         this.bulkhead = bulkhead;
         this.sampler = AdaptiveLimiters.of(limit, initialLimit);
         if (limit instanceof SelfTuningLimit) {

@@ -17,9 +17,9 @@ import java.util.concurrent.locks.LockSupport;
  * nothing of it runs. Thread-safe.
  *
  * <p>Invariant: the first drain sets {@code closed} before it scans the waiters, and a joining waiter reads
- * {@code closed} after it registered ({@link ClusterProtocol#join}), so every waiter is refused by exactly one of
+ * {@code closed} after it registered ({@link ClusterBulkhead#join}), so every waiter is refused by exactly one of
  * them. The instance is idle when closed, with no waiter, no running call and no acquire awaiting its reply
- * ({@link ClusterProtocol#checkIdle}), and never while the first drain still sends the releases of what it refused;
+ * ({@link ClusterBulkhead#checkIdle}), and never while the first drain still sends the releases of what it refused;
  * whoever makes it so completes {@code idle} once, and the shutdown runs once ({@link #shutDown}), after every
  * release that the last calls wrote to the connection.
  */

@@ -14,7 +14,7 @@ import java.util.concurrent.TimeoutException;
  * Listens on the bulkhead's grant channel. A message lists ids that some instance's script just granted, refused
  * because their weight exceeds a lowered limit ({@code !limit:id}) or evicted by a newcomer of a higher priority
  * (prefix {@code ~}). Every token is a hint: this instance's waiters it names are decided only by what Redis answers
- * when asked ({@link ClusterProtocol#confirmHints}), so anyone who may publish on the channel can neither admit nor
+ * when asked ({@link ClusterBulkhead#confirmHints}), so anyone who may publish on the channel can neither admit nor
  * refuse a waiter. Nothing here blocks the pub/sub I/O thread. When the subscription is (re)established, for example
  * after a reconnect during which messages may have been missed, the lease keeper polls at once.
  */

@@ -191,7 +191,7 @@ final class LeaseKeeper {
     }
 
     /**
-     * Once closed, renews nothing past {@link ClusterProtocol#renewUntil}: every permit still held then is ended
+     * Once closed, renews nothing past {@link ClusterBulkhead#renewUntil}: every permit still held then is ended
      * (released in Redis, its holder told), so a held permit never keeps a closed instance, its heartbeat and its
      * slots alive for longer than the drain's deadline plus one lease.
      */

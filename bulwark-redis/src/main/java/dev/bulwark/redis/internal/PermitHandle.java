@@ -11,7 +11,7 @@ import java.util.Objects;
  * What a caller holds for a permit held in Redis: a handle on its {@link RemotePermit}, which the instance keeps
  * (the heartbeat renews it) while the handle is the caller's alone. A caller that drops the handle without closing
  * it leaks the permit; the garbage collector then enqueues the handle's {@link Tracker}, and the lease keeper's next
- * tick releases the permit and logs it ({@link ClusterProtocol#reapLeaked}). No thread per permit: one reference
+ * tick releases the permit and logs it ({@link ClusterBulkhead#reapLeaked}). No thread per permit: one reference
  * queue per instance, drained by the tick that already runs. Thread-safe as {@link RemotePermit} is.
  *
  * <p>Invariant: a permit's tracker is enqueued only once its handle is unreachable, which is after every close the
@@ -65,7 +65,7 @@ final class PermitHandle implements Permit, OutcomeClassifier {
 
     /**
      * Enqueued when its handle was collected. Refers to the permit, never to the handle, so it keeps the handle
-     * collectable; kept reachable by {@link ClusterProtocol#trackers} until the permit is closed or reaped.
+     * collectable; kept reachable by {@link ClusterBulkhead#trackers} until the permit is closed or reaped.
      */
     static final class Tracker extends PhantomReference<PermitHandle> {
 

@@ -25,7 +25,7 @@ final class RemotePermit implements Permit, OutcomeClassifier {
 
     private static final VarHandle FLAGS = VarHandles.field(MethodHandles.lookup(), "flags", int.class);
 
-    final ClusterProtocol bulkhead;
+    final ClusterBulkhead bulkhead;
     final String id;
     /** How many slots it holds (also encoded in {@link #id}, which is how Redis gives back exactly these). */
     final int weight;
@@ -40,7 +40,7 @@ final class RemotePermit implements Permit, OutcomeClassifier {
     volatile PermitHandle.Tracker tracker;
     private volatile int flags;
 
-    RemotePermit(ClusterProtocol bulkhead, String id, int weight, long acquiredAt, long leaseRenewedAt) {
+    RemotePermit(ClusterBulkhead bulkhead, String id, int weight, long acquiredAt, long leaseRenewedAt) {
         this.bulkhead = bulkhead;
         this.id = id;
         this.weight = weight;

@@ -4,8 +4,7 @@ import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
 import dev.bulwark.Priority;
 import dev.bulwark.Scheduler;
-import dev.bulwark.Ticker;
-import java.util.concurrent.TimeUnit;
+import dev.bulwark.internal.spi.FakeTickerWakeUp;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -59,7 +58,8 @@ final class SyncWaiter extends RemoteWaiter implements Runnable {
                             bulkhead.abandon(waiter, RemoteWaiter.TIMED_OUT);
                             continue;
                         }
-                        wake = waiter.wakeUnderAFakeTicker(wake, remaining);
+                        wake = FakeTickerWakeUp.rearm(bulkhead.ticker, bulkhead.scheduler, waiter.thread, wake,
+                                remaining);
                         LockSupport.parkNanos(bulkhead, remaining);
                     } else {
                         LockSupport.park(bulkhead);
@@ -80,29 +80,6 @@ final class SyncWaiter extends RemoteWaiter implements Runnable {
             }
         }
         return bulkhead.settle(waiter, interruptedWhileQueued || signal.isCancelled(), interruptedWhileQueued);
-    }
-
-    /**
-     * Under a ticker other than {@link Ticker#system()} (a test's fake one), a park for the real remaining wait would
-     * not notice the ticker passing the deadline, so the bulkhead's scheduler also wakes this thread then, and it
-     * reads the ticker again (re-armed at each wake-up). The task only unparks; a refusing scheduler leaves the
-     * real-time park. As the in-process bulkhead's waiter does.
-     */
-    private Scheduler.Cancellable wakeUnderAFakeTicker(Scheduler.Cancellable previous, long remaining) {
-        if (bulkhead.ticker == Ticker.system()) {
-            return null;
-        }
-        if (previous != null) {
-            previous.cancel();
-        }
-        Thread parked = thread;
-        try {
-            return bulkhead.scheduler.schedule(() -> LockSupport.unpark(parked), remaining, TimeUnit.NANOSECONDS);
-        } catch (RuntimeException | Error refused) {
-            // An Error too: thrown on from here it would leave this waiter queued for nobody (a later grant would
-            // leak its slots). The wake-up only serves a fake ticker; the real-time park still bounds the wait.
-            return null;
-        }
     }
 
     @Override

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Forced interleavings of the two ways a grant reaches a joining waiter: its acquire's reply ("granted") and a grant
  * published by a script (or found by a poll), against a real {@code redis-server}. The second granter is played by
- * the test, which stops between the two halves of {@link ClusterProtocol#grant} (permit registered, fate not yet
+ * the test, which stops between the two halves of {@link ClusterBulkhead#grant} (permit registered, fate not yet
  * decided) while the paused server holds the reply back.
  */
 class RedisGrantRaceTest {
@@ -44,7 +44,7 @@ class RedisGrantRaceTest {
 
     /**
      * An async acquire whose reply said "granted" while another granter was between the two halves of
-     * {@link ClusterProtocol#grant}: its permit registered, the fate not yet decided. The paused server holds the
+     * {@link ClusterBulkhead#grant}: its permit registered, the fate not yet decided. The paused server holds the
      * reply back until that first half is done; this returns once the reply was handled and anything its handler
      * sent has run in Redis.
      */
@@ -80,7 +80,7 @@ class RedisGrantRaceTest {
         RacedGrant raced = RacedGrant.start(engine);
 
         assertThat(redis.holdersOnServer(engine.name())).as("the granted slot is still held in Redis").isEqualTo(1);
-        // The other granter's second half, as ClusterProtocol.grant does it.
+        // The other granter's second half, as ClusterBulkhead.grant does it.
         engine.running.incrementAndGet();
         raced.waiter().permit = raced.permit();
         assertThat(raced.waiter().decide(RemoteWaiter.GRANTED)).isEqualTo(RemoteWaiter.JOINING);

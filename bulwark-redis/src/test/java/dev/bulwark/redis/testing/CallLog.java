@@ -113,6 +113,48 @@ public final class CallLog {
                 .orElse(-1);
     }
 
+    /**
+     * Operation-microseconds run between {@code from} and {@code to} (epoch µs): the integral of the in-flight count
+     * over that window, so that dividing it by {@code limit × (to - from)} gives the fleet's utilization.
+     */
+    public long busyMicros(long from, long to) {
+        long busy = 0;
+        for (Call call : calls) {
+            if (call.ran()) {
+                busy += Math.max(0, Math.min(to, call.ended()) - Math.max(from, call.started()));
+            }
+        }
+        return busy;
+    }
+
+    /** The longest time without a call starting, and when it ended (epoch µs). */
+    public record Pause(long micros, long endedAt) {
+    }
+
+    /**
+     * The longest time between {@code from} and {@code to} (epoch µs) during which no call of {@code worker} (or of
+     * any worker, when negative) started; from {@code from} to the first start counts, and so does the last start
+     * to {@code to}.
+     */
+    public Pause longestPause(long from, long to, int worker) {
+        long[] starts = calls.stream().filter(c -> c.ran() && (worker < 0 || c.worker() == worker))
+                .mapToLong(Call::started).filter(started -> started >= from && started <= to).sorted().toArray();
+        long previous = from;
+        Pause longest = new Pause(0, from);
+        for (long start : starts) {
+            if (start - previous > longest.micros()) {
+                longest = new Pause(start - previous, start);
+            }
+            previous = start;
+        }
+        return to - previous > longest.micros() ? new Pause(to - previous, to) : longest;
+    }
+
+    /** How many workers logged calls. */
+    public int workers() {
+        return calls.stream().mapToInt(Call::worker).max().orElse(-1) + 1;
+    }
+
     /** The last start of a call, or -1. */
     public long lastStart() {
         return calls.stream().filter(Call::ran).mapToLong(Call::started).max().orElse(-1);

@@ -81,4 +81,27 @@ class CallLogTest {
         assertThat(log.firstStartAskedAfter(400)).isEqualTo(1200);
         assertThat(log.firstStartAskedAfter(2000)).isEqualTo(-1);
     }
+
+    @Test
+    void busyTimeIsTheInFlightCountIntegratedOverTheWindowOnly() throws IOException {
+        // [0,100) and [50,150) and a refused call: 100 + 100 µs in all, 50 + 100 of them inside [50,200).
+        CallLog log = log("0 0 0 0 100 OK\n0 1 0 -1 -1 QUEUE_FULL\n", "0 0 0 50 150 OK\n");
+
+        assertThat(log.busyMicros(0, 1000)).isEqualTo(200);
+        assertThat(log.busyMicros(50, 200)).isEqualTo(150);
+        assertThat(log.busyMicros(300, 400)).isZero();
+    }
+
+    @Test
+    void theLongestPauseCountsTheWindowEdgesAndCanBeTakenPerWorker() throws IOException {
+        // Worker 0 starts calls at 10, 20 and 700; worker 1 at 300.
+        CallLog log = log("0 0 0 10 11 OK\n0 1 0 20 21 OK\n0 2 0 700 701 OK\n0 3 0 -1 -1 QUEUE_FULL\n",
+                "0 0 0 300 301 OK\n");
+
+        assertThat(log.longestPause(0, 1000, -1)).isEqualTo(new CallLog.Pause(400, 700));
+        assertThat(log.longestPause(0, 1000, 0)).isEqualTo(new CallLog.Pause(680, 700));
+        assertThat(log.longestPause(0, 1000, 1)).isEqualTo(new CallLog.Pause(700, 1000));
+        assertThat(log.longestPause(0, 5, 0)).isEqualTo(new CallLog.Pause(5, 5));
+        assertThat(log.workers()).isEqualTo(2);
+    }
 }

@@ -67,6 +67,27 @@ public final class FailoverReport {
         return Duration.ofNanos((first - killedAt) * 1_000);
     }
 
+    /**
+     * The longest time after the kill during which no call of {@code worker} (of any, when negative) started,
+     * up to two seconds after every JVM admitted again (each one started a call after that, so a pause cannot run
+     * past it).
+     */
+    public CallLog.Pause pauseAfterKill(int worker) {
+        return log.longestPause(killedAt, everyWorkerAdmittedAt + 2_000_000, worker);
+    }
+
+    /** The longest pause in admissions of any one JVM after the kill. */
+    public CallLog.Pause longestWorkerPause() {
+        CallLog.Pause longest = new CallLog.Pause(0, killedAt);
+        for (int worker = 0; worker < log.workers(); worker++) {
+            CallLog.Pause pause = pauseAfterKill(worker);
+            if (pause.micros() > longest.micros()) {
+                longest = pause;
+            }
+        }
+        return longest;
+    }
+
     /** Every call logged once, every tally adds up, every admission released. */
     public void assertAccountedFor() {
         assertThat(log.eachCallOnceWithoutGaps()).as("every call logged exactly once").isTrue();
@@ -98,6 +119,12 @@ public final class FailoverReport {
                         (excess.lastAbove() - killedAt) / 1000.0),
                 (promotedAt - killedAt) / 1000.0, recovery().toNanos() / 1e6,
                 (everyWorkerAdmittedAt - killedAt) / 1000.0);
+        CallLog.Pause fleetPause = pauseAfterKill(-1);
+        CallLog.Pause workerPause = longestWorkerPause();
+        System.out.printf("%s failover: longest pause in admissions after the kill: fleet-wide %.0f ms (until "
+                        + "%+.0f ms of the kill), one JVM %.0f ms (until %+.0f ms of the kill)%n", deployment,
+                fleetPause.micros() / 1000.0, (fleetPause.endedAt() - killedAt) / 1000.0,
+                workerPause.micros() / 1000.0, (workerPause.endedAt() - killedAt) / 1000.0);
     }
 
     private String refusals() {

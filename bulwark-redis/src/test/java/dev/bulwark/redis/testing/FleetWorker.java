@@ -35,7 +35,8 @@ import java.util.concurrent.locks.LockSupport;
  * {@code sentinel} with {@code target=<master>@host:port,host:port,...}, {@code cluster} with {@code target} a
  * comma-separated list of node URIs), {@code name}, {@code threads}, {@code limit}, {@code queue},
  * {@code holdMicros}, {@code stopFile}, {@code log}, {@code maxMillis}, {@code leaseMillis},
- * {@code heartbeatMillis}, {@code commandTimeoutMillis}, {@code reconnectMaxMillis} (the upper bound of Lettuce's
+ * {@code heartbeatMillis}, {@code commandTimeoutMillis}, {@code leasedMillis} (the leased mode with that renewal
+ * period; the exact mode when absent), {@code reconnectMaxMillis} (the upper bound of Lettuce's
  * exponential reconnect delay; Lettuce's own default, 30 s, when absent). Cluster clients use
  * {@code RedisBulkhead.clusterClientOptions()}, which refresh the topology.
  *
@@ -86,8 +87,13 @@ public final class FleetWorker {
         if (options.containsKey("leaseMillis")) {
             builder.leaseDuration(Duration.ofMillis(Long.parseLong(options.get("leaseMillis"))))
                     .heartbeatInterval(Duration.ofMillis(Long.parseLong(options.get("heartbeatMillis"))))
-                    .pollInterval(Duration.ofMillis(Long.parseLong(options.get("heartbeatMillis"))))
-                    .commandTimeout(Duration.ofMillis(Long.parseLong(options.get("commandTimeoutMillis"))));
+                    .pollInterval(Duration.ofMillis(Long.parseLong(options.get("heartbeatMillis"))));
+        }
+        if (options.containsKey("commandTimeoutMillis")) {
+            builder.commandTimeout(Duration.ofMillis(Long.parseLong(options.get("commandTimeoutMillis"))));
+        }
+        if (options.containsKey("leasedMillis")) {
+            builder.leased(Duration.ofMillis(Long.parseLong(options.get("leasedMillis"))));
         }
         RedisBulkhead bulkhead = builder.build();
         System.out.println("READY");

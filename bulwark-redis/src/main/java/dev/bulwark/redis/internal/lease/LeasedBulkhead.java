@@ -52,7 +52,7 @@ public final class LeasedBulkhead implements BulkheadEngine {
         this.store = store;
         this.commandTimeoutNanos = settings.commandTimeout().toNanos();
         // Every refusal leaves through this translation (the reserved slot taken out); block is read only once set.
-        this.rejections = new LeasedRejections(this::reservedHeld);
+        this.rejections = new LeasedRejections(this::reservedHeld, this::releasingReservedHere);
         ClusterLimits limits = settings.initialLimits();
         Bulkhead.Builder local = Bulkhead.builder().name(name).maxConcurrency(1).maxQueue(limits.maxQueue())
                 .ticker(settings.ticker()).scheduler(settings.scheduler());
@@ -112,6 +112,11 @@ public final class LeasedBulkhead implements BulkheadEngine {
     /** Read by {@link #rejections}, at refusals only, which the core makes only once {@link #block} is set. */
     private boolean reservedHeld() {
         return block.reservedHeld();
+    }
+
+    /** Read by {@link #rejections}' listeners at releases, which the core makes only once {@link #block} is set. */
+    private boolean releasingReservedHere() {
+        return block.releasingReservedHere();
     }
 
     private static CallOptions weightOne(CallOptions options) {

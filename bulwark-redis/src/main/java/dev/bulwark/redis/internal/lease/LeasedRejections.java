@@ -25,10 +25,15 @@ import java.util.function.Consumer;
 final class LeasedRejections {
 
     private final BooleanSupplier reservedHeld;
+    private final BooleanSupplier releasingReservedHere;
 
-    /** @param reservedHeld {@link LocalBlock#reservedHeld()} of the instance's block (made after the core) */
-    LeasedRejections(BooleanSupplier reservedHeld) {
+    /**
+     * @param reservedHeld {@link LocalBlock#reservedHeld()} of the instance's block (made after the core)
+     * @param releasingReservedHere {@link LocalBlock#releasingReservedHere()} of that block
+     */
+    LeasedRejections(BooleanSupplier reservedHeld, BooleanSupplier releasingReservedHere) {
         this.reservedHeld = reservedHeld;
+        this.releasingReservedHere = releasingReservedHere;
     }
 
     /**
@@ -65,7 +70,11 @@ final class LeasedRejections {
         return rejection -> handler.accept(translate(rejection));
     }
 
-    /** The listener attached to the core for {@code listener}: every event passed on, refusals translated. */
+    /**
+     * The listener attached to the core for {@code listener}: every event passed on, refusals translated, except the
+     * release of the reserved slot at the drain (the listeners were attached after it was taken, so they never saw
+     * it admitted; passing its release on would make their calls in flight fall below zero).
+     */
     BulkheadListener listener(BulkheadListener listener) {
         return new Translating(listener);
     }
@@ -134,7 +143,9 @@ final class LeasedRejections {
 
         @Override
         public void released(long executionNanos) {
-            delegate.released(executionNanos);
+            if (!releasingReservedHere.getAsBoolean()) {
+                delegate.released(executionNanos);
+            }
         }
 
         @Override

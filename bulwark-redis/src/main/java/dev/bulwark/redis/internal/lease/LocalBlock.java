@@ -22,6 +22,8 @@ final class LocalBlock {
     private final Bulkhead core;
     private final Permit reserved;
     private volatile boolean reservedHeld = true;
+    /** The thread giving the reserved slot back, while it does: the core tells listeners of that release. */
+    private volatile Thread releasingReserved;
 
     /**
      * Takes the reserved slot of a core bulkhead built with a limit of 1 that nobody has called yet.
@@ -61,6 +63,14 @@ final class LocalBlock {
         return reservedHeld;
     }
 
+    /**
+     * Whether the calling thread is giving the reserved slot back now. The core reports that release to the
+     * listeners on this thread, and they never saw the slot admitted, so {@link LeasedRejections} keeps it from them.
+     */
+    boolean releasingReservedHere() {
+        return releasingReserved == Thread.currentThread();
+    }
+
     /** This instance's waiting calls. */
     int queued() {
         return core.queuedCount();
@@ -77,12 +87,18 @@ final class LocalBlock {
     /**
      * Gives the reserved slot back, once the core is closed (so nobody can take it). The flag falls before the slot
      * is freed, so a refusal whose counts the core read in between is translated as if the slot were already free:
-     * it reads one call more (LeasedRejections), never one fewer.
+     * it reads one call more (LeasedRejections), never one fewer. The listeners are not told of this release
+     * ({@link #releasingReservedHere}), as they were not told of its admission.
      */
     void releaseReserved() {
         if (reservedHeld) {
             reservedHeld = false;
-            reserved.close();
+            releasingReserved = Thread.currentThread();
+            try {
+                reserved.close();
+            } finally {
+                releasingReserved = null;
+            }
         }
     }
 }
