@@ -1,6 +1,6 @@
 package dev.bulwark;
 
-import dev.bulwark.internal.InProcessBulkhead;
+import dev.bulwark.internal.bulkhead.InProcessBulkhead;
 import dev.bulwark.internal.Listeners;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -350,14 +350,13 @@ class BulkheadRaceTest {
     }
 
     private static ReentrantLock bulkheadLock(Bulkhead bulkhead) throws ReflectiveOperationException {
-        // The lock is declared by the bulkhead's slot-queue superclass.
-        Class<?> declaring = bulkhead.getClass();
-        while (java.util.Arrays.stream(declaring.getDeclaredFields()).noneMatch(f -> f.getName().equals("lock"))) {
-            declaring = declaring.getSuperclass();
-        }
-        java.lang.reflect.Field field = declaring.getDeclaredField("lock");
-        field.setAccessible(true);
-        return (ReentrantLock) field.get(bulkhead);
+        // The lock belongs to the bulkhead's slot queue, its field "slots".
+        java.lang.reflect.Field slotsField = bulkhead.getClass().getDeclaredField("slots");
+        slotsField.setAccessible(true);
+        Object slots = slotsField.get(bulkhead);
+        java.lang.reflect.Field lockField = slots.getClass().getDeclaredField("lock");
+        lockField.setAccessible(true);
+        return (ReentrantLock) lockField.get(slots);
     }
 
     // -------------------------------------------------------------------------------------------------------------

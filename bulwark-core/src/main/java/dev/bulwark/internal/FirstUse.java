@@ -8,6 +8,7 @@ import dev.bulwark.CancellationSignal;
 import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Permit;
 import dev.bulwark.Timeout;
+import dev.bulwark.internal.bulkhead.FlightRecorderEvents;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;

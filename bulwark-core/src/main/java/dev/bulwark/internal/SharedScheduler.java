@@ -28,7 +28,7 @@ public final class SharedScheduler implements Scheduler {
     }
 
     /** The wheel itself, for policies whose deadline object is its own timer node (started on first use). */
-    static TimerWheel wheel() {
+    public static TimerWheel wheel() {
         return Holder.WHEEL;
     }
 

@@ -7,7 +7,7 @@ import dev.bulwark.Permit;
 import dev.bulwark.Rejection;
 import dev.bulwark.Scheduler;
 import dev.bulwark.Ticker;
-import dev.bulwark.internal.PumpAcquire;
+import dev.bulwark.internal.bulkhead.PumpAcquire;
 import dev.bulwark.internal.SpinThenParkLock;
 import dev.bulwark.internal.Stages;
 import dev.bulwark.internal.spi.Arguments;

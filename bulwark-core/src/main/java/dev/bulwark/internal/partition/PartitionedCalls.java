@@ -6,7 +6,7 @@ import dev.bulwark.Permit;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.internal.Chain;
 import dev.bulwark.internal.ChainStep;
-import dev.bulwark.internal.InProcessBulkhead;
+import dev.bulwark.internal.bulkhead.InProcessBulkhead;
 import dev.bulwark.internal.Stages;
 import dev.bulwark.internal.spi.WaiterFuture;
 import java.util.concurrent.CompletableFuture;

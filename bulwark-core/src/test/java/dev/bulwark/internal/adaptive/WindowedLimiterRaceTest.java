@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.bulwark.AdaptiveLimit;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.Permit;
-import dev.bulwark.internal.InProcessBulkhead;
+import dev.bulwark.internal.bulkhead.InProcessBulkhead;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;

@@ -1,6 +1,8 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.bulkhead;
 
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.SpinThenParkLock;
+import dev.bulwark.internal.spi.Arguments;
 import dev.bulwark.internal.spi.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -8,9 +10,11 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The slots and the waiter queue of an {@link InProcessBulkhead}: who may run, who waits, and who is granted next.
- * Everything here is about the count of slots and the order of waiters; timing, listeners and the calls'
- * entry points live in {@link InProcessBulkhead}, which extends this class so that the hot paths touch one object.
+ * The slots and the waiter queue of an in-process bulkhead: who may run, who waits, and who is granted next;
+ * the limits that decide it (concurrency, queue, maximum wait) and the facts of a refusal at those limits. Everything
+ * here is about the count of slots and the order of waiters; timing, listeners and the calls' entry points live in
+ * the bulkhead, which owns one of these as a final field rather than extending it: the price is one more load of
+ * that field on the hot paths, for a class that is one concept instead of a file include.
  *
  * <h2>Design notes</h2>
  *
@@ -50,7 +54,7 @@ import java.util.concurrent.CompletableFuture;
  * waiters at once, lowering it below a waiter's weight plus its priority's headroom refuses that waiter
  * ({@code WEIGHT_EXCEEDS_LIMIT}): it could never be granted, and strict order would strand everyone behind it.
  * {@link #limitChanges} is a sequence lock that lets {@link #executingCount()} read the limit and the word as a
- * consistent pair without the lock. An adaptive limit changes it through {@link InProcessBulkhead#adaptLimit}.
+ * consistent pair without the lock. An adaptive limit changes it through the bulkhead's {@code adaptLimit}.
  *
  * <p><b>Queue order.</b> Highest priority first; within one, FIFO grants the oldest, LIFO the newest. A newcomer
  * that finds the queue exactly at its limit evicts the newest waiter of the lowest priority below its own, or
@@ -69,7 +73,7 @@ import java.util.concurrent.CompletableFuture;
  * sweep is handled as if it came after the change (waiters behind it that the new limit cannot hold are refused),
  * except that its own caller sees its cancellation or timeout even when the new limit is below its weight.
  */
-abstract class SlotQueue {
+final class SlotQueue {
 
     private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", long.class);
 
@@ -107,14 +111,28 @@ abstract class SlotQueue {
     /** Written once under the lock by the first close; completed by the release that frees the last slot. */
     private volatile CompletableFuture<Void> drained;
 
-    SlotQueue(String name, int maxConcurrency, int maxQueue, boolean lifo, int[] headroom) {
+    /** The maximum wait, {@code null} for none; changed under the lock together with {@link #maxWaitNanos}. */
+    private volatile Duration maxWait;
+    /** The maximum wait in nanoseconds, 0 for none: read under the lock by a waiter as it joins the queue. */
+    private volatile long maxWaitNanos;
+
+    /**
+     * The facts of a queue-full refusal at the current limits, with zero counts, kept for the one-allocation refusal
+     * ({@link #queueFullTemplate()}); replaced when a limit changed. Racy by design: two threads may both replace it
+     * with equal values.
+     */
+    private volatile Rejection queueFullTemplate;
+
+    SlotQueue(String name, int maxConcurrency, int maxQueue, Duration maxWait, boolean lifo, int[] headroom) {
         this.name = name;
+        this.maxWait = maxWait;
+        this.maxWaitNanos = Arguments.boundedNanos(maxWait);
         this.maxConcurrency = maxConcurrency;
         this.maxQueue = maxQueue;
         this.state = pack(0, maxConcurrency);
         this.lifo = lifo;
         this.headroom = headroom.clone();
-        this.normalHeadroom = headroom[WaiterQueue.NORMAL];
+        this.normalHeadroom = headroom[Waiter.NORMAL];
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -159,7 +177,7 @@ abstract class SlotQueue {
                 }
                 current = state;
             } else if (high >= maxQueue) {
-                return mayMakeRoom(high, WaiterQueue.NORMAL) ? MUST_WAIT : current;
+                return mayMakeRoom(high, Waiter.NORMAL) ? MUST_WAIT : current;
             } else {
                 return MUST_WAIT;
             }
@@ -199,7 +217,7 @@ abstract class SlotQueue {
 
     /**
      * Returns one slot taken at weight 1. Reports nothing to listeners: callers that ran an operation use
-     * {@link InProcessBulkhead#releaseAfterRun}.
+     * the bulkhead's {@code releaseAfterRun}.
      */
     void releaseUnused() {
         releaseSlots(1);
@@ -322,7 +340,7 @@ abstract class SlotQueue {
                     if (STATE.compareAndSet(this, current, pack(waiting + 1, available))) {
                         // Linked after the CAS but still under the lock: a releaser that sees waiting > 0 takes the
                         // lock and therefore finds the node.
-                        waiter.startWaiting(maxWaitNanos());
+                        waiter.startWaiting(maxWaitNanos);
                         queue.linkLast(waiter);
                         break;
                     }
@@ -432,30 +450,135 @@ abstract class SlotQueue {
         return state < 0;
     }
 
-    /** The state word, for a refusal's counts ({@link WeightedEntries#waiterRefusal}). */
-    final long stateWord() {
+    /** The state word, for a refusal's counts. */
+    long stateWord() {
         return state;
     }
 
-    /** The maximum wait in nanoseconds (0 for none) as it is now; read under the lock by a joining waiter. */
-    abstract long maxWaitNanos();
+    // ---------------------------------------------------------------------------------------------------------
+    // Refusals
+
+    /** A refusal of a call of priority ordinal {@code level} with the counts of {@code observedState}. */
+    Rejection refusal(Rejection.Reason reason, long observedState, long waitedNanos, int level) {
+        int limit = maxConcurrency;
+        return new Rejection(name, reason, limit, maxQueue, Math.max(0, limit - available(observedState)),
+                waiting(observedState), waitedNanos <= 0L ? Duration.ZERO : Duration.ofNanos(waitedNanos),
+                Waiter.priority(level));
+    }
+
+    /** The facts of a queue-full refusal at the current limits, with zero counts; see {@link #queueFullTemplate}. */
+    Rejection queueFullTemplate() {
+        Rejection template = queueFullTemplate;
+        int limit = maxConcurrency;
+        int queueLimit = maxQueue;
+        if (template == null || template.maxConcurrency() != limit || template.maxQueue() != queueLimit) {
+            template = new Rejection(name, Rejection.Reason.QUEUE_FULL, limit, queueLimit, 0, 0, Duration.ZERO);
+            queueFullTemplate = template;
+        }
+        return template;
+    }
 
     /**
-     * A refusal with the counts of {@code observedState}; made by {@link WeightedEntries}, the only direct subclass.
+     * Checks {@code weight} against the limit read while no limit change is under way, and returns the sequence
+     * lock's (even) {@link #limitChanges} it was read at. Why: a change writes the limit field and then the state
+     * word, so a weight refused by the new field while the word still holds the old limit's free slots would let
+     * the same thread's next, lighter call be admitted at the old limit: refused after the change, admitted before
+     * it, which no order of the two explains (Lincheck's model check of the weighted bulkhead found it). Spins
+     * only while a change, a few instructions under the lock, is half done. An admission needs no such care: the
+     * word's free slots never exceed the limit they were counted under, so whatever the CAS takes is legal there.
+     *
+     * @throws IllegalArgumentException when such a call could never get its slots
      */
-    abstract Rejection refusal(Rejection.Reason reason, long observedState, long waitedNanos, int level);
+    int checkWeight(int weight, int level) {
+        for (;;) {
+            int version = limitChanges;
+            int limit = maxConcurrency;
+            if ((version & 1) == 0 && version == limitChanges) {
+                if (weight > limit - headroom[level]) { // the reserves above it must stay free: it could never run
+                    throw tooHeavy(weight, limit, level);
+                }
+                return version;
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** The caller's error of a weight that could never get its slots at {@code limit}. */
+    IllegalArgumentException tooHeavy(int weight, int limit, int level) {
+        int reserved = headroom[level];
+        if (reserved == 0) {
+            return new IllegalArgumentException("weight (" + weight + ") exceeds the maxConcurrency (" + limit
+                    + ") of bulkhead '" + name + "': such a call could never get its slots");
+        }
+        return new IllegalArgumentException("weight (" + weight + ") exceeds the " + Math.max(0, limit - reserved)
+                + " slots a " + Waiter.priority(level) + " call may take in bulkhead '" + name
+                + "' (maxConcurrency " + limit + " less " + reserved + " reserved for higher priorities): such a "
+                + "call could never get its slots");
+    }
 
     // ---------------------------------------------------------------------------------------------------------
     // Limits and counts
 
     /** The queue limit. */
-    public int maxQueue() {
+    int maxQueue() {
         return maxQueue;
     }
 
     /** Calls waiting in the queue. */
-    public int queuedCount() {
+    int queuedCount() {
         return waiting(state);
+    }
+
+    /** The limit, read consistently with a change in progress; see {@link #executingCount()}. */
+    int maxConcurrency() {
+        // Read through the sequence lock, like executingCount(): the field is written before the state word during
+        // a change, so a plain read could show a raised limit whose slot does not exist yet (found by Lincheck).
+        for (;;) {
+            int version = limitChanges;
+            int limit = maxConcurrency;
+            if ((version & 1) == 0 && version == limitChanges) {
+                return limit;
+            }
+            lock.lock();
+            lock.unlock();
+        }
+    }
+
+    /** Calls holding a slot: the limit minus the available slots, read through the sequence lock. */
+    int executingCount() {
+        for (;;) {
+            int version = limitChanges;
+            int limit = maxConcurrency;
+            long current = state;
+            if ((version & 1) == 0 && version == limitChanges) {
+                return Math.max(0, limit - available(current));
+            }
+            // A limit change is in progress under the lock; wait for it rather than spin.
+            lock.lock();
+            lock.unlock();
+        }
+    }
+
+    /** The maximum wait, {@code null} for none. */
+    Duration maxWait() {
+        return maxWait;
+    }
+
+    /** Changes the queue limit; callers already in the queue stay. */
+    void changeMaxQueue(int newMaxQueue) {
+        maxQueue = newMaxQueue;
+    }
+
+    /** Changes the maximum wait ({@code null} for none) of the waiters that join from now on. */
+    void changeMaxWait(Duration newMaxWait) {
+        lock.lock();
+        try {
+            // Both fields change under the lock so that maxWait() and the deadlines of newcomers agree.
+            maxWait = newMaxWait;
+            maxWaitNanos = Arguments.boundedNanos(newMaxWait);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**

@@ -1,4 +1,4 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.bulkhead;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -44,14 +44,14 @@ class AbandonedWaiterRaceTest {
             throws InterruptedException {
         Thread timerThread = new Thread(timer, "timer");
         T result;
-        bulkhead.lock.lock();
+        bulkhead.slots.lock.lock();
         try {
             timerThread.start();
             // The timeout's CAS precedes removeAbandoned, the only lock its path takes.
-            await().atMost(Duration.ofSeconds(30)).until(() -> bulkhead.lock.hasQueuedThread(timerThread));
+            await().atMost(Duration.ofSeconds(30)).until(() -> bulkhead.slots.lock.hasQueuedThread(timerThread));
             result = action.get();
         } finally {
-            bulkhead.lock.unlock();
+            bulkhead.slots.lock.unlock();
         }
         timerThread.join(TimeUnit.SECONDS.toMillis(30));
         return result;

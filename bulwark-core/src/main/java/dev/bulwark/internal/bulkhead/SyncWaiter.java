@@ -1,10 +1,11 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.bulkhead;
 
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
-import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.Scheduler;
+import dev.bulwark.internal.SystemTime;
+import dev.bulwark.internal.spi.Outcomes;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -19,36 +20,32 @@ final class SyncWaiter extends Waiter implements Runnable {
 
     final Thread thread;
 
-    SyncWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt) {
-        super(bulkhead, signal, enqueuedAt);
+    private SyncWaiter(Room room, CancellationSignal signal) {
+        super(room, signal, true);
         this.thread = Thread.currentThread();
     }
 
     /**
-     * Waits for a slot of {@code bulkhead} on the calling thread; returns holding it, or throws.
+     * Waits for {@code weight} slots at {@code priority} of the bulkhead {@code room} belongs to, on the calling
+     * thread; returns holding them, or throws.
      *
      * @throws dev.bulwark.BulkheadRejectedException when the queue is full, the maximum wait passed or a newer
      *     waiter evicted this one
      * @throws java.util.concurrent.CancellationException when the signal was cancelled or the thread interrupted
      *     (its interrupt status is then kept)
      */
-    static void await(InProcessBulkhead bulkhead, CancellationSignal signal) {
-        await(bulkhead, signal, 1, Priority.NORMAL);
-    }
-
-    /** {@link #await(InProcessBulkhead, CancellationSignal)} for {@code weight} slots at {@code priority}. */
-    static void await(InProcessBulkhead bulkhead, CancellationSignal signal, int weight, Priority priority) {
+    static void await(Room room, CancellationSignal signal, int weight, Priority priority) {
         // A thread interrupted before it comes is not refused here: it may find the bulkhead closed, the queue full
         // (those refusals, with their handler and listeners, come first) or a slot free, as on the lock-free path;
         // only once queued does its interrupt end the wait, at the first park (which returns at once).
-        SyncWaiter waiter = new SyncWaiter(bulkhead, signal, bulkhead.ticker().read());
+        SyncWaiter waiter = new SyncWaiter(room, signal);
         waiter.options(weight, priority);
-        Rejection rejection = bulkhead.enqueue(waiter);
+        Rejection rejection = room.enqueue(waiter);
         if (rejection != null) {
-            throw bulkhead.refusedOnArrival(rejection, weight);
+            throw room.refusedOnArrival(rejection, waiter);
         }
         if (waiter.grantedOnArrival) {
-            bulkhead.reportAdmitted(0, waiter.priorityLevel());
+            room.admittedOnArrival(waiter);
             return;
         }
         GrantDispatch.runPendingBeforeBlocking();
@@ -58,22 +55,22 @@ final class SyncWaiter extends Waiter implements Runnable {
         try {
             while (waiter.status() == Waiter.WAITING) {
                 if (waiter.timed) {
-                    long remaining = waiter.deadline - bulkhead.ticker().read();
+                    long remaining = waiter.deadline - room.ticker().read();
                     if (remaining <= 0L) {
                         if (waiter.tryAbandon(Waiter.TIMED_OUT)) {
-                            bulkhead.removeAbandoned(waiter);
+                            room.removeAbandoned(waiter);
                         }
                         continue;
                     }
-                    wake = wakeOnTheSchedulerUnderAFakeTicker(bulkhead, waiter, wake, remaining);
-                    LockSupport.parkNanos(bulkhead, remaining);
+                    wake = wakeOnTheSchedulerUnderAFakeTicker(room, waiter, wake, remaining);
+                    LockSupport.parkNanos(room, remaining);
                 } else {
-                    LockSupport.park(bulkhead);
+                    LockSupport.park(room);
                 }
                 if (Thread.interrupted()) {
                     interrupted = true;
                     if (waiter.tryAbandon(Waiter.CANCELLED)) {
-                        bulkhead.removeAbandoned(waiter);
+                        room.removeAbandoned(waiter);
                     }
                 }
             }
@@ -85,28 +82,28 @@ final class SyncWaiter extends Waiter implements Runnable {
                 wake.cancel();
             }
         }
-        long waited = bulkhead.ticker().read() - waiter.enqueuedAt;
+        long waited = room.ticker().read() - waiter.enqueuedAt;
         int fate = waiter.status();
         if (fate == Waiter.GRANTED && !interrupted && !signal.isCancelled()) {
-            bulkhead.waiterAdmitted(waiter, waited);
+            room.admitted(waiter, waited);
             return;
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
         if (fate == Waiter.TIMED_OUT) {
-            throw bulkhead.waiterTimedOut(waiter, waited);
+            throw room.timedOut(waiter, waited);
         }
         if (fate == Waiter.EVICTED || fate == Waiter.REFUSED) {
-            throw bulkhead.waiterEvicted(waiter, waited);
+            throw room.pushedOut(waiter, waited);
         }
         if (fate == Waiter.GRANTED) {
             // Granted at the same instant the caller gave up: pass the slot on instead of running for nobody.
-            bulkhead.releaseSlots(waiter.weight);
+            room.releaseSlots(waiter.weight);
         }
-        bulkhead.waiterCancelled(waiter, waited);
-        throw interrupted ? Outcomes.interruptedWhileQueued(bulkhead.name)
-                : Outcomes.cancelledWhileQueued(bulkhead.name, signal);
+        room.cancelled(waiter, waited);
+        throw interrupted ? Outcomes.interruptedWhileQueued(room.name())
+                : Outcomes.cancelledWhileQueued(room.name(), signal);
     }
 
     /**
@@ -118,9 +115,9 @@ final class SyncWaiter extends Waiter implements Runnable {
      *
      * @return the armed wake-up, or {@code null} under the system ticker
      */
-    private static Scheduler.Cancellable wakeOnTheSchedulerUnderAFakeTicker(InProcessBulkhead bulkhead,
-            SyncWaiter waiter, Scheduler.Cancellable previous, long remaining) {
-        if (bulkhead.ticker() == SystemTime.TICKER) {
+    private static Scheduler.Cancellable wakeOnTheSchedulerUnderAFakeTicker(Room room, SyncWaiter waiter,
+            Scheduler.Cancellable previous, long remaining) {
+        if (room.ticker() == SystemTime.TICKER) {
             return null;
         }
         if (previous != null) {
@@ -128,7 +125,7 @@ final class SyncWaiter extends Waiter implements Runnable {
         }
         Thread thread = waiter.thread;
         try {
-            return bulkhead.scheduler().schedule(() -> LockSupport.unpark(thread), remaining, TimeUnit.NANOSECONDS);
+            return room.scheduler().schedule(() -> LockSupport.unpark(thread), remaining, TimeUnit.NANOSECONDS);
         } catch (RuntimeException | Error refused) {
             // An Error too: thrown on from here it would leave this waiter queued for nobody (a later grant would
             // leak its slots). The wake-up only serves a fake ticker; the real-time park still bounds the wait.
@@ -152,7 +149,7 @@ final class SyncWaiter extends Waiter implements Runnable {
     @Override
     public void run() {
         if (tryAbandon(CANCELLED)) {
-            bulkhead.removeAbandoned(this);
+            room.removeAbandoned(this);
             LockSupport.unpark(thread);
         }
     }

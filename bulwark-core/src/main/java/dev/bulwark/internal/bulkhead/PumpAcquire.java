@@ -1,4 +1,4 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.bulkhead;
 
 import dev.bulwark.Bulkhead;
 import dev.bulwark.CancellationSignal;
@@ -30,6 +30,6 @@ public final class PumpAcquire {
      */
     public static CompletableFuture<Permit> acquire(Bulkhead global) {
         return global instanceof InProcessBulkhead bulkhead
-                ? AsyncPermitWaiter.acquire(bulkhead, CancellationSignal.none(), false) : global.acquireAsync();
+                ? bulkhead.acquireAsync(CancellationSignal.none(), false) : global.acquireAsync();
     }
 }

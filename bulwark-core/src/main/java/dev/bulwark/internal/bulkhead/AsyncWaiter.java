@@ -1,7 +1,8 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.bulkhead;
 
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Scheduler;
+import dev.bulwark.internal.SharedScheduler;
 import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.internal.spi.VarHandles;
 import dev.bulwark.internal.spi.WaiterFuture;
@@ -20,7 +21,8 @@ import java.util.function.BiConsumer;
  * its own wheel node), a listener on the cancellation signal, and a callback on the caller's future (the caller
  * cancelled or completed it).
  */
-abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object, Throwable>, WaiterFuture.Owner {
+abstract class AsyncWaiter extends Waiter
+        implements Runnable, BiConsumer<Object, Throwable>, WaiterFuture.Owner, GrantDispatch.Delivery {
 
     private static final VarHandle HAND_OVER = VarHandles.field(MethodHandles.lookup(), "handOver", int.class);
     /** {@link #handOver}: the delivery of a grant has started; it owns the slots from here. */
@@ -58,19 +60,13 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
      */
     private volatile int handOver;
 
-    AsyncWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt,
-                CompletableFuture<?> callerFuture) {
-        this(bulkhead, signal, enqueuedAt, callerFuture, true);
-    }
-
     /**
      * Creates a node whose caller is told through {@code callerFuture}.
      *
-     * @param forACaller see {@link Waiter#Waiter(InProcessBulkhead, CancellationSignal, long, boolean)}
+     * @param forACaller see {@link Waiter#Waiter(Waiter.Room, CancellationSignal, boolean)}
      */
-    AsyncWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt,
-                CompletableFuture<?> callerFuture, boolean forACaller) {
-        super(bulkhead, signal, enqueuedAt, forACaller);
+    AsyncWaiter(Room room, CancellationSignal signal, CompletableFuture<?> callerFuture, boolean forACaller) {
+        super(room, signal, forACaller);
         this.callerFuture = callerFuture;
         if (callerFuture instanceof WaiterFuture) {
             ((WaiterFuture<?>) callerFuture).ownedBy(this);
@@ -86,8 +82,9 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
     }
 
     /** Called by {@link GrantDispatch} on the granting thread, outside any lock. */
-    final void startGranted() {
-        long waited = bulkhead.ticker().read() - enqueuedAt;
+    @Override
+    public final void startGranted() {
+        long waited = room.ticker().read() - enqueuedAt;
         // Claimed before disarming, so that a signal cancelled until the claim still reaches giveBackUndelivered.
         // The caller is checked after the disarm (which runs a scheduler's cancel, foreign code that may itself
         // cancel), and a cancel of the future from then on meets the DELIVERING -> STARTED CAS (see handOver).
@@ -99,12 +96,12 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
         // A signal cancelled or a future completed by now, or a cancel that took the hand-over: the caller gave up at
         // the same instant the slot came. Pass the slot on rather than run for nobody.
         if (signal.isCancelled() || callerFuture.isDone() || !HAND_OVER.compareAndSet(this, DELIVERING, STARTED)) {
-            bulkhead.releaseSlots(weight);
-            bulkhead.waiterCancelled(this, waited);
-            callerFuture.completeExceptionally(Outcomes.cancelledWhileQueued(bulkhead.name, signal));
+            room.releaseSlots(weight);
+            room.cancelled(this, waited);
+            callerFuture.completeExceptionally(Outcomes.cancelledWhileQueued(room.name(), signal));
             return;
         }
-        bulkhead.waiterAdmitted(this, waited);
+        room.admitted(this, waited);
         begin();
     }
 
@@ -118,7 +115,7 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
     final void arm(Scheduler scheduler) {
         if (timed) {
             try {
-                long remaining = deadline - bulkhead.ticker().read();
+                long remaining = deadline - room.ticker().read();
                 TimerWheel wheel = scheduler == SharedScheduler.INSTANCE ? SharedScheduler.wheel()
                         : scheduler instanceof TimerWheel ? (TimerWheel) scheduler : null;
                 if (wheel != null) {
@@ -131,8 +128,8 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
                 // Without a timer the wait could outlive its bound; refuse to wait at all instead. Whatever the
                 // scheduler threw (an Error too): thrown on, it would leave the waiter queued for nobody.
                 if (tryAbandon(CANCELLED)) {
-                    bulkhead.removeAbandoned(this);
-                    bulkhead.waiterCancelled(this, bulkhead.ticker().read() - enqueuedAt);
+                    room.removeAbandoned(this);
+                    room.cancelled(this, room.ticker().read() - enqueuedAt);
                     callerFuture.completeExceptionally(schedulerRefused);
                 }
                 return;
@@ -150,8 +147,8 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
     @Override
     final boolean evicted() {
         disarm();
-        long waited = bulkhead.ticker().read() - enqueuedAt;
-        return callerFuture.completeExceptionally(bulkhead.waiterEvicted(this, waited));
+        long waited = room.ticker().read() - enqueuedAt;
+        return callerFuture.completeExceptionally(room.pushedOut(this, waited));
     }
 
     /** The maximum wait passed, the waiter being its own wheel node: on the wheel's thread, as {@link #run()}. */
@@ -169,10 +166,10 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
     @Override
     public final void run() {
         if (tryAbandon(TIMED_OUT)) {
-            bulkhead.removeAbandoned(this);
+            room.removeAbandoned(this);
             disarm();
-            long waited = bulkhead.ticker().read() - enqueuedAt;
-            OffTimer.run(() -> callerFuture.completeExceptionally(bulkhead.waiterTimedOut(this, waited)));
+            long waited = room.ticker().read() - enqueuedAt;
+            OffTimer.run(() -> callerFuture.completeExceptionally(room.timedOut(this, waited)));
         }
     }
 
@@ -182,10 +179,10 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
      */
     private void cancelledBySignal() {
         if (leave()) {
-            long waited = bulkhead.ticker().read() - enqueuedAt;
+            long waited = room.ticker().read() - enqueuedAt;
             OffTimer.run(() -> {
-                bulkhead.waiterCancelled(this, waited);
-                callerFuture.completeExceptionally(Outcomes.cancelledWhileQueued(bulkhead.name, signal));
+                room.cancelled(this, waited);
+                callerFuture.completeExceptionally(Outcomes.cancelledWhileQueued(room.name(), signal));
             });
         }
     }
@@ -230,9 +227,9 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
         if (!leave()) {
             return false;
         }
-        long waited = bulkhead.ticker().read() - enqueuedAt;
+        long waited = room.ticker().read() - enqueuedAt;
         // On the timer thread when a per-key wait timing out cancels the global waiter it no longer needs.
-        OffTimer.run(() -> bulkhead.waiterCancelled(this, waited));
+        OffTimer.run(() -> room.cancelled(this, waited));
         return true;
     }
 
@@ -242,7 +239,7 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
      */
     private boolean leave() {
         if (tryAbandon(CANCELLED)) {
-            bulkhead.removeAbandoned(this);
+            room.removeAbandoned(this);
             disarm();
             return true;
         }
@@ -261,7 +258,7 @@ abstract class AsyncWaiter extends Waiter implements Runnable, BiConsumer<Object
         if (status() != GRANTED || !HAND_OVER.compareAndSet(this, 0, GIVEN_BACK)) {
             return false;
         }
-        bulkhead.releaseSlots(weight);
+        room.releaseSlots(weight);
         return true;
     }
 }

@@ -1,4 +1,4 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.bulkhead;
 
 import dev.bulwark.Rejection;
 import java.lang.invoke.MethodHandles;
@@ -24,7 +24,7 @@ import jdk.jfr.Timespan;
  * and loading costs about 10 ms), otherwise on a one-shot daemon thread. Until then a refusal or a wait records no
  * event; a recording started before the first bulkhead is built therefore misses none.
  */
-final class FlightRecorderEvents {
+public final class FlightRecorderEvents {
 
     /**
      * The logger, looked up when first needed: finding the logging back end costs milliseconds (a service look-up)
@@ -73,7 +73,7 @@ final class FlightRecorderEvents {
      * Cheap after the first call (one volatile read). Never throws: events that cannot be set up stay off, and the
      * failure is logged.
      */
-    static void prepare() {
+    public static void prepare() {
         if (ready || !PREPARING.compareAndSet(false, true)) {
             return;
         }

@@ -1,4 +1,4 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.bulkhead;
 
 import dev.bulwark.CancellationSignal;
 import java.util.concurrent.CompletableFuture;
@@ -14,15 +14,15 @@ final class AsyncCallWaiter<T> extends AsyncWaiter {
 
     private final Supplier<? extends CompletionStage<T>> operation;
 
-    AsyncCallWaiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt,
-                    Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result) {
-        super(bulkhead, signal, enqueuedAt, result);
+    AsyncCallWaiter(Room room, CancellationSignal signal, Supplier<? extends CompletionStage<T>> operation,
+                    CompletableFuture<T> result) {
+        super(room, signal, result, true);
         this.operation = operation;
     }
 
     @Override
     @SuppressWarnings("unchecked") // the caller's future is the CompletableFuture<T> the constructor was given
     void begin() {
-        bulkhead.startAsync(operation, (CompletableFuture<T>) callerFuture, weight);
+        room.startAsync(operation, (CompletableFuture<T>) callerFuture, weight);
     }
 }

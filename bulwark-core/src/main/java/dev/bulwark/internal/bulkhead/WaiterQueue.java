@@ -1,4 +1,4 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.bulkhead;
 
 import dev.bulwark.BulkheadConfig;
 import dev.bulwark.Priority;
@@ -15,9 +15,7 @@ import dev.bulwark.Rejection;
  */
 final class WaiterQueue {
 
-    private static final Priority[] PRIORITIES = Priority.values();
-    static final int LEVELS = PRIORITIES.length;
-    static final int NORMAL = Priority.NORMAL.ordinal();
+    static final int LEVELS = Priority.values().length;
 
     private final Waiter[] heads = new Waiter[LEVELS];
     private final Waiter[] tails = new Waiter[LEVELS];
@@ -25,11 +23,6 @@ final class WaiterQueue {
     private int levels;
     /** How many nodes the last {@link #refuseAll} unlinked (the caller subtracts them from the state word). */
     int swept;
-
-    /** The priority of an ordinal. */
-    static Priority priority(int ordinal) {
-        return PRIORITIES[ordinal];
-    }
 
     /** Whether no waiter is linked. */
     boolean isEmpty() {
@@ -211,7 +204,7 @@ final class WaiterQueue {
     static int[] headroomOf(BulkheadConfig config) {
         int[] headroom = new int[WaiterQueue.LEVELS];
         for (int level = 0; level < headroom.length; level++) {
-            headroom[level] = config.headroom(WaiterQueue.priority(level));
+            headroom[level] = config.headroom(Waiter.priority(level));
         }
         return headroom;
     }

@@ -1,13 +1,22 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.bulkhead;
 
+import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.CancellationSignal;
+import dev.bulwark.Permit;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import dev.bulwark.Scheduler;
+import dev.bulwark.Ticker;
 import dev.bulwark.internal.spi.WaiterFate;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
- * A call waiting in an {@link InProcessBulkhead}'s queue. Sync and async callers use the same node: a sync
- * caller parks until its node's fate is decided, an async caller is told through its future.
+ * A call waiting in an in-process bulkhead's queue. Sync and async callers use the same node: a sync
+ * caller parks until its node's fate is decided, an async caller is told through its future. A waiter knows its
+ * bulkhead only as a {@link Room}, the few things a wait needs of it (defined here, below the waiters, so that no
+ * waiter imports the bulkhead that makes it).
  *
  * <p>Invariant (see {@link WaiterFate}): a node's fate is decided exactly once, by the compare-and-set of its
  * status from {@link #WAITING} to {@link #GRANTED} (by a releaser, under the bulkhead's lock), {@link #CANCELLED}
@@ -19,7 +28,72 @@ import dev.bulwark.internal.spi.WaiterFate;
  */
 abstract class Waiter extends WaiterFate {
 
-    final InProcessBulkhead bulkhead;
+    /**
+     * What a waiter needs of the bulkhead it waits in: its clock and timer, the queue's joining and leaving, the
+     * slots' release, and the reports of a wait's end (listeners, Flight Recorder, the overflow handler). The
+     * in-process bulkhead provides it; every method may be called from any thread, none under the queue's lock.
+     */
+    interface Room {
+
+        /** The bulkhead's name, for the messages of a cancelled wait. */
+        String name();
+
+        /** The bulkhead's ticker: a wait's start, end and deadline are read on it. */
+        Ticker ticker();
+
+        /** The bulkhead's scheduler, which times an async wait (and a sync one under a fake ticker). */
+        Scheduler scheduler();
+
+        /** Starts the Flight Recorder event of a wait; {@code null} when that event is not recorded. */
+        Object beginWait();
+
+        /** What listeners reporting in the caller's context capture as a wait starts, or {@code null}. */
+        BulkheadEvents.CallerContexts captureCallerContexts();
+
+        /**
+         * Queues the waiter, or grants it its slots at once (the slot queue's {@code enqueue}).
+         *
+         * @return {@code null} when queued or granted on arrival; the rejection when it may not wait
+         */
+        Rejection enqueue(Waiter waiter);
+
+        /** Unlinks a waiter whose owner won the CAS to CANCELLED or TIMED_OUT, unless a releaser did. */
+        void removeAbandoned(Waiter waiter);
+
+        /** Returns slots the waiter holds but will not use. */
+        void releaseSlots(int weight);
+
+        /** The failure of a waiter that {@link #enqueue} refused on arrival (reported when the waiter is). */
+        RuntimeException refusedOnArrival(Rejection rejection, Waiter waiter);
+
+        /** A waiter granted its slots as it joined: reports the admission, with no wait. */
+        void admittedOnArrival(Waiter waiter);
+
+        /** A queued waiter got its slots and will run: reports the admission and the wait. */
+        void admitted(Waiter waiter, long waitedNanos);
+
+        /** A queued waiter left without running because its caller gave up: reports it if it is reported. */
+        void cancelled(Waiter waiter, long waitedNanos);
+
+        /** A queued waiter was evicted or refused: reports it, runs the overflow handler, makes the exception. */
+        BulkheadRejectedException pushedOut(Waiter waiter, long waitedNanos);
+
+        /** A queued waiter reached the maximum wait: reports it, runs the overflow handler, makes the exception. */
+        BulkheadRejectedException timedOut(Waiter waiter, long waitedNanos);
+
+        /** A permit for {@code weight} slots that a granted {@code acquireAsync} holds. */
+        Permit newPermit(int weight);
+
+        /** Runs a granted async operation that holds {@code weight} slots, relaying its stage to {@code result}. */
+        <T> void startAsync(Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> result, int weight);
+    }
+
+    private static final Priority[] PRIORITIES = Priority.values();
+    /** The ordinal of {@link Priority#NORMAL}, the priority of a call made without options. */
+    static final int NORMAL = Priority.NORMAL.ordinal();
+
+    /** The bulkhead this node waits in. */
+    final Room room;
     /**
      * Absolute deadline on the bulkhead's ticker; meaningful only when {@link #timed} is true. Both are written by
      * {@link #startWaiting} under the lock as the node is linked (so a {@code changeMaxWait} either precedes the
@@ -43,7 +117,7 @@ abstract class Waiter extends WaiterFate {
      * node is published (under the lock), never changed afterwards.
      */
     int weight = 1;
-    int priority = WaiterQueue.NORMAL;
+    int priority = NORMAL;
     /** Why the node was {@link #REFUSED}: written under the lock before that CAS, read by the owner after it. */
     Rejection.Reason refusal;
 
@@ -54,21 +128,18 @@ abstract class Waiter extends WaiterFate {
     /** Chains nodes decided under the lock, so that they are told after it is released without a list. */
     Waiter decidedNext;
 
-    Waiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt) {
-        this(bulkhead, signal, enqueuedAt, true);
-    }
-
     /**
-     * Creates a node, on the thread of the caller who will wait on it (if any).
+     * Creates a node, on the thread of the caller who will wait on it (if any); its wait starts now on the room's
+     * ticker.
      *
      * @param forACaller whether a caller waits on this node, on whose thread it is made (so its context is captured);
-     *     {@code false} for the bulkhead's own requests ({@link PumpAcquire}), which belong to no caller's trace
+     *     {@code false} for the bulkhead's own requests (the fair-share pump's), which belong to no caller's trace
      */
-    Waiter(InProcessBulkhead bulkhead, CancellationSignal signal, long enqueuedAt, boolean forACaller) {
-        super(signal, enqueuedAt, WAITING);
-        this.bulkhead = bulkhead;
-        this.recording = FlightRecorderEvents.beginWait(bulkhead.name(), bulkhead.queuedCount());
-        this.callerContexts = forACaller ? bulkhead.captureCallerContexts() : null;
+    Waiter(Room room, CancellationSignal signal, boolean forACaller) {
+        super(signal, room.ticker().read(), WAITING);
+        this.room = room;
+        this.recording = room.beginWait();
+        this.callerContexts = forACaller ? room.captureCallerContexts() : null;
     }
 
     /**
@@ -80,7 +151,7 @@ abstract class Waiter extends WaiterFate {
         deadline = enqueuedAt + maxWaitNanos;
     }
 
-    /** Sets the weight and priority; called by the joining thread before {@link SlotQueue#enqueue}. */
+    /** Sets the weight and priority; called by the joining thread before it joins. */
     final void options(int slots, Priority level) {
         this.weight = slots;
         this.priority = level.ordinal();
@@ -88,15 +159,20 @@ abstract class Waiter extends WaiterFate {
 
     /**
      * Whether the bulkhead's overflow handler and listeners hear of this waiter's refusal or cancellation: not for
-     * a request the bulkhead's own code makes for nobody in particular (the fair-share pump, {@link PumpAcquire}).
+     * a request the bulkhead's own code makes for nobody in particular (the fair-share pump's request).
      */
     boolean reported() {
         return true;
     }
 
+    /** The priority of an ordinal. */
+    static Priority priority(int ordinal) {
+        return PRIORITIES[ordinal];
+    }
+
     /** The priority as the public enum. */
     final Priority priorityLevel() {
-        return WaiterQueue.priority(priority);
+        return PRIORITIES[priority];
     }
 
     /** Hands the slot to this waiter if it still waits. Called by releasers under the bulkhead's lock. */

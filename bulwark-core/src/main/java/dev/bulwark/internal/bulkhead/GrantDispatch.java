@@ -1,4 +1,4 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.bulkhead;
 
 import dev.bulwark.internal.timer.OffTimer;
 import java.util.ArrayDeque;
@@ -29,12 +29,23 @@ final class GrantDispatch {
         }
     }
 
+    /**
+     * A granted waiter whose delivery (starting its operation, or completing its future with a permit) this
+     * trampoline runs; the async waiter. An interface here so that the dispatch does not import the waiter that
+     * calls it.
+     */
+    interface Delivery {
+
+        /** Starts the granted call: uses or releases its slots on every path, and never throws. */
+        void startGranted();
+    }
+
     private static final ThreadLocal<Trampoline> TRAMPOLINE = ThreadLocal.withInitial(Trampoline::new);
 
     private GrantDispatch() {
     }
 
-    static void dispatch(AsyncWaiter waiter) {
+    static void dispatch(Delivery waiter) {
         if (OffTimer.onTimerThread()) {
             // A timeout or a timer's cancel unlinked a waiter and so uncovered this grant: the operation (or the
             // permit's future, with its continuations) is user code, which never runs on the timer thread.
@@ -48,7 +59,7 @@ final class GrantDispatch {
         }
         trampoline.running = true;
         try {
-            AsyncWaiter next = waiter;
+            Delivery next = waiter;
             do {
                 try {
                     next.startGranted();
@@ -72,7 +83,7 @@ final class GrantDispatch {
      */
     static void runPendingBeforeBlocking() {
         Trampoline trampoline = TRAMPOLINE.get();
-        AsyncWaiter next;
+        Delivery next;
         while (trampoline.running && (next = trampoline.pending.pollFirst()) != null) {
             try {
                 next.startGranted();
@@ -84,7 +95,7 @@ final class GrantDispatch {
     }
 
     private static final class Trampoline {
-        final ArrayDeque<AsyncWaiter> pending = new ArrayDeque<>();
+        final ArrayDeque<Delivery> pending = new ArrayDeque<>();
         boolean running;
     }
 }

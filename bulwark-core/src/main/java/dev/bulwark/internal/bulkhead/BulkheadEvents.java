@@ -1,4 +1,4 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.bulkhead;
 
 import dev.bulwark.BulkheadListener;
 import dev.bulwark.Priority;
@@ -8,7 +8,6 @@ import dev.bulwark.internal.spi.ListenerFailureLog;
 import dev.bulwark.internal.stats.CallerContextListener;
 import dev.bulwark.internal.stats.SampledListener;
 import dev.bulwark.internal.stats.TimingSampler;
-import java.time.Duration;
 import java.util.List;
 
 /**
@@ -335,10 +334,6 @@ final class BulkheadEvents {
                 report(i, "released", failure);
             }
         }
-    }
-
-    static Duration duration(long nanos) {
-        return nanos <= 0 ? Duration.ZERO : Duration.ofNanos(nanos);
     }
 
     private void report(int index, String event, Throwable failure) {
