@@ -4,9 +4,8 @@ import dev.bulwark.CancellationSignal;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.Scheduler;
-import dev.bulwark.internal.SystemTime;
+import dev.bulwark.internal.spi.FakeTickerWakeUp;
 import dev.bulwark.internal.spi.Outcomes;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -14,7 +13,7 @@ import java.util.concurrent.locks.LockSupport;
  * park until the node's fate is decided (granted, timed out, cancelled by the signal or an interrupt, evicted or
  * refused),
  * then act on it. The parked thread times its own maximum wait, so a sync wait needs no timer task (but under a
- * test's fake ticker, see {@link #wakeOnTheSchedulerUnderAFakeTicker}).
+ * test's fake ticker, see {@link FakeTickerWakeUp}).
  */
 final class SyncWaiter extends Waiter implements Runnable {
 
@@ -62,7 +61,7 @@ final class SyncWaiter extends Waiter implements Runnable {
                         }
                         continue;
                     }
-                    wake = wakeOnTheSchedulerUnderAFakeTicker(room, waiter, wake, remaining);
+                    wake = FakeTickerWakeUp.rearm(room.ticker(), room.scheduler(), waiter.thread, wake, remaining);
                     LockSupport.parkNanos(room, remaining);
                 } else {
                     LockSupport.park(room);
@@ -104,33 +103,6 @@ final class SyncWaiter extends Waiter implements Runnable {
         room.cancelled(waiter, waited);
         throw interrupted ? Outcomes.interruptedWhileQueued(room.name())
                 : Outcomes.cancelledWhileQueued(room.name(), signal);
-    }
-
-    /**
-     * Under a ticker other than the system's (a test's fake one), parking for {@code remaining} real nanoseconds
-     * would not notice the ticker passing the deadline, so the bulkhead's scheduler (a test's manual one, driven
-     * with the ticker) also wakes the thread at the deadline; the thread then reads the ticker again. Re-armed at
-     * each wake-up, since the ticker may have moved by less. The task only unparks: no user code on the timer. A
-     * scheduler that refuses leaves the real-time park, as under the system ticker.
-     *
-     * @return the armed wake-up, or {@code null} under the system ticker
-     */
-    private static Scheduler.Cancellable wakeOnTheSchedulerUnderAFakeTicker(Room room, SyncWaiter waiter,
-            Scheduler.Cancellable previous, long remaining) {
-        if (room.ticker() == SystemTime.TICKER) {
-            return null;
-        }
-        if (previous != null) {
-            previous.cancel();
-        }
-        Thread thread = waiter.thread;
-        try {
-            return room.scheduler().schedule(() -> LockSupport.unpark(thread), remaining, TimeUnit.NANOSECONDS);
-        } catch (RuntimeException | Error refused) {
-            // An Error too: thrown on from here it would leave this waiter queued for nobody (a later grant would
-            // leak its slots). The wake-up only serves a fake ticker; the real-time park still bounds the wait.
-            return null;
-        }
     }
 
     @Override
