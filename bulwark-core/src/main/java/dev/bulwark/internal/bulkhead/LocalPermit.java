@@ -1,22 +1,16 @@
 package dev.bulwark.internal.bulkhead;
 
-import dev.bulwark.Permit;
 import dev.bulwark.internal.spi.OutcomeClassifier;
-import dev.bulwark.internal.spi.VarHandles;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import dev.bulwark.internal.spi.ReleaseOncePermit;
 
 /**
  * The slots of an in-process bulkhead held outside a lambda: one, or {@link #weight} for a weighted permit. The
  * permit knows its bulkhead only as {@link Slots}, defined here so that it does not import the bulkhead that makes it.
  *
- * <p>Invariant: {@link #released} goes from 0 to 1 once, by compare-and-set, and only the thread that made that
- * change releases the slots, all {@link #weight} of them together, so closing twice (or from two threads at once)
- * frees exactly the weight, once.
+ * <p>Invariant ({@link ReleaseOncePermit}'s): only the first close releases the slots, all {@link #weight} of them
+ * together, so closing twice (or from two threads at once) frees exactly the weight, once.
  */
-final class LocalPermit implements Permit, OutcomeClassifier {
-
-    private static final VarHandle RELEASED = VarHandles.field(MethodHandles.lookup(), "released", int.class);
+final class LocalPermit extends ReleaseOncePermit implements OutcomeClassifier {
 
     /** What a permit needs of its bulkhead: the release of its slots, with the call's outcome reported. */
     interface Slots {
@@ -34,7 +28,6 @@ final class LocalPermit implements Permit, OutcomeClassifier {
     private final Slots bulkhead;
     private final long acquiredAt;
     private final int weight;
-    private volatile int released;
 
     LocalPermit(Slots bulkhead, long acquiredAt, int weight) {
         this.bulkhead = bulkhead;
@@ -43,26 +36,13 @@ final class LocalPermit implements Permit, OutcomeClassifier {
     }
 
     @Override
-    public void close() {
-        close(Outcome.SUCCESS);
-    }
-
-    @Override
-    public void close(Outcome outcome) {
-        java.util.Objects.requireNonNull(outcome, "outcome");
-        if (RELEASED.compareAndSet(this, 0, 1)) {
-            bulkhead.releaseAfterRun(acquiredAt, outcome, weight);
-        }
+    protected void release(Outcome outcome) {
+        bulkhead.releaseAfterRun(acquiredAt, outcome, weight);
     }
 
     @Override
     public Outcome outcomeOf(Throwable failure) {
         return bulkhead.outcomeOf(failure);
-    }
-
-    @Override
-    public boolean isReleased() {
-        return released != 0;
     }
 
     @Override
