@@ -2,9 +2,10 @@
  * Bulwark: fault-tolerant calls whose heart is an exact bulkhead.
  *
  * <p>Only {@code dev.bulwark} is exported to everyone; everything under {@code dev.bulwark.internal} is
- * implementation and may change without notice. {@code dev.bulwark.internal.spi} holds what Bulwark's own
- * bulkheads and bindings share (outcomes, waiter fate, async start, argument checks, binding a registry) and is
- * exported to those modules alone (and to the Spring binding, for the wording of a wait in a refusal's text);
+ * implementation and may change without notice. {@code dev.bulwark.internal.spi} holds the kit Bulwark's own
+ * bulkheads build on (outcomes, waiter fate, async start, release-once permits) and is exported to the Redis module
+ * alone; {@code dev.bulwark.internal.util} (argument checks, field handles, listener-failure logging, the wording of
+ * a wait) to the Redis and Spring modules;
  * {@code dev.bulwark.internal.stats} (the bulkhead's own statistics and timing sampler) and
  * {@code dev.bulwark.internal.binding} (a policy's binding to a metrics back end) only to the metrics bindings;
  * {@code dev.bulwark.internal.adaptive} (the adaptive limits' algorithms) only to the Redis module.
@@ -13,7 +14,9 @@
 @SuppressWarnings("module")
 module dev.bulwark {
     exports dev.bulwark;
-    exports dev.bulwark.internal.spi to dev.bulwark.redis, dev.bulwark.spring;
+    exports dev.bulwark.internal.spi to dev.bulwark.redis;
+    // Plain utilities: argument checks and field handles for Redis, the wording of a wait for Spring's refusals.
+    exports dev.bulwark.internal.util to dev.bulwark.redis, dev.bulwark.spring;
     // The bulkhead's own statistics (striped counters, sampled timers), read by the metrics bindings at scrape; the
     // OpenTelemetry binding uses the same timing sampler.
     exports dev.bulwark.internal.stats to dev.bulwark.micrometer, dev.bulwark.opentelemetry;

@@ -1,6 +1,6 @@
 package dev.bulwark;
 
-import dev.bulwark.internal.spi.Arguments;
+import dev.bulwark.internal.util.Arguments;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

@@ -1,6 +1,6 @@
 package dev.bulwark;
 
-import dev.bulwark.internal.spi.MillisText;
+import dev.bulwark.internal.util.MillisText;
 import java.util.Objects;
 
 /**

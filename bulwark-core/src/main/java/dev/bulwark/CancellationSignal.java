@@ -1,7 +1,7 @@
 package dev.bulwark;
 
 import dev.bulwark.internal.SpinThenParkLock;
-import dev.bulwark.internal.spi.VarHandles;
+import dev.bulwark.internal.util.VarHandles;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;

@@ -1,6 +1,6 @@
 package dev.bulwark;
 
-import dev.bulwark.internal.spi.Arguments;
+import dev.bulwark.internal.util.Arguments;
 import dev.bulwark.internal.Names;
 import dev.bulwark.internal.partition.FairShares;
 import dev.bulwark.internal.partition.KeyPolicy;

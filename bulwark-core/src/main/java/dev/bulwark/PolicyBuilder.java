@@ -1,7 +1,7 @@
 package dev.bulwark;
 
 import dev.bulwark.internal.Names;
-import dev.bulwark.internal.spi.Arguments;
+import dev.bulwark.internal.util.Arguments;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -1,7 +1,7 @@
 package dev.bulwark;
 
 import dev.bulwark.internal.RetryStep;
-import dev.bulwark.internal.spi.Arguments;
+import dev.bulwark.internal.util.Arguments;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.bulwark;
 
 import dev.bulwark.internal.TimeoutStep;
-import dev.bulwark.internal.spi.Arguments;
+import dev.bulwark.internal.util.Arguments;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

@@ -1,8 +1,8 @@
 package dev.bulwark.internal;
 
 import dev.bulwark.Subscription;
-import dev.bulwark.internal.spi.ListenerFailureLog;
-import dev.bulwark.internal.spi.VarHandles;
+import dev.bulwark.internal.util.ListenerFailureLog;
+import dev.bulwark.internal.util.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;

@@ -12,7 +12,7 @@ import dev.bulwark.Scheduler;
 import dev.bulwark.Subscription;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.Ticker;
-import dev.bulwark.internal.spi.Arguments;
+import dev.bulwark.internal.util.Arguments;
 import dev.bulwark.redis.internal.BulkheadEngine;
 import dev.bulwark.redis.internal.ClusterConnections;
 import dev.bulwark.redis.internal.ClusterLimits;

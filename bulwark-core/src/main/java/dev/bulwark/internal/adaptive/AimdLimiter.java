@@ -1,7 +1,7 @@
 package dev.bulwark.internal.adaptive;
 
 import dev.bulwark.AdaptiveLimit;
-import dev.bulwark.internal.spi.Arguments;
+import dev.bulwark.internal.util.Arguments;
 
 /**
  * Additive increase, multiplicative decrease, decided once per window (about one round trip): a window with a

@@ -4,7 +4,7 @@ import dev.bulwark.CancellationSignal;
 import dev.bulwark.Scheduler;
 import dev.bulwark.internal.SharedScheduler;
 import dev.bulwark.internal.spi.Outcomes;
-import dev.bulwark.internal.spi.VarHandles;
+import dev.bulwark.internal.util.VarHandles;
 import dev.bulwark.internal.spi.WaiterFuture;
 import dev.bulwark.internal.timer.OffTimer;
 import dev.bulwark.internal.timer.TimerWheel;

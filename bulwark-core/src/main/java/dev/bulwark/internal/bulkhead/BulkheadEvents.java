@@ -4,7 +4,7 @@ import dev.bulwark.BulkheadListener;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.Ticker;
-import dev.bulwark.internal.spi.ListenerFailureLog;
+import dev.bulwark.internal.util.ListenerFailureLog;
 import dev.bulwark.internal.stats.CallerContextListener;
 import dev.bulwark.internal.stats.SampledListener;
 import dev.bulwark.internal.stats.TimingSampler;

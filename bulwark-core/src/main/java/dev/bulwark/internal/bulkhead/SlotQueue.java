@@ -2,8 +2,8 @@ package dev.bulwark.internal.bulkhead;
 
 import dev.bulwark.Rejection;
 import dev.bulwark.internal.SpinThenParkLock;
-import dev.bulwark.internal.spi.Arguments;
-import dev.bulwark.internal.spi.VarHandles;
+import dev.bulwark.internal.util.Arguments;
+import dev.bulwark.internal.util.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;

@@ -63,7 +63,7 @@ final class FairWaiter implements WaiterFuture.Owner {
      * Arms the early ends of the wait. Called once by the queuing thread, after the waiter is queued.
      *
      * @param scheduler the timer for the maximum wait
-     * @param maxWaitNanos the maximum wait, or 0 for none ({@link dev.bulwark.internal.spi.Arguments#boundedNanos})
+     * @param maxWaitNanos the maximum wait, or 0 for none ({@link dev.bulwark.internal.util.Arguments#boundedNanos})
      */
     void arm(Scheduler scheduler, long maxWaitNanos) {
         if (maxWaitNanos > 0) {

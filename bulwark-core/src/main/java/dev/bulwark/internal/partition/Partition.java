@@ -1,7 +1,7 @@
 package dev.bulwark.internal.partition;
 
 import dev.bulwark.Bulkhead;
-import dev.bulwark.internal.spi.VarHandles;
+import dev.bulwark.internal.util.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;

@@ -1,6 +1,7 @@
 package dev.bulwark.internal.spi;
 
 import dev.bulwark.internal.Stages;
+import dev.bulwark.internal.util.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;

@@ -3,6 +3,7 @@ package dev.bulwark.internal.spi;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Scheduler;
 import dev.bulwark.internal.timer.TimerNode;
+import dev.bulwark.internal.util.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 

@@ -1,7 +1,7 @@
 package dev.bulwark.internal.timer;
 
 import dev.bulwark.Scheduler;
-import dev.bulwark.internal.spi.VarHandles;
+import dev.bulwark.internal.util.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.RejectedExecutionException;

@@ -1,4 +1,4 @@
-package dev.bulwark.internal.spi;
+package dev.bulwark.internal.util;
 
 import java.time.Duration;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package dev.bulwark.internal.spi;
+package dev.bulwark.internal.util;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -6,7 +6,7 @@ import dev.bulwark.Rejection;
 import dev.bulwark.redis.LostPermit;
 import dev.bulwark.redis.RedisBulkheadListener;
 import dev.bulwark.Subscription;
-import dev.bulwark.internal.spi.ListenerFailureLog;
+import dev.bulwark.internal.util.ListenerFailureLog;
 import dev.bulwark.internal.timer.OffTimer;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package dev.bulwark.redis.internal;
 
 import dev.bulwark.Rejection;
 import dev.bulwark.Scheduler;
-import dev.bulwark.internal.spi.MillisText;
+import dev.bulwark.internal.util.MillisText;
 import dev.bulwark.redis.LostPermit;
 import java.util.ArrayList;
 import java.util.List;

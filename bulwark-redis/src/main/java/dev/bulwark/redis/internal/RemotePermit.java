@@ -2,7 +2,7 @@ package dev.bulwark.redis.internal;
 
 import dev.bulwark.Permit;
 import dev.bulwark.internal.spi.OutcomeClassifier;
-import dev.bulwark.internal.spi.VarHandles;
+import dev.bulwark.internal.util.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 

@@ -3,7 +3,7 @@ package dev.bulwark.redis.internal;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
-import dev.bulwark.internal.spi.VarHandles;
+import dev.bulwark.internal.util.VarHandles;
 import dev.bulwark.internal.spi.WaiterFate;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

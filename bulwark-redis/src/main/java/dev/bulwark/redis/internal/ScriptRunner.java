@@ -1,7 +1,7 @@
 package dev.bulwark.redis.internal;
 
 import dev.bulwark.Scheduler;
-import dev.bulwark.internal.spi.MillisText;
+import dev.bulwark.internal.util.MillisText;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;

@@ -2,7 +2,7 @@ package dev.bulwark.spring.internal;
 
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
-import dev.bulwark.internal.spi.MillisText;
+import dev.bulwark.internal.util.MillisText;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;

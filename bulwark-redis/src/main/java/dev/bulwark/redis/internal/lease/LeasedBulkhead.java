@@ -9,7 +9,7 @@ import dev.bulwark.DrainResult;
 import dev.bulwark.Permit;
 import dev.bulwark.Subscription;
 import dev.bulwark.ThrowingSupplier;
-import dev.bulwark.internal.spi.Arguments;
+import dev.bulwark.internal.util.Arguments;
 import dev.bulwark.redis.RedisBulkheadException;
 import dev.bulwark.redis.internal.BlockingReply;
 import dev.bulwark.redis.internal.BulkheadEngine;
