@@ -60,14 +60,12 @@ public abstract class BulkheadObserver extends AttachedListener implements Sampl
          * @return {@link #TIMED_OUT}, {@link #EVICTED} or {@code null}
          */
         public static Wait of(Rejection.Reason reason) {
-            switch (reason) {
-                case WAIT_TIMEOUT:
-                    return TIMED_OUT;
-                case EVICTED:
-                    return EVICTED;
-                default:
-                    return null;
+            // Compared, not switched on: a switch on another class's enum compiles to a synthetic class of its own,
+            // which a JVM's first refusal would load on the caller's (often a server's) thread.
+            if (reason == Rejection.Reason.WAIT_TIMEOUT) {
+                return TIMED_OUT;
             }
+            return reason == Rejection.Reason.EVICTED ? EVICTED : null;
         }
     }
 
@@ -81,13 +79,15 @@ public abstract class BulkheadObserver extends AttachedListener implements Sampl
 
     /**
      * Creates the observer of one bulkhead, with its counts at 0. Takes, on the binding thread, every path of a first
-     * admission count, so that a caller's first admission loads nothing ({@link ThreadOwnedCounter#rehearse()}).
+     * admission count, so that a caller's first admission loads nothing ({@link ThreadOwnedCounter#rehearse()}), and
+     * loads {@link Wait}, so that a caller's first refusal does not.
      *
      * @param timing whether every execution is timed instead of a sample
      * @param observesWaits whether waits and refusals are observed ({@link #observe})
      */
     protected BulkheadObserver(TimingOptions timing, boolean observesWaits) {
         ThreadOwnedCounter.rehearse();
+        Wait.of(Rejection.Reason.WAIT_TIMEOUT);
         this.sampler = timing.sampler();
         this.observesWaits = observesWaits;
     }
