@@ -328,7 +328,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep, AdaptiveTar
         } else if (outcome != SlotQueue.MUST_WAIT) {
             result.completeExceptionally(rejectQueueFull(outcome));
         } else {
-            waitAsync(new AsyncCallWaiter<>(room, signal, operation, result), result);
+            waitAsync(new AsyncWaiter.ForCall<>(room, signal, operation, result), result);
         }
         return result;
     }
@@ -359,7 +359,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep, AdaptiveTar
             return CompletableFuture.failedFuture(reported ? rejectQueueFull(outcome) : quietQueueFull(outcome));
         }
         CompletableFuture<Permit> future = new WaiterFuture<>();
-        waitAsync(new AsyncPermitWaiter(room, signal, future, reported), future);
+        waitAsync(new AsyncWaiter.ForPermit(room, signal, future, reported), future);
         return future;
     }
 
@@ -497,7 +497,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep, AdaptiveTar
         if (outcome == SlotQueue.ADMITTED) {
             startAsync(operation, result, options.weight());
         } else if (outcome == SlotQueue.MUST_WAIT) {
-            AsyncCallWaiter<T> waiter = new AsyncCallWaiter<>(room, options.signal(), operation, result);
+            AsyncWaiter.ForCall<T> waiter = new AsyncWaiter.ForCall<>(room, options.signal(), operation, result);
             waiter.options(options.weight(), options.priority());
             waitAsync(waiter, result);
         }
@@ -515,7 +515,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep, AdaptiveTar
         if (outcome == SlotQueue.ADMITTED) {
             future.complete(newPermit(options.weight()));
         } else if (outcome == SlotQueue.MUST_WAIT) {
-            AsyncPermitWaiter waiter = new AsyncPermitWaiter(room, options.signal(), future, true);
+            AsyncWaiter.ForPermit waiter = new AsyncWaiter.ForPermit(room, options.signal(), future, true);
             waiter.options(options.weight(), options.priority());
             waitAsync(waiter, future);
         }

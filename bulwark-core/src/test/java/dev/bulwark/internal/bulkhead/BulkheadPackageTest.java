@@ -48,8 +48,8 @@ class BulkheadPackageTest {
                         && !f.getFileName().toString().startsWith("PumpAcquire"))
                 .collect(Collectors.toList());
         assertThat(below).extracting(f -> f.getFileName().toString())
-                .contains("Waiter.class", "SyncWaiter.class", "AsyncWaiter.class", "AsyncCallWaiter.class",
-                        "AsyncPermitWaiter.class", "LocalPermit.class", "SlotQueue.class", "WaiterQueue.class",
+                .contains("Waiter.class", "SyncWaiter.class", "AsyncWaiter.class", "AsyncWaiter$ForCall.class",
+                        "AsyncWaiter$ForPermit.class", "LocalPermit.class", "SlotQueue.class", "WaiterQueue.class",
                         "GrantDispatch.class");
         for (Path file : below) {
             // Class names sit in the constant pool as modified UTF-8, which is ASCII for these names.
