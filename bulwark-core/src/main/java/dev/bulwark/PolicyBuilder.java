@@ -10,12 +10,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * What the builders of {@link Retry} and {@link Timeout} share: a name, listeners, a scheduler and a clock. Each
  * setter checks its argument at once and names it in the exception. Not thread-safe: configure on one thread, then
- * build.
+ * build. Package-private, so closed to users without {@code sealed}: naming its subclasses here would only make it
+ * depend on the classes that depend on it.
  *
  * @param <B> the builder's own type, returned by every setter
  * @param <L> the policy's listener type
  */
-abstract sealed class PolicyBuilder<B extends PolicyBuilder<B, L>, L> permits Retry.Builder, Timeout.Builder {
+abstract class PolicyBuilder<B extends PolicyBuilder<B, L>, L> {
 
     /** The prefix of the default name. */
     private final String kind;

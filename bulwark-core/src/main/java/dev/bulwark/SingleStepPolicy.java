@@ -14,10 +14,12 @@ import org.jspecify.annotations.Nullable;
  * A policy that is one chain step: {@link Retry} and {@link Timeout}. Standalone, a call runs the step over the
  * empty chain (so the operation is the rest of the chain); in a {@link Pipeline}, the step joins the pipeline's
  * chain. Written once here so that both policies enter their step the same way. Immutable and thread-safe.
+ * Package-private, so closed to users without {@code sealed} (which would make it name, and depend on, its
+ * subclasses).
  *
  * @param <S> the step
  */
-abstract sealed class SingleStepPolicy<S extends ChainStep> implements Policy, StepSource permits Retry, Timeout {
+abstract class SingleStepPolicy<S extends ChainStep> implements Policy, StepSource {
 
     final S step;
 
