@@ -15,8 +15,9 @@
 module dev.bulwark {
     exports dev.bulwark;
     exports dev.bulwark.internal.spi to dev.bulwark.redis;
-    // Plain utilities: argument checks and field handles for Redis, the wording of a wait for Spring's refusals.
-    exports dev.bulwark.internal.util to dev.bulwark.redis, dev.bulwark.spring;
+    // Plain utilities: argument checks and field handles for Redis, the wording of a wait for Spring's refusals, a
+    // stage's failure as the operation threw it for Redis, gRPC and HTTP.
+    exports dev.bulwark.internal.util to dev.bulwark.redis, dev.bulwark.spring, dev.bulwark.grpc, dev.bulwark.http;
     // The bulkhead's own statistics (striped counters, sampled timers), read by the metrics bindings at scrape; the
     // OpenTelemetry binding uses the same timing sampler.
     exports dev.bulwark.internal.stats to dev.bulwark.micrometer, dev.bulwark.opentelemetry;

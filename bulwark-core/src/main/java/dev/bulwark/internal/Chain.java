@@ -2,6 +2,7 @@ package dev.bulwark.internal;
 
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.ThrowingSupplier;
+import dev.bulwark.internal.util.Stages;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 

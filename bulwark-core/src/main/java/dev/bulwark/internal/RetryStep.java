@@ -8,6 +8,7 @@ import dev.bulwark.RetryListener;
 import dev.bulwark.Scheduler;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.Ticker;
+import dev.bulwark.internal.util.Stages;
 import dev.bulwark.internal.util.VarHandles;
 import dev.bulwark.internal.timer.OffTimer;
 import java.lang.invoke.MethodHandles;

@@ -1,5 +1,6 @@
 package dev.bulwark.internal;
 
+import dev.bulwark.internal.util.Stages;
 import dev.bulwark.internal.util.VarHandles;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Scheduler;

@@ -6,6 +6,7 @@ import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Policy;
 import dev.bulwark.Rejection;
 import dev.bulwark.grpc.internal.DeferredServerListener;
+import dev.bulwark.internal.util.Stages;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
@@ -17,7 +18,6 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.BiFunction;
@@ -168,7 +168,7 @@ public final class BulkheadServerInterceptor implements ServerInterceptor {
                 .whenComplete((ignored, failure) -> {
                     if (failure != null) {
                         listener.abandon();
-                        refuse(call, unwrap(failure));
+                        refuse(call, Stages.unwrap(failure));
                     }
                 });
         return listener;
@@ -204,14 +204,6 @@ public final class BulkheadServerInterceptor implements ServerInterceptor {
                     failure);
             return Optional.empty();
         }
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        Throwable current = failure;
-        while (current instanceof CompletionException && current.getCause() != null) {
-            current = current.getCause();
-        }
-        return current;
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.bulwark.http;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Policy;
 import dev.bulwark.http.internal.ClientLifecycle;
+import dev.bulwark.internal.util.Stages;
 import java.io.IOException;
 import java.net.Authenticator;
 import java.net.CookieHandler;
@@ -199,7 +200,7 @@ public final class BulwarkHttpClient extends HttpClient {
             if (failure == null) {
                 returned.complete(response);
             } else {
-                returned.completeExceptionally(unwrap(failure));
+                returned.completeExceptionally(Stages.unwrap(failure));
             }
         });
         returned.whenComplete((response, failure) -> {
@@ -220,14 +221,6 @@ public final class BulwarkHttpClient extends HttpClient {
         if (exchange != null && !exchange.isDone()) {
             exchange.cancel(true); // the JDK client aborts the exchange and closes its connection
         }
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        Throwable current = failure;
-        while (current instanceof java.util.concurrent.CompletionException && current.getCause() != null) {
-            current = current.getCause();
-        }
-        return current;
     }
 
     /** The delegate's. */

@@ -3,9 +3,9 @@ package dev.bulwark.internal.partition;
 import dev.bulwark.Bulkhead;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
-import dev.bulwark.internal.Stages;
 import dev.bulwark.internal.spi.OutcomeClassifier;
 import dev.bulwark.internal.spi.WaiterFuture;
+import dev.bulwark.internal.util.Stages;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 

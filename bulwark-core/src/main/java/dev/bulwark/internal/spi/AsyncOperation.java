@@ -1,6 +1,6 @@
 package dev.bulwark.internal.spi;
 
-import dev.bulwark.internal.Stages;
+import dev.bulwark.internal.util.Stages;
 import dev.bulwark.internal.util.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

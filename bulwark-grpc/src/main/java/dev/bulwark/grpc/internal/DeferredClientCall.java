@@ -5,6 +5,7 @@ import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
 import dev.bulwark.Scheduler;
+import dev.bulwark.internal.util.Stages;
 import io.grpc.Attributes;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -17,7 +18,6 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
@@ -106,7 +106,7 @@ public final class DeferredClientCall<ReqT, RespT> extends ClientCall<ReqT, Resp
                 drain.open(() -> startReal(granted, headers));
             } else {
                 drain.discard();
-                closeLocally(statusOf(unwrap(failure)));
+                closeLocally(statusOf(Stages.unwrap(failure)));
             }
         });
     }
@@ -215,14 +215,6 @@ public final class DeferredClientCall<ReqT, RespT> extends ClientCall<ReqT, Resp
                 action.accept(call);
             }
         });
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        Throwable current = failure;
-        while (current instanceof CompletionException && current.getCause() != null) {
-            current = current.getCause();
-        }
-        return current;
     }
 
     @Override

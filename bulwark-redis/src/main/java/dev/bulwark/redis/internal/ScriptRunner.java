@@ -2,13 +2,13 @@ package dev.bulwark.redis.internal;
 
 import dev.bulwark.Scheduler;
 import dev.bulwark.internal.util.MillisText;
+import dev.bulwark.internal.util.Stages;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
@@ -136,7 +136,7 @@ final class ScriptRunner {
         @Override
         public void accept(List<Object> value, Throwable failure) {
             flusher.replyArrived(); // usually on the event loop that read the reply: where flushes go next
-            Throwable cause = failure == null ? null : unwrap(failure);
+            Throwable cause = failure == null ? null : Stages.unwrap(failure);
             if (cause instanceof RedisNoScriptException && !resent) {
                 resent = true;
                 try {
@@ -207,14 +207,6 @@ final class ScriptRunner {
                 // The first EVALSHA will get NOSCRIPT and send the source instead.
             }
         }
-    }
-
-    static Throwable unwrap(Throwable failure) {
-        Throwable current = failure;
-        while (current instanceof CompletionException && current.getCause() != null) {
-            current = current.getCause();
-        }
-        return current;
     }
 
     @Override

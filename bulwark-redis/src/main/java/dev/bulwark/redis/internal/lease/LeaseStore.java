@@ -1,12 +1,12 @@
 package dev.bulwark.redis.internal.lease;
 
+import dev.bulwark.internal.util.Stages;
 import dev.bulwark.redis.internal.LuaScripts;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -77,7 +77,7 @@ final class LeaseStore {
         try {
             return commands.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, key, arguments)
                     .toCompletableFuture()
-                    .exceptionallyCompose(failure -> unwrap(failure) instanceof RedisNoScriptException
+                    .exceptionallyCompose(failure -> Stages.unwrap(failure) instanceof RedisNoScriptException
                             ? commands.<List<Object>>eval(script.source(), ScriptOutputType.MULTI, key, arguments)
                                     .toCompletableFuture()
                             : CompletableFuture.failedFuture(failure));
@@ -90,10 +90,6 @@ final class LeaseStore {
     /** A copy of the reply that fails with a TimeoutException when it does not come in time. */
     private static CompletableFuture<long[]> bounded(CompletableFuture<List<Object>> reply, long timeoutNanos) {
         return reply.thenApply(LeaseStore::longs).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 
     private static long[] longs(List<Object> reply) {

@@ -1,4 +1,4 @@
-package dev.bulwark.internal;
+package dev.bulwark.internal.util;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
