@@ -171,6 +171,34 @@ class PartitionedBulkheadFairShareTest {
         calls.finish("a0");
     }
 
+    /**
+     * On the shared scheduler a fair-share waiter is its own node of the timing wheel (issue 39: every bulkhead's
+     * waiters arm their early ends one way, {@code WaiterFate.armTimeout}): its maximum wait still ends it, and a
+     * waiter that left the queue by a cancel is not timed out later.
+     */
+    @Test
+    void onTheSharedWheelAFairShareWaitTimesOutAndACancelledOneIsNotTimedOutLater() {
+        Bulkhead global = Bulkhead.builder().name("global").maxConcurrency(1).maxQueue(10)
+                .maxWait(Duration.ofMillis(50)).build();
+        List<Rejection> told = Collections.synchronizedList(new ArrayList<>());
+        Calls calls = new Calls(fair(global).fairShares().onRejected(told::add).build());
+        calls.submit("a", "a0");
+        calls.submit("b", "b0");
+        calls.submit("c", "c0");
+        assertThat(calls.results.get("c0").cancel(false)).isTrue();
+
+        assertThat(calls.results.get("b0")).failsWithin(Duration.ofSeconds(5))
+                .withThrowableOfType(ExecutionException.class).havingCause()
+                .isInstanceOfSatisfying(BulkheadRejectedException.class, refused ->
+                        assertThat(refused.rejection().reason()).isEqualTo(Rejection.Reason.WAIT_TIMEOUT));
+        await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(told).extracting(Rejection::reason)
+                        .containsExactly(Rejection.Reason.WAIT_TIMEOUT));
+        assertThat(calls.partitioned.fairQueuedCount()).isZero();
+        calls.finish("a0");
+        assertThat(calls.started).containsExactly("a0");
+    }
+
     @Test
     void aGlobalLimitWithoutAQueueRefusesAtOnce() {
         Bulkhead global = Bulkhead.builder().name("global").maxConcurrency(1).build();

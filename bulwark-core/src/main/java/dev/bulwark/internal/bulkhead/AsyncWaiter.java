@@ -3,16 +3,13 @@ package dev.bulwark.internal.bulkhead;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
 import dev.bulwark.Scheduler;
-import dev.bulwark.internal.SharedScheduler;
 import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.internal.util.VarHandles;
 import dev.bulwark.internal.spi.WaiterFuture;
 import dev.bulwark.internal.timer.OffTimer;
-import dev.bulwark.internal.timer.TimerWheel;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
@@ -113,24 +110,16 @@ abstract sealed class AsyncWaiter extends Waiter
     }
 
     /**
-     * Arms the three ways the wait can end early. Called once, by the queuing thread, after linking. On the shared
-     * wheel (or any {@link TimerWheel} given as the scheduler) the waiter is its own timer node, so arming the maximum
-     * wait allocates nothing; with another scheduler the waiter is the task it schedules. A waiter whose fate is
-     * decided cancels its node, which the wheel unlinks on its next tick: until then the wheel's cancelled stack still
-     * reaches the waiter (at most one tick; a separate node would have been held that long instead).
+     * Arms the three ways the wait can end early. Called once, by the queuing thread, after linking. On a timing
+     * wheel the waiter is its own timer node, so arming the maximum wait allocates nothing; with another scheduler
+     * the waiter is the task it schedules ({@link #armTimeout}). A waiter whose fate is decided cancels its node, which
+     * the wheel unlinks on its next tick: until then the wheel's cancelled stack still reaches the waiter (at most one
+     * tick; a separate node would have been held that long instead).
      */
     final void arm(Scheduler scheduler) {
         if (timed) {
             try {
-                long remaining = deadline - room.ticker().read();
-                TimerWheel wheel = scheduler == SharedScheduler.INSTANCE ? SharedScheduler.wheel()
-                        : scheduler instanceof TimerWheel ? (TimerWheel) scheduler : null;
-                if (wheel != null) {
-                    wheel.scheduleAfter(this, remaining);
-                    armedAsOwnTimer();
-                } else {
-                    timeoutArmed(scheduler.schedule(this, remaining, TimeUnit.NANOSECONDS));
-                }
+                armTimeout(scheduler, deadline - room.ticker().read(), this);
             } catch (Throwable schedulerRefused) {
                 // Without a timer the wait could outlive its bound; refuse to wait at all instead. Whatever the
                 // scheduler threw (an Error too): thrown on, it would leave the waiter queued for nobody.
@@ -142,13 +131,9 @@ abstract sealed class AsyncWaiter extends Waiter
                 return;
             }
         }
-        if (signal.canBeCancelled()) {
-            cancellationArmed(signal.onCancel(this::cancelledBySignal));
-        }
+        armSignal(this::cancelledBySignal);
         callerFuture.whenComplete(this);
-        if (status() != WAITING) {
-            disarm();
-        }
+        disarmIfDecided();
     }
 
     @Override

@@ -11,6 +11,7 @@ import dev.bulwark.internal.bulkhead.PumpAcquire;
 import dev.bulwark.internal.SpinThenParkLock;
 import dev.bulwark.internal.util.Arguments;
 import dev.bulwark.internal.spi.Outcomes;
+import dev.bulwark.internal.spi.WaiterFate;
 import dev.bulwark.internal.util.Stages;
 import dev.bulwark.internal.util.VarHandles;
 import dev.bulwark.internal.timer.OffTimer;
@@ -52,7 +53,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Invariant</b> (every change under {@link #lock}, which guards only this object's own fields and never
  * runs user code or calls the global bulkhead): {@code waiting} = the sum of the keys' queue lengths, and
- * {@link #waitingKeys} holds exactly the keys with a non-empty queue; {@code waiting > 0} implies
+ * {@link #waitingKeys} holds exactly the keys with a non-empty queue; a waiter is in its key's queue exactly while
+ * its fate ({@link dev.bulwark.internal.spi.WaiterFate}) is open, every decision being made with its removal;
+ * {@code waiting > 0} implies
  * {@code pumps > 0}, so a slot freed anywhere reaches the waiters (no lost wake-up: a waiter that queues after its
  * {@code tryAcquire()} failed starts a pump if none runs, and a pump ends only under the lock after seeing
  * {@code waiting == 0}); each grant goes to a waiting key minimizing {@code held/weight} at that moment. Hence a
@@ -169,7 +172,7 @@ public final class FairShares {
             for (Partition key : waitingKeys) {
                 ArrayDeque<FairWaiter> queue = key.fairQueue();
                 for (FairWaiter waiter : queue) {
-                    waiter.queued = false;
+                    waiter.decideIf(WaiterFate.WAITING, WaiterFate.REFUSED); // open while queued: always wins
                     refused.add(waiter);
                 }
                 queue.clear();
@@ -229,7 +232,6 @@ public final class FairShares {
                     waitingKeys.add(partition);
                 }
                 queue.addLast(waiter);
-                waiter.queued = true;
                 waiter.sequence = nextSequence++;
                 WAITING.setVolatile(this, waiting + 1);
                 if (pumps == 0) {
@@ -254,19 +256,20 @@ public final class FairShares {
     }
 
     /**
-     * Takes a waiter out of its key's queue, if it is still there: the one step that decides a waiter's fate.
+     * Decides a waiter's fate, if it is still open, and takes it out of its key's queue in the same step (under the
+     * lock, so that a waiter is queued exactly while its fate is open).
      *
      * @param waiter the waiter
-     * @return {@code true} when this call removed it (and so decides its fate)
+     * @param outcome the fate: {@link WaiterFate#CANCELLED} or {@link WaiterFate#TIMED_OUT}
+     * @return {@code true} when this call decided the fate (and removed the waiter)
      */
-    boolean remove(FairWaiter waiter) {
+    boolean remove(FairWaiter waiter, int outcome) {
         List<CompletableFuture<Permit>> cancelled = null;
         lock.lock();
         try {
-            if (!waiter.queued) {
+            if (!waiter.decideIf(WaiterFate.WAITING, outcome)) {
                 return false;
             }
-            waiter.queued = false;
             ArrayDeque<FairWaiter> queue = waiter.partition.fairQueue();
             queue.remove(waiter);
             if (queue.isEmpty()) {
@@ -364,7 +367,6 @@ public final class FairShares {
                 granted = closed ? null : pollBest();
                 if (granted != null) {
                     granted.partition.addHeld(1); // before the lock is released: the next choice sees it
-                    granted.grantDecided = true;
                 }
             } else if (!retryable(failure)) {
                 refused = takeAllWaiters();
@@ -442,7 +444,8 @@ public final class FairShares {
         }
         ArrayDeque<FairWaiter> queue = best.fairQueue();
         queue.pollFirst();
-        bestHead.queued = false;
+        // Open while queued, so the CAS wins; a caller's cancel from here finds the grant (cancelledByCaller).
+        bestHead.decideIf(WaiterFate.WAITING, WaiterFate.GRANTED);
         if (queue.isEmpty()) {
             waitingKeys.remove(best);
         }
@@ -456,7 +459,7 @@ public final class FairShares {
         for (Partition key : waitingKeys) {
             ArrayDeque<FairWaiter> queue = key.fairQueue();
             for (FairWaiter waiter : queue) {
-                waiter.queued = false;
+                waiter.decideIf(WaiterFate.WAITING, WaiterFate.REFUSED); // open while queued: always wins
                 all.add(waiter);
             }
             queue.clear();

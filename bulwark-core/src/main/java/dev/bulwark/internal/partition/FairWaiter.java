@@ -4,59 +4,48 @@ import dev.bulwark.CancellationSignal;
 import dev.bulwark.Permit;
 import dev.bulwark.Scheduler;
 import dev.bulwark.internal.spi.Outcomes;
+import dev.bulwark.internal.spi.WaiterFate;
 import dev.bulwark.internal.spi.WaiterFuture;
 import dev.bulwark.internal.timer.OffTimer;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import org.jspecify.annotations.Nullable;
 
 /**
  * One call waiting in {@link FairShares} for a global slot: a future the slot completes, plus the three things that
  * can end the wait early (the maximum wait's timer, the call's cancellation signal, the caller completing or
- * cancelling the future).
+ * cancelling the future), armed as every bulkhead's waiters arm them ({@link WaiterFate}).
  *
- * <p>Whoever takes the waiter out of its key's queue under the {@link FairShares} lock decides its fate (granted,
- * timed out, cancelled, refused on close); every other path then finds it gone and does nothing. Completing the
- * future happens after the lock is released. A grant that finds the future already completed by the caller gives
- * the slot straight back, so a slot is never lost.
+ * <p>Its fate is decided once, by the compare-and-set every bulkhead's waiter is decided by
+ * ({@link WaiterFate}: from {@link #WAITING} to {@link #GRANTED}, {@link #TIMED_OUT}, {@link #CANCELLED}, or
+ * {@link #REFUSED} on close or by the global bulkhead), made here always under the {@link FairShares} lock together
+ * with taking the waiter out of its key's queue: a waiter is in its key's queue exactly while its fate is open, and
+ * whoever wins the CAS owns the consequences; every other path finds the fate decided and does nothing. Completing
+ * the future happens after the lock is released. A grant that finds the future already completed by the caller
+ * gives the slot straight back, so a slot is never lost.
  */
-final class FairWaiter implements WaiterFuture.Owner {
+final class FairWaiter extends WaiterFate implements WaiterFuture.Owner {
 
     final FairShares shares;
     final Partition partition;
-    final CancellationSignal signal;
-    final long enqueuedAt;
     final WaiterFuture<Permit> future = new WaiterFuture<>();
     /** Arrival order across keys, for ties between keys; under the lock. */
     long sequence;
-    /** Whether the waiter is in its key's queue; under the lock. */
-    boolean queued;
-    /**
-     * Set under the lock by the pump that takes the waiter out of its queue to grant it a slot, so that a cancel
-     * arriving before the grant's delivery knows the fate is a grant (its slot is then passed on by {@link #grant}).
-     */
-    volatile boolean grantDecided;
-
-    private volatile Scheduler.@Nullable Cancellable timer;
-    private volatile CancellationSignal.@Nullable Registration registration;
 
     FairWaiter(FairShares shares, Partition partition, CancellationSignal signal, long enqueuedAt) {
+        super(signal, enqueuedAt, WAITING);
         this.shares = shares;
         this.partition = partition;
-        this.signal = signal;
-        this.enqueuedAt = enqueuedAt;
         future.ownedBy(this);
     }
 
     /**
-     * The caller cancels its future: the cancel decides the fate if the waiter is still queued, and stands against
-     * a grant not yet delivered (which then passes the slot on); against a timeout or a close decided first it is
-     * refused, and the future fails with that refusal (see {@link WaiterFuture}).
+     * The caller cancels its future: the cancel decides the fate if it is still open, and stands against a grant
+     * not yet delivered (which then passes the slot on); against a timeout or a close decided first it is refused,
+     * and the future fails with that refusal (see {@link WaiterFuture}).
      */
     @Override
     public boolean cancelledByCaller() {
-        return shares.remove(this) || grantDecided;
+        return shares.remove(this, CANCELLED) || status() == GRANTED;
     }
 
     /**
@@ -68,27 +57,23 @@ final class FairWaiter implements WaiterFuture.Owner {
     void arm(Scheduler scheduler, long maxWaitNanos) {
         if (maxWaitNanos > 0) {
             try {
-                timer = scheduler.schedule(this::timeOut, maxWaitNanos, TimeUnit.NANOSECONDS);
+                armTimeout(scheduler, maxWaitNanos, this::expire);
             } catch (Throwable schedulerRefused) {
                 // Without a timer the wait could outlive its bound: refuse to wait at all instead. Whatever the
                 // scheduler threw (an Error too): thrown on, it would leave the waiter queued for nobody.
-                if (shares.remove(this)) {
+                if (shares.remove(this, CANCELLED)) {
                     future.completeExceptionally(schedulerRefused);
                 }
                 return;
             }
         }
-        if (signal.canBeCancelled()) {
-            registration = signal.onCancel(this::cancelledBySignal);
-        }
+        armSignal(this::cancelledBySignal);
         future.whenComplete((permit, failure) -> {
             if (failure != null) {
-                shares.remove(this); // the caller gave up (a no-op when the waiter's fate was decided already)
+                shares.remove(this, CANCELLED); // the caller gave up (a no-op when the fate was decided already)
             }
         });
-        if (future.isDone()) {
-            disarm();
-        }
+        disarmIfDecided();
     }
 
     /**
@@ -139,11 +124,11 @@ final class FairWaiter implements WaiterFuture.Owner {
                     throw Outcomes.interruptedWhileQueued(shares.globalName());
                 } catch (InterruptedException e) {
                     interrupted = true;
-                    if (shares.remove(this)) {
+                    if (shares.remove(this, CANCELLED)) {
                         disarm();
                         throw Outcomes.interruptedWhileQueued(shares.globalName());
                     }
-                    if (grantDecided) {
+                    if (status() == GRANTED) {
                         passOnGrant();
                         throw Outcomes.interruptedWhileQueued(shares.globalName());
                     }
@@ -178,30 +163,20 @@ final class FairWaiter implements WaiterFuture.Owner {
     }
 
     /**
-     * The maximum wait passed: decided here, at the deadline; the refusal (with its overflow handler) and the
-     * caller's continuations are user code, so on the timer thread they are handed off ({@link OffTimer}).
+     * The maximum wait passed, on the timer's thread: decided here, at the deadline; the refusal (with its overflow
+     * handler) and the caller's continuations are user code, so they are handed off ({@link OffTimer}).
      */
-    private void timeOut() {
-        if (shares.remove(this)) {
+    @Override
+    protected void expire() {
+        if (shares.remove(this, TIMED_OUT)) {
             OffTimer.run(() -> fail(shares.timedOut(this)));
         }
     }
 
-    /** The signal's listener, on the cancelling thread (handed off when that is the timer's, as {@link #timeOut}). */
+    /** The signal's listener, on the cancelling thread (handed off when that is the timer's, as {@link #expire}). */
     private void cancelledBySignal() {
-        if (shares.remove(this)) {
+        if (shares.remove(this, CANCELLED)) {
             OffTimer.run(() -> fail(Outcomes.cancelledWhileQueued(shares.globalName(), signal)));
-        }
-    }
-
-    private void disarm() {
-        Scheduler.Cancellable armedTimer = timer;
-        if (armedTimer != null) {
-            armedTimer.cancel();
-        }
-        CancellationSignal.Registration armedRegistration = registration;
-        if (armedRegistration != null) {
-            armedRegistration.close();
         }
     }
 }

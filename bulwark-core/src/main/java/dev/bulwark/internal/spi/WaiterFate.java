@@ -2,10 +2,13 @@ package dev.bulwark.internal.spi;
 
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Scheduler;
+import dev.bulwark.internal.SharedScheduler;
 import dev.bulwark.internal.timer.TimerNode;
+import dev.bulwark.internal.timer.TimerWheel;
 import dev.bulwark.internal.util.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
 
 /**
  * What every bulkhead's waiter has in common: a call that waits for a slot, whose fate is decided exactly once.
@@ -17,11 +20,13 @@ import java.lang.invoke.VarHandle;
  * or release it; a canceller removes the waiter and reports the outcome) and the losers do nothing. Fields a
  * decider writes for the owner are written before the CAS and read after reading the status.
  *
- * <p>An asynchronous waiter may also hold the two things that can end its wait early, a timer and a registration on
- * the cancellation signal; {@link #disarm()} cancels both and may run any number of times, on any thread. A waiter
- * arms them once, then re-checks its status, so a fate decided while arming still disarms everything. On the shared
- * timing wheel a waiter is its own timer node ({@link #armedAsOwnTimer()}: no task, no separate node; the wheel calls
- * {@link #expire()}); with any other scheduler it holds the task that scheduler returned.
+ * <p>A waiter that no thread watches (a future's, a fair-share waiter) also holds the two things that can end its
+ * wait early, a timer and a registration on the cancellation signal, armed here for every bulkhead alike
+ * ({@link #armTimeout}, {@link #armSignal}); {@link #disarm()} cancels both and may run any number of times, on any
+ * thread. A waiter arms them once, then re-checks its status ({@link #disarmIfDecided()}), so a fate decided while
+ * arming still disarms everything. On a timing wheel (the shared one, or any wheel given as the scheduler) a waiter
+ * is its own timer node: no task, no separate node; the wheel calls {@link #expire()}; with any other scheduler it
+ * holds the task that scheduler returned.
  */
 public abstract class WaiterFate extends TimerNode {
 
@@ -147,38 +152,58 @@ public abstract class WaiterFate extends TimerNode {
     }
 
     /**
-     * Records the timer task that ends the wait at its maximum. Called once, by the thread that armed it.
+     * Arms the end of the wait at its maximum. Called once, by the queuing thread, after the waiter is queued. On a
+     * {@link TimerWheel} (the shared scheduler's, or one given as the scheduler) the waiter is scheduled as its own
+     * node, so arming allocates nothing, and the wheel's thread calls {@link #expire()}, which must then do what
+     * {@code onTimeout} does; with another scheduler {@code onTimeout} is the scheduled task, run on that scheduler's
+     * thread. A waiter whose fate is decided cancels its node ({@link #disarm()}), which the wheel unlinks on its next
+     * tick. Whatever the scheduler throws when it refuses the task (an {@code Error} too) is thrown on: the caller
+     * must end the wait, which without its timer could outlive its bound.
      *
-     * @param task the task
+     * @param scheduler the bulkhead's scheduler
+     * @param remainingNanos how long the wait may still last
+     * @param onTimeout the task, for a scheduler that is not a wheel
      */
-    protected final void timeoutArmed(Scheduler.Cancellable task) {
-        timeoutTask = task;
+    protected final void armTimeout(Scheduler scheduler, long remainingNanos, Runnable onTimeout) {
+        TimerWheel wheel = scheduler == SharedScheduler.INSTANCE ? SharedScheduler.wheel()
+                : scheduler instanceof TimerWheel ? (TimerWheel) scheduler : null;
+        if (wheel != null) {
+            wheel.scheduleAfter(this, remainingNanos);
+            timeoutTask = OWN_TIMER;
+        } else {
+            timeoutTask = scheduler.schedule(onTimeout, remainingNanos, TimeUnit.NANOSECONDS);
+        }
     }
 
     /**
-     * Records that the waiter itself was scheduled as a wheel node (so {@link #disarm()} cancels it there). Called
-     * once, by the thread that armed it, after it scheduled the node.
-     */
-    protected final void armedAsOwnTimer() {
-        timeoutTask = OWN_TIMER;
-    }
-
-    /**
-     * The maximum wait passed: called by the wheel's thread, once, when the waiter is its own timer and was not
-     * cancelled. Waiters that never arm themselves on a wheel need not override it. Must be short and run no user
-     * code.
+     * The maximum wait passed: called by the wheel's thread, once, when the waiter is its own timer
+     * ({@link #armTimeout}) and was not cancelled. Waiters that never arm a timeout need not override it. Must be
+     * short and run no user code.
      */
     @Override
     protected void expire() {
     }
 
     /**
-     * Records the registration on the signal that ends the wait when cancelled. Called once.
+     * Arms the end of the wait by the caller's signal, if the signal can be cancelled at all. Called once, by the
+     * queuing thread.
      *
-     * @param cancellation the registration
+     * @param onCancel the signal's listener, run on the cancelling thread
      */
-    protected final void cancellationArmed(CancellationSignal.Registration cancellation) {
-        registration = cancellation;
+    protected final void armSignal(Runnable onCancel) {
+        if (signal.canBeCancelled()) {
+            registration = signal.onCancel(onCancel);
+        }
+    }
+
+    /**
+     * The last step of arming: a fate decided while the early ends were armed (before they could be disarmed) still
+     * disarms them.
+     */
+    protected final void disarmIfDecided() {
+        if (!isOpen()) {
+            disarm();
+        }
     }
 
     /** Cancels the timer task and closes the signal registration, whichever were armed. Idempotent. */

@@ -5,7 +5,6 @@ import dev.bulwark.Permit;
 import dev.bulwark.Priority;
 import dev.bulwark.internal.spi.WaiterFuture;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A waiter whose owner is a future: no thread waits. Three things may end the wait early: a timer (maximum wait,
@@ -55,13 +54,9 @@ abstract class AsyncWaiter extends RemoteWaiter implements WaiterFuture.Owner {
 
     /** Arms cancellation by signal and by the caller's future. Called once, after the acquire was sent. */
     final void armCancellation() {
-        if (signal.canBeCancelled()) {
-            cancellationArmed(signal.onCancel(() -> bulkhead.abandon(this, CANCELLED)));
-        }
+        armSignal(() -> bulkhead.abandon(this, CANCELLED));
         callerFuture.whenComplete((ignoredResult, ignoredFailure) -> bulkhead.abandon(this, CANCELLED));
-        if (!isOpen()) {
-            disarm();
-        }
+        disarmIfDecided();
     }
 
     @Override
@@ -71,8 +66,7 @@ abstract class AsyncWaiter extends RemoteWaiter implements WaiterFuture.Owner {
         }
         long remaining = enqueuedAt + maxWaitNanos - bulkhead.ticker.read();
         try {
-            timeoutArmed(bulkhead.scheduler().schedule(() -> bulkhead.abandon(this, TIMED_OUT), remaining,
-                    TimeUnit.NANOSECONDS));
+            armTimeout(bulkhead.scheduler(), remaining, this::expire);
         } catch (Throwable schedulerRefused) {
             // Without a timer the wait could outlive its bound: leave the queue now, as a cancelled waiter does (its
             // release removes the place in Redis, and its lease is no longer renewed), and fail the future with what
@@ -82,9 +76,13 @@ abstract class AsyncWaiter extends RemoteWaiter implements WaiterFuture.Owner {
             bulkhead.abandon(this, CANCELLED);
             return;
         }
-        if (!isOpen()) {
-            disarm();
-        }
+        disarmIfDecided();
+    }
+
+    /** The maximum wait passed: on the timer's thread (a wheel's, as its own node, or the scheduler's task). */
+    @Override
+    protected final void expire() {
+        bulkhead.abandon(this, TIMED_OUT);
     }
 
     @Override
