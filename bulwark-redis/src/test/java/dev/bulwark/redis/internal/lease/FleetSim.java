@@ -281,7 +281,7 @@ final class FleetSim {
 
     private void runScript(Node node) {
         long[] reply = table.renew(node.id, node.sentDemand, node.sentHolding, Math.round(3 * TICKS),
-                scenario.limit(), false, node.sentExecuting, Math.round(now * TICKS));
+                Math.round(TICKS), scenario.limit(), false, node.sentExecuting, Math.round(now * TICKS));
         maxRecorded = Math.max(maxRecorded, Math.max(reply[3], table.recordedSum()));
         if (measured(now)) {
             storeOps++;
