@@ -31,7 +31,9 @@ import dev.bulwark.redis.internal.LuaScripts;
  * instance dropped) adjusts both sums by that record alone. A renewal that recomputes the division (below) counts
  * them anew from the hash, and rebuilds the sorted set if its size disagrees: a hash written without them (by an
  * earlier version of these scripts, or by hand) is brought under the invariants at its first such renewal, or at
- * once when {@code live} is missing.
+ * once when {@code live} is missing. A member of the sorted set due by its score is dropped only if its {@code e:}
+ * field agrees that its lease ended (otherwise it is scored anew), so that a record an earlier version renewed
+ * without moving the set is not taken for expired.
  */
 final class LeaseScripts {
 
@@ -114,13 +116,17 @@ final class LeaseScripts {
               local due = redis.call('ZRANGEBYSCORE', expiries, '-inf', now, 'LIMIT', 0, %d)
               for _, who in ipairs(due) do
                 if who ~= id then
-                  local block = redis.call('HGET', key, 'b:' .. who)
-                  if block then
-                    live = live - 1
-                    blocks = blocks - tonumber(block)
-                    redis.call('HDEL', key, 'b:' .. who, 'd:' .. who, 'e:' .. who, 'x:' .. who)
+                  local record = redis.call('HMGET', key, 'b:' .. who, 'e:' .. who)
+                  if record[1] and record[2] and tonumber(record[2]) > now then
+                    redis.call('ZADD', expiries, record[2], who)
+                  else
+                    if record[1] then
+                      live = live - 1
+                      blocks = blocks - tonumber(record[1])
+                      redis.call('HDEL', key, 'b:' .. who, 'd:' .. who, 'e:' .. who, 'x:' .. who)
+                    end
+                    redis.call('ZREM', expiries, who)
                   end
-                  redis.call('ZREM', expiries, who)
                 end
               end
             end

@@ -143,6 +143,34 @@ class LeaseScriptOracleTest {
     }
 
     /**
+     * A record renewed without moving the sorted set (by an earlier version's script, during a rolling upgrade) and
+     * left there with its old, past score is not taken for expired: the renewal finds it due by its score, reads its
+     * {@code e:} field, and scores it anew instead of dropping a live instance's block.
+     */
+    @Test
+    void aRecordWhoseScoreIsStaleButWhoseLeaseRunsIsKept() throws Exception {
+        try (StatefulRedisConnection<String, String> connection = redis.newClient().connect()) {
+            RedisCommands<String, String> inspect = redis.inspect();
+            LeaseStore store = new LeaseStore(connection.async(), "stale-score");
+            long timeout = TimeUnit.SECONDS.toNanos(5);
+            store.renew("a", 2, 0, 0, 600_000, 600_000, 10, false, timeout).get();
+            store.renew("b", 2, 0, 0, 600_000, 600_000, 10, false, timeout).get();
+            long serverNow = Long.parseLong(inspect.time().get(0)) * 1000;
+            // As an earlier version renews a: a new record and lease end in the hash, the set's score left behind.
+            inspect.hset(store.key(), Map.of("b:a", "4", "e:a", Long.toString(serverNow + 600_000)));
+            inspect.hset(store.key(), "blocks", Long.toString(4 + Long.parseLong(inspect.hget(store.key(), "b:b"))));
+            inspect.zadd(store.expiriesKey(), serverNow - 1000, "a");
+
+            long[] reply = store.renew("b", 2, 0, 0, 600_000, 600_000, 10, false, timeout).get();
+
+            assertThat(inspect.hget(store.key(), "b:a")).isEqualTo("4");
+            assertThat(reply[2]).isEqualTo(2);
+            assertThat(inspect.zscore(store.expiriesKey(), "a")).isEqualTo((double) (serverNow + 600_000));
+            assertSumsAndSetHold(inspect, store, "after the renewal");
+        }
+    }
+
+    /**
      * One random sequence on the script and its twin from the same seeded state: {@code ids} instances may take
      * part, up to {@code seeded} of them written first (a quarter already expired), then {@code steps} steps.
      */
