@@ -54,6 +54,8 @@ final class BlockRenewer {
     private final Executor executor;
     private final long periodNanos;
     private final long ttlMillis;
+    /** The period in milliseconds, for the script: how old the division it serves may grow. */
+    private final long periodMillis;
     private final long localLeaseNanos;
     private final long commandTimeoutNanos;
     private final BooleanSupplier closing;
@@ -82,6 +84,7 @@ final class BlockRenewer {
         this.periodNanos = periodNanos;
         long ttlNanos = periodNanos * LEASE_PERIODS;
         this.ttlMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(ttlNanos));
+        this.periodMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(periodNanos));
         this.localLeaseNanos = ttlNanos - ttlNanos / 10;
         this.commandTimeoutNanos = commandTimeoutNanos;
         this.closing = closing;
@@ -97,7 +100,8 @@ final class BlockRenewer {
      */
     void start() throws ExecutionException, InterruptedException {
         long sentAt = ticker.read();
-        long[] reply = store.renew(instanceId, 0, 0, 0, ttlMillis, initialLimit, false, commandTimeoutNanos).get();
+        long[] reply = store.renew(instanceId, 0, 0, 0, ttlMillis, periodMillis, initialLimit, false,
+                commandTimeoutNanos).get();
         applyGrant(reply, sentAt);
         scheduleNext();
     }
@@ -127,8 +131,8 @@ final class BlockRenewer {
             }
             long timeout = leased ? Math.min(commandTimeoutNanos, Math.max(1, leaseEndsAt - now))
                     : commandTimeoutNanos;
-            store.renew(instanceId, block.inFlight(), block.queued(), block.holding(), ttlMillis, initialLimit, false,
-                            timeout)
+            store.renew(instanceId, block.inFlight(), block.queued(), block.holding(), ttlMillis, periodMillis,
+                            initialLimit, false, timeout)
                     .whenCompleteAsync((reply, failure) -> {
                         try {
                             if (failure == null) {
@@ -178,7 +182,7 @@ final class BlockRenewer {
 
     private void leave() {
         left = true;
-        store.renew(instanceId, 0, 0, 0, ttlMillis, initialLimit, true, commandTimeoutNanos)
+        store.renew(instanceId, 0, 0, 0, ttlMillis, periodMillis, initialLimit, true, commandTimeoutNanos)
                 .whenCompleteAsync((reply, failure) -> afterLeaving.run(), this::execute);
     }
 

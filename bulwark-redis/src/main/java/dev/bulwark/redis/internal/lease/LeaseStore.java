@@ -27,7 +27,14 @@ final class LeaseStore {
 
     LeaseStore(RedisScriptingAsyncCommands<String, String> commands, String bulkheadName) {
         this.commands = commands;
-        this.key = new String[] {"bulwark:{" + bulkheadName + "}:leased"};
+        // One hash tag, so that both keys live in one Redis Cluster slot.
+        String hash = "bulwark:{" + bulkheadName + "}:leased";
+        this.key = new String[] {hash, hash + ":expiries"};
+    }
+
+    /** The sorted set's key (the instances by expiry), for tests. */
+    String expiriesKey() {
+        return key[1];
     }
 
     /** The hash's key, for messages and tests. */
@@ -36,15 +43,17 @@ final class LeaseStore {
     }
 
     /**
-     * Renews (or, with {@code leaving}, ends) an instance's lease: see {@link LeaseScripts#RENEW}.
+     * Renews (or, with {@code leaving}, ends) an instance's lease: see {@link LeaseScripts#RENEW}. The renewal period
+     * ({@code periodMillis}) is how old the division the script serves may grow before a renewal recomputes it.
      *
      * @return {@code {grant, limit, live instances, sum of records}}
      */
     CompletableFuture<long[]> renew(String instanceId, int executing, int queued, int holding, long ttlMillis,
-                                    int initialLimit, boolean leaving, long timeoutNanos) {
+                                    long periodMillis, int initialLimit, boolean leaving, long timeoutNanos) {
         CompletableFuture<List<Object>> command = send(LeaseScripts.RENEW, instanceId,
                 Integer.toString(executing + queued), Integer.toString(holding), Long.toString(ttlMillis),
-                Integer.toString(initialLimit), leaving ? "1" : "0", Integer.toString(executing));
+                Integer.toString(initialLimit), leaving ? "1" : "0", Integer.toString(executing),
+                Long.toString(periodMillis));
         lastRenewal = command;
         return bounded(command, timeoutNanos);
     }

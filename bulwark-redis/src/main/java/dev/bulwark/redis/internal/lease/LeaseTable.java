@@ -1,25 +1,34 @@
 package dev.bulwark.redis.internal.lease;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 
 /**
- * The leased mode's hash held in memory: the Java twin of {@link LeaseScripts#RENEW} (the record per instance, the
- * expired instances dropped, the division by {@link FairShares}, growth only from free capacity, the record
- * {@code max(grant, holding)}), for simulations in virtual time. {@code LeaseScriptOracleTest} checks it against
- * the script on a real Redis. The clock is the caller's: each call says what time it is, in milliseconds, where the
- * script reads the server's {@code TIME}.
+ * The leased mode's hash and expiry set held in memory: the Java twin of {@link LeaseScripts#RENEW} (the record per
+ * instance, the running sums, the expired instances dropped through the set by expiry, the division by
+ * {@link FairShares} recomputed at most once per period and served from its cached {@link FairShares.Level} between,
+ * growth only from free capacity, the record {@code max(grant, holding)}), for simulations in virtual time.
+ * {@code LeaseScriptOracleTest} checks it against the script on a real Redis. The clock is the caller's: each call
+ * says what time it is, in milliseconds, where the script reads the server's {@code TIME}.
  *
- * <p>Not thread-safe: one thread (a simulation's event loop) uses it. Each renewal costs O(instances), like the
- * script, but keeps the instances sorted by demand between calls instead of sorting them anew.
+ * <p>Not thread-safe: one thread (a simulation's event loop) uses it. A renewal costs what the script's does:
+ * O(log instances) (at most {@link #DROPS_PER_RENEWAL} expired instances dropped), except the one per period that
+ * recomputes the division, O(instances × log instances).
  */
 final class LeaseTable {
 
-    private static final Comparator<Entry> ORDER = Comparator.<Entry>comparingInt(entry -> entry.demand)
+    /** How many expired instances a renewal that does not recompute drops at most: the script's {@code LIMIT}. */
+    static final int DROPS_PER_RENEWAL = 8;
+
+    private static final Comparator<Entry> BY_DEMAND = Comparator.<Entry>comparingInt(entry -> entry.demand)
+            .thenComparing(entry -> entry.id);
+    /** The sorted set's order: by score (the expiry), then by member (the id). */
+    private static final Comparator<Entry> BY_EXPIRY = Comparator.<Entry>comparingLong(entry -> entry.expiry)
             .thenComparing(entry -> entry.id);
 
     /** One instance's fields: {@code b:}, {@code d:}, {@code x:} and {@code e:} in the hash. */
@@ -36,14 +45,25 @@ final class LeaseTable {
     }
 
     private final Map<String, Entry> byId = new HashMap<>();
-    /** The same entries in the script's order: by demand, then by id. */
-    private final List<Entry> sorted = new ArrayList<>();
+    /** The sorted set {@code bulwark:{name}:leased:expiries}: every entry, by expiry. */
+    private final TreeSet<Entry> byExpiry = new TreeSet<>(BY_EXPIRY);
     private Integer limit;
-    private long recordedSum;
+    /** The hash's {@code live}: the entries held (expired ones included until dropped). */
+    private long live;
+    /** The hash's {@code blocks}: the sum of the entries' blocks. */
+    private long blocks;
+    /** The hash's {@code level-at}: when the division was last computed, or null to compute it at the next renewal. */
+    private Long levelAt;
+    private FairShares.Level level;
+    /** The edge's demand and id ({@code edge-demand}, {@code edge-id}); {@code edgeId} null when there is none. */
+    private int edgeDemand;
+    private String edgeId;
+    private long divisions;
 
-    /** Sets the fleet's limit, as {@link LeaseScripts#SET_LIMIT} does. */
+    /** Sets the fleet's limit, as {@link LeaseScripts#SET_LIMIT} does: the next renewal divides it anew. */
     void setLimit(int limit) {
         this.limit = limit;
+        this.levelAt = null;
     }
 
     /**
@@ -52,60 +72,71 @@ final class LeaseTable {
      * @param now the time, in milliseconds (the script's {@code TIME})
      * @return {@code {grant, limit, live instances, sum of records}}
      */
-    long[] renew(String id, int demand, int holding, long ttlMillis, int initialLimit, boolean leaving,
-                 int executing, long now) {
+    long[] renew(String id, int demand, int holding, long ttlMillis, long periodMillis, int initialLimit,
+                 boolean leaving, int executing, long now) {
         if (limit == null) {
             limit = initialLimit;
         }
-        dropExpired(id, now);
+        boolean divide = !leaving && (levelAt == null || now - levelAt >= periodMillis || now < levelAt);
+        if (divide) {
+            dropAllExpired(id, now);
+        } else {
+            dropSomeExpired(id, now);
+        }
         Entry mine = byId.get(id);
         if (mine != null) {
             remove(mine);
         }
-        long others = recordedSum;
+        long others = blocks;
         if (leaving) {
             return new long[] {0, limit, 0, others};
         }
-        mine = new Entry(id);
-        mine.demand = demand;
-        int position = insertionPoint(mine);
-        sorted.add(position, mine);
-        byId.put(id, mine);
-        int[] demands = new int[sorted.size()];
-        for (int i = 0; i < demands.length; i++) {
-            demands[i] = sorted.get(i).demand;
+        if (divide) {
+            divide(id, demand, now);
         }
-        int target = FairShares.shares(limit, demands, demands.length)[position];
+        boolean pastEdge = edgeId != null
+                && (demand > edgeDemand || demand == edgeDemand && id.compareTo(edgeId) >= 0);
+        int target = FairShares.target(level, demand, pastEdge);
         int grant = FairShares.grant(target, limit, (int) Math.min(Integer.MAX_VALUE, others));
         int record = FairShares.record(grant, holding);
-        mine.block = record;
-        mine.executing = executing;
-        mine.expiry = now + ttlMillis;
-        recordedSum += record;
-        return new long[] {grant, limit, sorted.size(), others + record};
+        add(id, record, demand, executing, now + ttlMillis);
+        return new long[] {grant, limit, live, blocks};
     }
 
     /**
-     * Writes an instance's fields as they are (for tests that set up the same hash in Redis and here).
+     * Writes an instance's fields, its place in the expiry set and the running sums as the script keeps them (for
+     * tests that set up the same state in Redis and here).
      */
     void put(String id, int block, int demand, int executing, long expiry) {
         Entry old = byId.get(id);
         if (old != null) {
             remove(old);
         }
-        Entry entry = new Entry(id);
-        entry.block = block;
-        entry.demand = demand;
-        entry.executing = executing;
-        entry.expiry = expiry;
-        sorted.add(insertionPoint(entry), entry);
-        byId.put(id, entry);
-        recordedSum += block;
+        add(id, block, demand, executing, expiry);
     }
 
-    /** The sum of the recorded blocks, expired ones included until a renewal drops them. */
+    /** The sum of the recorded blocks, expired ones included until a renewal drops them: the hash's {@code blocks}. */
     long recordedSum() {
-        return recordedSum;
+        return blocks;
+    }
+
+    /** The instances with a record, expired ones included until a renewal drops them: the hash's {@code live}. */
+    long live() {
+        return live;
+    }
+
+    /** The sum of the blocks and the count of records, recomputed from the records (the running sums' check). */
+    long[] recount() {
+        long sum = 0;
+        for (Entry entry : byId.values()) {
+            sum += entry.block;
+        }
+        return new long[] {byId.size(), sum};
+    }
+
+    /** How many renewals recomputed the division. */
+    long divisions() {
+        return divisions;
     }
 
     /** An instance's recorded block, or -1 when it has no record. */
@@ -116,35 +147,78 @@ final class LeaseTable {
 
     /** The instances with a record, expired ones included until a renewal drops them. */
     int records() {
-        return sorted.size();
+        return byId.size();
     }
 
-    private void dropExpired(String renewing, long now) {
-        boolean any = false;
-        for (Entry entry : sorted) {
-            any |= entry.expiry <= now && !entry.id.equals(renewing);
+    /** The division from every live record and the renewing instance's demand: the script's full pass. */
+    private void divide(String renewing, int demand, long now) {
+        List<Entry> sorted = new ArrayList<>(byId.values());
+        Entry mine = new Entry(renewing);
+        mine.demand = demand;
+        sorted.add(mine);
+        sorted.sort(BY_DEMAND);
+        int[] demands = new int[sorted.size()];
+        for (int i = 0; i < demands.length; i++) {
+            demands[i] = sorted.get(i).demand;
         }
-        if (any) {
-            sorted.removeIf(entry -> {
-                boolean expired = entry.expiry <= now && !entry.id.equals(renewing);
-                if (expired) {
-                    byId.remove(entry.id);
-                    recordedSum -= entry.block;
-                }
-                return expired;
-            });
+        level = FairShares.level(limit, demands, demands.length);
+        if (level.edge() < demands.length) {
+            edgeDemand = demands[level.edge()];
+            edgeId = sorted.get(level.edge()).id;
+        } else {
+            edgeId = null;
         }
+        levelAt = now;
+        divisions++;
+    }
+
+    private void dropAllExpired(String renewing, long now) {
+        Iterator<Entry> due = byExpiry.iterator();
+        List<Entry> expired = new ArrayList<>();
+        while (due.hasNext()) {
+            Entry entry = due.next();
+            if (entry.expiry > now) {
+                break;
+            }
+            if (!entry.id.equals(renewing)) {
+                expired.add(entry);
+            }
+        }
+        expired.forEach(this::remove);
+    }
+
+    /** The script's {@code ZRANGEBYSCORE ... LIMIT 0 DROPS_PER_RENEWAL}, the renewing instance skipped. */
+    private void dropSomeExpired(String renewing, long now) {
+        List<Entry> expired = new ArrayList<>();
+        Iterator<Entry> due = byExpiry.iterator();
+        for (int seen = 0; seen < DROPS_PER_RENEWAL && due.hasNext(); seen++) {
+            Entry entry = due.next();
+            if (entry.expiry > now) {
+                break;
+            }
+            if (!entry.id.equals(renewing)) {
+                expired.add(entry);
+            }
+        }
+        expired.forEach(this::remove);
+    }
+
+    private void add(String id, int block, int demand, int executing, long expiry) {
+        Entry entry = new Entry(id);
+        entry.block = block;
+        entry.demand = demand;
+        entry.executing = executing;
+        entry.expiry = expiry;
+        byId.put(id, entry);
+        byExpiry.add(entry);
+        live++;
+        blocks += block;
     }
 
     private void remove(Entry entry) {
-        int at = Collections.binarySearch(sorted, entry, ORDER);
-        sorted.remove(at);
         byId.remove(entry.id);
-        recordedSum -= entry.block;
-    }
-
-    private int insertionPoint(Entry entry) {
-        int at = Collections.binarySearch(sorted, entry, ORDER);
-        return at >= 0 ? at : -at - 1;
+        byExpiry.remove(entry);
+        live--;
+        blocks -= entry.block;
     }
 }

@@ -21,10 +21,13 @@ package dev.bulwark.redis.internal.lease;
  * @param maxRecorded the largest sum of recorded blocks the store ever held
  * @param enforcedAboveRecorded how many times an instance applied a block above its record in the store
  * @param calls the calls that arrived while measured
+ * @param divisionsPerPeriod the renewals per period that recomputed the division from every record (0 in the exact
+ *     mode)
  */
 record FleetResult(FleetScenario scenario, FleetSim.Mode mode, double utilization, double minUtilization,
                    double p50Wait, double p99Wait, double timedOut, double storeOpsPerPeriod, double meanInstances,
-                   double convergence, int maxInFlight, long maxRecorded, long enforcedAboveRecorded, long calls) {
+                   double convergence, int maxInFlight, long maxRecorded, long enforcedAboveRecorded, long calls,
+                   double divisionsPerPeriod) {
 
     /** Store operations per instance per period: at most about 1 by design. */
     double opsPerInstancePeriod() {

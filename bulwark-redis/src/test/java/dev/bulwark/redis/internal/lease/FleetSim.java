@@ -101,6 +101,7 @@ final class FleetSim {
     private long maxRecorded;
     private long enforcedAboveRecorded;
     private long storeOps;
+    private long divisions;
     private long calls;
     private long timedOut;
     private double[] waits = new double[1 << 16];
@@ -280,11 +281,13 @@ final class FleetSim {
     }
 
     private void runScript(Node node) {
+        long divisionsBefore = table.divisions();
         long[] reply = table.renew(node.id, node.sentDemand, node.sentHolding, Math.round(3 * TICKS),
-                scenario.limit(), false, node.sentExecuting, Math.round(now * TICKS));
+                Math.round(TICKS), scenario.limit(), false, node.sentExecuting, Math.round(now * TICKS));
         maxRecorded = Math.max(maxRecorded, Math.max(reply[3], table.recordedSum()));
         if (measured(now)) {
             storeOps++;
+            divisions += table.divisions() - divisionsBefore;
         }
         schedule(now + scenario.rtt() / 2, RENEW_APPLY, node, node.life, (int) reply[0]);
     }
@@ -423,7 +426,8 @@ final class FleetSim {
         Arrays.sort(sorted);
         return new FleetResult(scenario, mode, steady / steadyWindows, minimum, percentile(sorted, 0.50),
                 percentile(sorted, 0.99), calls == 0 ? 0 : (double) timedOut / calls, storeOps / measuredTime,
-                instances / measuredTime, convergence(), maxInFlight, maxRecorded, enforcedAboveRecorded, calls);
+                instances / measuredTime, convergence(), maxInFlight, maxRecorded, enforcedAboveRecorded, calls,
+                divisions / measuredTime);
     }
 
     private double convergence() {

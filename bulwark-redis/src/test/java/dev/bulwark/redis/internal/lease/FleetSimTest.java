@@ -51,6 +51,10 @@ class FleetSimTest {
         assertThat(fewer.opsPerInstancePeriod()).isBetween(0.97, 1.02);
         assertThat(more.opsPerInstancePeriod()).isCloseTo(fewer.opsPerInstancePeriod(),
                 org.assertj.core.data.Offset.offset(0.02));
+        // Of those, one per period at most recomputes the division from the whole store (the first a period after
+        // the last); the others are served from its cache. The script before the running sums divided at each.
+        assertThat(fewer.divisionsPerPeriod()).isBetween(0.8, 1.0);
+        assertThat(more.divisionsPerPeriod()).isBetween(0.8, 1.0);
     }
 
     @Test
