@@ -29,6 +29,12 @@ import java.util.SplittableRandom;
  * 17.4 ms from 400 calls. Only more uncontended calls help, so such a window brings the next re-measurement
  * forward to 2 s after the last one began ({@code EARLY_PROBE_NANOS}).
  *
+ * <p><b>Undoing the cut of a transient.</b> A window that closes during a pause of the resource reads ten times
+ * the reference and cuts the limit to a third; the reference at the lower limit, learnt from few calls, then kept
+ * windows reading the resource's normal latency undecided, and the limit far below the capacity. A cut on a
+ * slowdown of {@link #TRANSIENT_SLOWDOWN} or more therefore remembers the limit before it ({@link #transientLimit}),
+ * and {@link #restore} brings it back once a window at the lower limit reads what the windows near it read before.
+ *
  * <p><b>Invariant (the limit).</b> {@link #decide} returns NaN only when it has nothing to compare with, and
  * {@link WindowedLimiter} keeps the limit then, so the limit always stays within {@code [minLimit, maxLimit]}
  * (never 0, which would admit nothing and therefore never produce the samples to recover).
