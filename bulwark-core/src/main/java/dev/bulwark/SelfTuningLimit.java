@@ -66,6 +66,13 @@ package dev.bulwark;
  *       more; otherwise three quarters first, then half if that is slower too): only if the probe at half is
  *       clearly slower than what was learnt does the reference follow the resource. Either way the limit then
  *       resumes at the cut the second slower window called for.</li>
+ *   <li><b>Pauses and slow periods.</b> A cut on a window at least 3 times slower than the reference (outside slow
+ *       start) remembers the limit before it for 5 s: such a slowdown is a pause or a slow period of the resource
+ *       as often as a capacity that fell. As soon as a window at the lower limit reads a mean no higher than
+ *       {@code 1 + 1/limit} times what the windows near the remembered limit (from four fifths of it up) read
+ *       before, the limit goes back, in two steps: to the geometric mean of the two limits, then, when a window
+ *       there reads the same, to the remembered one. A window slower at a restored level ends it: the cut was
+ *       about the capacity after all, and that cut remembers nothing.</li>
  *   <li><b>A limit changed by hand</b> ({@code changeMaxConcurrency}) during the first measurement or a
  *       re-measurement ends it, so the limit stays where it was put. If the first measurement had not finished,
  *       nothing is learnt yet: the limit holds at the new value (a drop still cuts it) until, 2 s later, it

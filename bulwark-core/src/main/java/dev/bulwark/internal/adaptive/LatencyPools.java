@@ -204,13 +204,24 @@ final class LatencyPools {
      *     when empty
      */
     double[] upTo(int highest) {
+        return between(0, highest);
+    }
+
+    /**
+     * Pools the limits {@code lowest} to {@code highest}.
+     *
+     * @param lowest the lowest limit included
+     * @param highest the highest limit included
+     * @return what {@link #upTo} returns
+     */
+    double[] between(int lowest, int highest) {
         int last = Math.min(highest, TRACKED_LIMITS - 1);
         double s = 0;
         double q = 0;
         double n = 0;
         double d = 0;
         double c = 0;
-        for (int i = 0; i <= last; i++) {
+        for (int i = Math.max(0, lowest); i <= last; i++) {
             s += sum[i];
             q += squares[i];
             n += count[i];

@@ -29,6 +29,12 @@ import java.util.SplittableRandom;
  * 17.4 ms from 400 calls. Only more uncontended calls help, so such a window brings the next re-measurement
  * forward to 2 s after the last one began ({@code EARLY_PROBE_NANOS}).
  *
+ * <p><b>Undoing the cut of a transient.</b> A window that closes during a pause of the resource reads ten times
+ * the reference and cuts the limit to a third; the reference at the lower limit, learnt from few calls, then kept
+ * windows reading the resource's normal latency undecided, and the limit far below the capacity. A cut on a
+ * slowdown of {@link #TRANSIENT_SLOWDOWN} or more therefore remembers the limit before it ({@link #transientLimit}),
+ * and {@link #restore} brings it back once a window at the lower limit reads what the windows near it read before.
+ *
  * <p><b>Invariant (the limit).</b> {@link #decide} returns NaN only when it has nothing to compare with, and
  * {@link WindowedLimiter} keeps the limit then, so the limit always stays within {@code [minLimit, maxLimit]}
  * (never 0, which would admit nothing and therefore never produce the samples to recover).
@@ -66,6 +72,22 @@ final class SelfTuningLimiter extends WindowedLimiter {
     private static final double CAPACITY_ROSE = 2.0;
     /** A slowdown at least this big may be a capacity that halved: the check then probes at half the limit. */
     private static final double BIG_SLOWDOWN = 1.5;
+    /**
+     * A cut on a window at least this much slower than the reference (its point estimate) remembers the limit
+     * before it: see {@link #transientLimit}. One call too many slows calls by about {@code 1 + 2/limit}, and a
+     * limit grown by half (slow start's step, excluded anyway, or the largest growth step) by 2.25: a slowdown of
+     * 3 is the resource's, or a capacity that fell by more than two fifths.
+     */
+    static final double TRANSIENT_SLOWDOWN = 3.0;
+    /** How long a remembered limit may be restored after its cut: a pause or a slow period is short. */
+    static final long TRANSIENT_NANOS = 5_000_000_000L;
+    /**
+     * What the windows before a transient read at the remembered limit: the pool of the limits from this share of
+     * it up to it (where the limit ran before), or of every limit up to it while those hold fewer than
+     * {@link #BEFORE_POOL} samples.
+     */
+    private static final double NEAR_SHARE = 0.8;
+    private static final int BEFORE_POOL = 64;
 
     private enum Phase { MEASURING, PROBING, RUNNING }
 
@@ -127,6 +149,22 @@ final class SelfTuningLimiter extends WindowedLimiter {
     private boolean verifyingHigh;
     /** A hand change ended the first measurement before it learnt anything (see {@link #changedByHand}). */
     private boolean unreferenced;
+    /**
+     * The limit before a cut on a slowdown of {@link #TRANSIENT_SLOWDOWN} or more, 0 when none: such a cut may
+     * have answered a pause or a slow period of the resource rather than too many calls, and is undone as soon
+     * as a window at the lower limit reads the latencies the limits up to this one read before it (see
+     * {@link #restore}).
+     */
+    private int transientLimit;
+    private long transientAt;
+    /** The ceiling the transient's cut replaced (its slowdown says nothing about the capacity). */
+    private int transientCeiling = Integer.MAX_VALUE;
+    private long transientCeilingAt;
+    /**
+     * A restoring step was taken and no window since has been judged at the restored level: a slower window now
+     * says the cut was about the capacity after all, and remembers nothing.
+     */
+    private boolean restoring;
 
     SelfTuningLimiter(SelfTuningLimit config, int initialLimit) {
         super(config, initialLimit, true);
@@ -223,6 +261,9 @@ final class SelfTuningLimiter extends WindowedLimiter {
         if (Double.isNaN(w.meanLatencyNanos) || unreferenced || verdicts.dropsClearlyMore(w)) {
             return true; // nothing learnt, or overload said by drops: no verdict to wait for (see changedByHand)
         }
+        if (restorable(w)) {
+            return true; // the transient has passed: no verdict to wait for (see restore)
+        }
         int verdict = verdicts.verdict(w, false);
         // Slow start looks once, at a fixed size: its windows feed the reference, and closing early on "slower" (which
         // is not pooled) at every look pooled mostly the chance-fast windows (15 ms of a 20 ms resource), a
@@ -250,6 +291,8 @@ final class SelfTuningLimiter extends WindowedLimiter {
         phase = Phase.RUNNING;
         verifying = false;
         verifyingHigh = false;
+        transientLimit = 0;
+        restoring = false;
         resumeLimit = w.limit;
         probeStartedAt = w.closedAt;
         unreferenced = Double.isNaN(reference(w.limit + 1)[0]);
@@ -300,9 +343,11 @@ final class SelfTuningLimiter extends WindowedLimiter {
                 }
                 if (phase == Phase.PROBING
                         && (verdicts.differs(w) || verifying && verdicts.slowerThanReference(w))) {
-                    // The resource changed: what was learnt at other limits no longer holds.
+                    // The resource changed: what was learnt at other limits no longer holds, nor what a
+                    // remembered limit would be restored against.
                     arithmeticPools.clear();
                     geometricPools.clear();
+                    transientLimit = 0;
                 }
                 pool(w);
                 unreferenced = false;
@@ -334,6 +379,9 @@ final class SelfTuningLimiter extends WindowedLimiter {
             }
             return resumeLimit;
         }
+        if (!Double.isNaN(w.meanLatencyNanos) && !verdicts.dropsClearlyMore(w) && restorable(w)) {
+            return restore(w, limit);
+        }
         if (w.closedAt - nextProbeAt >= 0 && !slowStart) {
             probeStartedAt = w.closedAt;
             phase = Phase.PROBING;
@@ -347,6 +395,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
         if (verdict > 0) {
             return slower(w, limit);
         }
+        restoring = false; // a window at the restored level was not slower: the cut was the transient's
         if (verdict < 0) {
             forgetLastSlow(); // only a clearly faster window ends a run of slower ones
         }
@@ -403,13 +452,24 @@ final class SelfTuningLimiter extends WindowedLimiter {
     }
 
     private double slower(Window w, double limit) {
+        boolean wasSlowStart = slowStart;
         slowStart = false;
         growthStep = 1.0;
+        boolean afterRestore = restoring;
+        restoring = false;
+        if (afterRestore) {
+            transientLimit = 0; // slower at the restored level: the cut was about the capacity after all
+        }
         double mean = w.meanLatencyNanos;
         double lastSlowMean = lastSlowMeans[scale()];
         if (Double.isNaN(mean)) {
             forgetLastSlow();
             return limit * 0.8; // only drops: the resource said so
+        }
+        double reference = reference(w.limit)[0];
+        if (!afterRestore && !wasSlowStart && !Double.isNaN(reference)
+                && mean >= TRANSIENT_SLOWDOWN * reference) {
+            rememberTransient(w);
         }
         if (!Double.isNaN(lastSlowMean) && w.limit < lastSlowLimit && mean >= 0.97 * lastSlowMean
                 && w.drops == 0 && w.maxInFlight <= w.limit) {
@@ -442,11 +502,79 @@ final class SelfTuningLimiter extends WindowedLimiter {
         lastSlowLimit = w.limit;
         ceilingLimit = w.limit;
         ceilingAt = w.closedAt;
-        double reference = reference(w.limit)[0];
         if (Double.isNaN(reference)) {
             return limit - 1; // nothing learnt to compare with (pools just cleared): the smallest cut
         }
         return WindowVerdicts.cut(w, limit, reference);
+    }
+
+    /**
+     * Remembers the limit before a cut on a slowdown of {@link #TRANSIENT_SLOWDOWN} or more (see
+     * {@link #restore}). A second such cut while the first is remembered keeps the higher limit.
+     */
+    private void rememberTransient(Window w) {
+        if (transientLimit != 0 && w.closedAt - transientAt < TRANSIENT_NANOS) {
+            transientLimit = Math.max(transientLimit, w.limit);
+        } else {
+            transientLimit = w.limit;
+            transientCeiling = ceilingLimit;
+            transientCeilingAt = ceilingAt;
+        }
+        transientAt = w.closedAt;
+    }
+
+    /**
+     * Whether {@code w}, below a remembered limit and within {@link #TRANSIENT_NANOS} of its cut, reads no more
+     * than {@code 1 + 1/limit} times what the windows near the remembered limit read before the cut (the limits
+     * from {@link #NEAR_SHARE} of it up to it, or all up to it while those hold few samples): the resource is
+     * back to what it was. Those windows are a larger sample than the reference of the lower limit (after a cut
+     * from 23 to 8, 1,000 and more calls against about 100 learnt at low limits), and a window at a lower limit
+     * reads no more than they did unless the resource is still slower or its capacity fell below the lower limit.
+     */
+    private boolean restorable(Window w) {
+        if (transientLimit <= w.limit || w.closedAt - transientAt >= TRANSIENT_NANOS) {
+            return false;
+        }
+        double[] before = pools.between((int) Math.ceil(NEAR_SHARE * transientLimit), transientLimit);
+        if (before[2] < BEFORE_POOL) {
+            before = pools.below(transientLimit + 1);
+        }
+        return WindowVerdicts.notAbove(w, before, transientLimit);
+    }
+
+    /**
+     * Undoes a cut on a large slowdown once a window at the lower limit reads the latencies of before it
+     * ({@link #restorable}): the slowdown was the resource's (a pause, a slow period), not too many calls. Two
+     * steps: first to the geometric mean of the window's limit and the remembered one, then, when a window there
+     * reads the same, to the remembered one. A window slower at a restored level says the cut was about the
+     * capacity after all (a capacity that fell to a quarter reads, at the moment of the cut, just like a pause),
+     * and is answered by the usual cut, remembering nothing; the half-way step halves what such a test costs
+     * (a window at twice a capacity that fell 80 to 20, not four times). The test is the point estimate, looked
+     * at every few samples: it only decides whether to try a higher limit, whose windows are then judged as
+     * usual. A test by standard errors ("not clearly above") passed windows 2.5 times the reference on a
+     * fast/slow mixture, whose few dozen calls spread widely.
+     */
+    private double restore(Window w, double limit) {
+        int verdict = verdicts.verdict(w, true);
+        int scale = scale();
+        if (verdict == CLEARLY_NOT || verdict == UNDECIDED
+                && !WindowVerdicts.aboveProbe(w, lastProbeMeans[scale], lastProbeErrors[scale])) {
+            pool(w);
+        }
+        forgetLastSlow();
+        growthStep = 1.0;
+        int target = transientLimit;
+        double next = target;
+        if (!restoring) {
+            next = Math.max(limit + 1, Math.sqrt(w.limit * (double) target));
+        }
+        restoring = true;
+        if (next >= target) {
+            transientLimit = 0;
+            ceilingLimit = transientCeiling;
+            ceilingAt = transientCeilingAt;
+        }
+        return Math.min(next, target);
     }
 
     /**

@@ -141,6 +141,18 @@ final class WindowVerdicts {
     }
 
     /**
+     * Whether the window's mean is at most {@code 1 + 1/limit} times {@code pool}'s: a window at a lower limit
+     * reads what the windows up to {@code limit} read (see {@code SelfTuningLimiter#restore} for why the point
+     * estimate). A pool with nothing in it says nothing: false.
+     *
+     * @param pool what {@link LatencyPools#upTo} or {@link LatencyPools#between} returned
+     * @param limit the limit the pool's windows ran up to
+     */
+    static boolean notAbove(WindowedLimiter.Window w, double[] pool, int limit) {
+        return !Double.isNaN(pool[0]) && w.meanLatencyNanos <= pool[0] * threshold(limit);
+    }
+
+    /**
      * Whether the window's mean is clearly above a pinned measurement's mean times {@code 1 + 1/limit}, by
      * {@link #Z} standard errors of both (the window's own, not the reference-implied floor: the test is about
      * this window against one fresh measurement).
