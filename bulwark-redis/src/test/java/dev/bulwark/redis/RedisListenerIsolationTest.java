@@ -1,0 +1,133 @@
+package dev.bulwark.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.bulwark.BulkheadListener;
+import dev.bulwark.BulkheadRejectedException;
+import dev.bulwark.Rejection;
+import dev.bulwark.Subscription;
+import dev.bulwark.redis.testing.RedisFixture;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The cluster-wide bulkhead's listeners, core and Redis, are told in order and isolated: one that throws is logged
+ * to {@code dev.bulwark.redis.RedisBulkhead} (WARNING once, then DEBUG) and disturbs neither the call nor the
+ * listeners after it; core listeners attach and detach at run time.
+ */
+class RedisListenerIsolationTest {
+
+    @RegisterExtension
+    final RedisFixture redis = RedisFixture.perTest();
+
+    private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
+    private final Handler capture = new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+            logged.add(record);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+    private final Logger logger = Logger.getLogger("dev.bulwark.redis.RedisBulkhead");
+    private Level levelBefore;
+
+    @BeforeEach
+    void captureTheLog() {
+        levelBefore = logger.getLevel();
+        logger.setLevel(Level.ALL);
+        logger.addHandler(capture);
+    }
+
+    @AfterEach
+    void releaseTheLog() {
+        logger.removeHandler(capture);
+        logger.setLevel(levelBefore);
+    }
+
+    private List<LogRecord> logOf(String name) {
+        return logged.stream().filter(record -> record.getMessage().startsWith("Listener ")
+                && record.getMessage().contains(" of bulkhead '" + name + "' threw")).toList();
+    }
+
+    @Test
+    void aThrowingListenerIsLoggedOnceLoudlyThenQuietlyAndTheOthersStillHearInOrder() {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        IllegalStateException broken = new IllegalStateException("listener broke");
+        RedisBulkhead bulkhead = redis.track(RedisBulkhead.builder(redis.newClient(), "isolated")
+                .commandTimeout(Duration.ofMillis(500)).maxConcurrency(1).failureMode(FailureMode.FAIL_OPEN)
+                .listener(new BulkheadListener() {
+                    @Override
+                    public void rejected(Rejection rejection) {
+                        seen.add("throwing:rejected");
+                        throw broken;
+                    }
+                })
+                .listener(new BulkheadListener() {
+                    @Override
+                    public void rejected(Rejection rejection) {
+                        seen.add("built:rejected");
+                    }
+                })
+                .redisListener(new RedisBulkheadListener() {
+                    @Override
+                    public void ranWithoutPermit(Throwable cause) {
+                        seen.add("throwing:ranWithoutPermit");
+                        throw broken;
+                    }
+                })
+                .redisListener(new RedisBulkheadListener() {
+                    @Override
+                    public void ranWithoutPermit(Throwable cause) {
+                        seen.add("after:ranWithoutPermit");
+                    }
+                }).build());
+        Subscription added = bulkhead.addListener(new BulkheadListener() {
+            @Override
+            public void rejected(Rejection rejection) {
+                seen.add("added:rejected");
+            }
+        });
+
+        bulkhead.run(() -> assertThatThrownBy(() -> bulkhead.run(() -> { }))
+                .isInstanceOf(BulkheadRejectedException.class));
+        added.close();
+        added.close();
+        bulkhead.run(() -> assertThatThrownBy(() -> bulkhead.run(() -> { }))
+                .isInstanceOf(BulkheadRejectedException.class));
+        redis.server().stop();
+        assertThat(bulkhead.call(() -> "ran anyway")).isEqualTo("ran anyway");
+
+        assertThat(seen).containsExactly(
+                "throwing:rejected", "built:rejected", "added:rejected",
+                "throwing:rejected", "built:rejected",
+                "throwing:ranWithoutPermit", "after:ranWithoutPermit");
+        List<LogRecord> records = logOf("isolated");
+        assertThat(records).hasSize(3);
+        assertThat(records).allSatisfy(record -> assertThat(record.getLoggerName())
+                .isEqualTo("dev.bulwark.redis.RedisBulkhead"));
+        assertThat(records.get(0).getLevel()).isEqualTo(Level.WARNING);
+        assertThat(records.get(0).getThrown()).isSameAs(broken);
+        assertThat(records.get(0).getMessage()).contains("threw on 'rejected'", "later failures are logged at DEBUG");
+        assertThat(records.get(1).getLevel().intValue()).isLessThan(Level.INFO.intValue());
+        assertThat(records.get(1).getMessage()).contains("threw on 'rejected'").doesNotContain("later failures");
+        assertThat(records.get(2).getLevel()).as("the Redis listener's own first failure").isEqualTo(Level.WARNING);
+        assertThat(records.get(2).getMessage()).contains("threw on 'ranWithoutPermit'");
+    }
+}
