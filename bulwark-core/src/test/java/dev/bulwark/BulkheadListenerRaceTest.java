@@ -1,5 +1,7 @@
 package dev.bulwark;
 
+import static dev.bulwark.testing.Threads.awaitBarrier;
+import static dev.bulwark.testing.Threads.awaitLatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -111,24 +113,5 @@ class BulkheadListenerRaceTest {
         bulkhead.close();
         assertThatThrownBy(() -> bulkhead.call(() -> 0)).isInstanceOf(BulkheadRejectedException.class);
         assertThat(told).hasValue(threads * perThread / 2);
-    }
-
-    private static void awaitLatch(CountDownLatch latch) {
-        try {
-            if (!latch.await(10, TimeUnit.SECONDS)) {
-                throw new AssertionError("timed out");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
-    }
-
-    private static void awaitBarrier(CyclicBarrier barrier) {
-        try {
-            barrier.await(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
     }
 }

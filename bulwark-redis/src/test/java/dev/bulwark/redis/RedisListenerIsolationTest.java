@@ -8,13 +8,12 @@ import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.Rejection;
 import dev.bulwark.Subscription;
 import dev.bulwark.redis.testing.RedisFixture;
+import dev.bulwark.testing.CapturedLog;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,40 +29,16 @@ class RedisListenerIsolationTest {
     @RegisterExtension
     final RedisFixture redis = RedisFixture.perTest();
 
-    private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            logged.add(record);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
-    private final Logger logger = Logger.getLogger("dev.bulwark.redis.RedisBulkhead");
-    private Level levelBefore;
+    private CapturedLog log;
 
     @BeforeEach
     void captureTheLog() {
-        levelBefore = logger.getLevel();
-        logger.setLevel(Level.ALL);
-        logger.addHandler(capture);
+        log = CapturedLog.start("dev.bulwark.redis.RedisBulkhead");
     }
 
     @AfterEach
     void releaseTheLog() {
-        logger.removeHandler(capture);
-        logger.setLevel(levelBefore);
-    }
-
-    private List<LogRecord> logOf(String name) {
-        return logged.stream().filter(record -> record.getMessage().startsWith("Listener ")
-                && record.getMessage().contains(" of bulkhead '" + name + "' threw")).toList();
+        log.close();
     }
 
     @Test
@@ -118,7 +93,7 @@ class RedisListenerIsolationTest {
                 "throwing:rejected", "built:rejected", "added:rejected",
                 "throwing:rejected", "built:rejected",
                 "throwing:ranWithoutPermit", "after:ranWithoutPermit");
-        List<LogRecord> records = logOf("isolated");
+        List<LogRecord> records = log.matching("Listener ", " of bulkhead 'isolated' threw");
         assertThat(records).hasSize(3);
         assertThat(records).allSatisfy(record -> assertThat(record.getLoggerName())
                 .isEqualTo("dev.bulwark.redis.RedisBulkhead"));

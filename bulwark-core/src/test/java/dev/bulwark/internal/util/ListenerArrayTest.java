@@ -6,12 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 import dev.bulwark.Subscription;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
-import java.util.logging.Handler;
+import dev.bulwark.testing.CapturedLog;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,37 +22,20 @@ class ListenerArrayTest {
 
     private static final String LOGGER = "dev.bulwark.test.ListenerArrayTest";
 
-    private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            logged.add(record);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
-    private final Logger logger = Logger.getLogger(LOGGER);
-    private Level levelBefore;
+    private CapturedLog log;
 
     @BeforeEach
     void captureTheLog() {
-        levelBefore = logger.getLevel();
-        logger.setLevel(Level.ALL);
-        logger.setUseParentHandlers(false);
-        logger.addHandler(capture);
+        log = CapturedLog.start(LOGGER);
+    }
+
+    private List<LogRecord> logged() {
+        return log.matching("Listener ", " threw on ");
     }
 
     @AfterEach
     void releaseTheLog() {
-        logger.removeHandler(capture);
-        logger.setUseParentHandlers(true);
-        logger.setLevel(levelBefore);
+        log.close();
     }
 
     private static Consumer<String> recorder(String name, List<String> seen) {
@@ -78,19 +59,19 @@ class ListenerArrayTest {
 
         assertThat(seen).containsExactly("a:one", "throwing:one", "c:one", "a:two", "throwing:two", "c:two",
                 "a:three", "throwing:three", "c:three");
-        assertThat(logged).hasSize(3);
-        LogRecord first = logged.get(0);
+        assertThat(logged()).hasSize(3);
+        LogRecord first = logged().get(0);
         assertThat(first.getLevel()).isEqualTo(Level.WARNING);
         assertThat(first.getLoggerName()).isEqualTo(LOGGER);
         assertThat(first.getThrown()).isSameAs(broken);
         assertThat(first.getMessage()).isEqualTo("Listener " + throwing + " of bulkhead 'db' threw on 'admitted'; the"
                 + " call is unaffected (later failures are logged at DEBUG)");
-        assertThat(logged.subList(1, 3)).allSatisfy(record -> {
+        assertThat(logged().subList(1, 3)).allSatisfy(record -> {
             assertThat(record.getLevel().intValue()).isLessThan(Level.INFO.intValue());
             assertThat(record.getMessage()).doesNotContain("later failures");
         });
-        assertThat(logged.get(1).getMessage()).contains("threw on 'released'");
-        assertThat(logged.get(2).getMessage()).contains("threw on 'rejected'");
+        assertThat(logged().get(1).getMessage()).contains("threw on 'released'");
+        assertThat(logged().get(2).getMessage()).contains("threw on 'rejected'");
     }
 
     @Test
@@ -107,11 +88,11 @@ class ListenerArrayTest {
         ListenerArray<Consumer<String>> copied = twice.without(second).with(throwing, new ListenerFailureLog());
         copied.each("failed", listener -> listener.accept("x"));
 
-        assertThat(logged).extracting(LogRecord::getLevel).containsExactly(
+        assertThat(logged()).extracting(LogRecord::getLevel).containsExactly(
                 Level.WARNING, // the first attachment's first failure, told through `once`
                 Level.FINE, Level.WARNING, // through `twice`: the first attachment again, then the second's first
                 Level.FINE, Level.WARNING); // the first, copied on; a new attachment of the same listener
-        assertThat(logged.get(0).getMessage()).contains(" of 'r' threw on 'succeeded'");
+        assertThat(logged().get(0).getMessage()).contains(" of 'r' threw on 'succeeded'");
     }
 
     @Test

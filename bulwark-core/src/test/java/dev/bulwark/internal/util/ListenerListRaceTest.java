@@ -1,5 +1,7 @@
 package dev.bulwark.internal.util;
 
+import static dev.bulwark.testing.Threads.awaitBarrier;
+import static dev.bulwark.testing.Threads.awaitLatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bulwark.Subscription;
@@ -56,7 +58,7 @@ class ListenerListRaceTest {
             seen.add("first:" + event);
             if (event == 1) {
                 inFirst.countDown();
-                await(changed);
+                awaitLatch(changed);
             }
         });
         Subscription second = list.add(event -> seen.add("second:" + event));
@@ -90,7 +92,7 @@ class ListenerListRaceTest {
                 List<Counting> mine = new ArrayList<>();
                 kept.add(mine);
                 changers.add(CompletableFuture.runAsync(() -> {
-                    await(start);
+                    awaitBarrier(start);
                     for (int i = 0; i < perThread; i++) {
                         Counting listener = new Counting(twice);
                         Subscription subscription = list.add(listener);
@@ -105,7 +107,7 @@ class ListenerListRaceTest {
             }
             AtomicLong events = new AtomicLong();
             CompletableFuture<Void> teller = CompletableFuture.runAsync(() -> {
-                await(start);
+                awaitBarrier(start);
                 while (!done.get()) {
                     long event = events.getAndIncrement();
                     list.each("e", listener -> listener.accept(event));
@@ -128,24 +130,5 @@ class ListenerListRaceTest {
         assertThat(twice).as("an event heard twice by one listener").isFalse();
         assertThat(told).as("every kept listener, and only those").hasValue(threads * perThread / 2);
         assertThat(survivors).allSatisfy(listener -> assertThat(listener.heard).hasValue(1));
-    }
-
-    private static void await(CountDownLatch latch) {
-        try {
-            if (!latch.await(10, TimeUnit.SECONDS)) {
-                throw new AssertionError("timed out");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
-    }
-
-    private static void await(CyclicBarrier barrier) {
-        try {
-            barrier.await(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
     }
 }
