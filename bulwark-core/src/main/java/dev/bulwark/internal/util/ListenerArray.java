@@ -31,7 +31,7 @@ public final class ListenerArray<L> {
     private static final ListenerFailureLog[] NO_LOGS = {};
 
     private final String loggerName;
-    /** With {@link #name}, names the policy in log messages: {@code bulkhead 'db'} is {@code "bulkhead "} + 'db'. */
+    /** With {@code name}, names the policy in log messages: {@code bulkhead 'db'} is {@code "bulkhead "} + 'db'. */
     private final String kind;
     private final String name;
     /** Never mutated; {@code failures[i]} belongs to {@code listeners[i]}. */

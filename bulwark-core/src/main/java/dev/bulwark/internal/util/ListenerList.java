@@ -12,10 +12,10 @@ import java.util.function.Consumer;
  * and from the others (see {@link ListenerArray}: a listener that throws is logged, its first failure at WARNING, then
  * at DEBUG, and never changes the outcome).
  *
- * <p><b>Invariant (copy-on-write).</b> {@link #current} is never mutated, only replaced by compare-and-set with a
+ * <p><b>Invariant (copy-on-write).</b> {@code current} is never mutated, only replaced by compare-and-set with a
  * copy made from the array it replaces ({@link ListenerArray#with}, {@link ListenerArray#without}); an attach or a
  * detach that loses the race copies the winner's array and tries again, so no change is lost and none is applied
- * twice. A fan-out reads {@link #current} once and walks that array, so a listener attached or detached while
+ * twice. A fan-out reads {@code current} once and walks that array, so a listener attached or detached while
  * events are told misses or still hears those events, but every event reaches each listener at most once and in
  * attachment order. {@link #isEmpty()} is the same one volatile read and a length check.
  *
