@@ -4,8 +4,8 @@
  * <p>Only {@code dev.bulwark} is exported to everyone; everything under {@code dev.bulwark.internal} is
  * implementation and may change without notice. {@code dev.bulwark.internal.spi} holds the kit Bulwark's own
  * bulkheads build on (outcomes, waiter fate, async start, release-once permits) and is exported to the Redis module
- * alone; {@code dev.bulwark.internal.util} (argument checks, field handles, listener-failure logging, the wording of
- * a wait) to the Redis and Spring modules;
+ * alone; {@code dev.bulwark.internal.util} (argument checks, field handles, the listener fan-out, the wording of a
+ * wait, a stage's failure as thrown) to the Redis, Spring, gRPC and HTTP modules;
  * {@code dev.bulwark.internal.stats} (the bulkhead's own statistics and timing sampler) and
  * {@code dev.bulwark.internal.binding} (a policy's binding to a metrics back end) only to the metrics bindings;
  * {@code dev.bulwark.internal.adaptive} (the adaptive limits' algorithms) only to the Redis module.
@@ -15,8 +15,8 @@
 module dev.bulwark {
     exports dev.bulwark;
     exports dev.bulwark.internal.spi to dev.bulwark.redis;
-    // Plain utilities: argument checks and field handles for Redis, the wording of a wait for Spring's refusals, a
-    // stage's failure as the operation threw it for Redis, gRPC and HTTP.
+    // Plain utilities: argument checks, field handles and the listener fan-out for Redis, the wording of a wait for
+    // Spring's refusals, a stage's failure as the operation threw it for Redis, gRPC and HTTP.
     exports dev.bulwark.internal.util to dev.bulwark.redis, dev.bulwark.spring, dev.bulwark.grpc, dev.bulwark.http;
     // The bulkhead's own statistics (striped counters, sampled timers), read by the metrics bindings at scrape; the
     // OpenTelemetry binding uses the same timing sampler.

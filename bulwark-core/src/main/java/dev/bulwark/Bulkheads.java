@@ -1,7 +1,8 @@
 package dev.bulwark;
 
 import dev.bulwark.internal.bulkhead.InProcessBulkhead;
-import dev.bulwark.internal.Listeners;
+import dev.bulwark.internal.util.ListenerArray;
+import dev.bulwark.internal.util.ListenerList;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
@@ -30,8 +31,10 @@ public final class Bulkheads implements Iterable<Bulkhead> {
     private final ReentrantLock lock = new ReentrantLock();
     /** Immutable snapshot in insertion order; replaced under {@link #lock}. */
     private volatile Map<String, Entry> entries = Map.of();
-    private final Listeners<Consumer<Entry>> addedListeners = new Listeners<>("bulkheads", List.of());
-    private final Listeners<Consumer<? super Bulkhead>> removedListeners = new Listeners<>("bulkheads", List.of());
+    private final ListenerList<Consumer<Entry>> addedListeners =
+            new ListenerList<>("dev.bulwark", "", "bulkheads", List.of());
+    private final ListenerList<Consumer<? super Bulkhead>> removedListeners =
+            new ListenerList<>("dev.bulwark", "", "bulkheads", List.of());
     /** Numbers additions, so a new {@link #onAdded} callback skips announcements its snapshot already covered. */
     private long additions;
 
@@ -149,7 +152,7 @@ public final class Bulkheads implements Iterable<Bulkhead> {
         } finally {
             lock.unlock();
         }
-        removedListeners.notify("removed", callback -> callback.accept(removed.bulkhead));
+        removedListeners.each("removed", callback -> callback.accept(removed.bulkhead));
         return true;
     }
 
@@ -219,9 +222,10 @@ public final class Bulkheads implements Iterable<Bulkhead> {
         }
         // The subscription exists before the replay: a replay failure thrown from here would leave a subscription
         // that its caller never got and so can never close. Isolated and logged like later announcements instead.
-        Listeners<Consumer<? super Bulkhead>> replay = new Listeners<>("bulkheads", List.of(callback));
+        ListenerArray<Consumer<? super Bulkhead>> replay =
+                ListenerArray.of("dev.bulwark", "", "bulkheads", List.of(callback));
         for (Bulkhead bulkhead : existing) {
-            replay.notify("added", each -> each.accept(bulkhead));
+            replay.each("added", each -> each.accept(bulkhead));
         }
         return subscription;
     }
@@ -235,7 +239,7 @@ public final class Bulkheads implements Iterable<Bulkhead> {
     }
 
     private void announce(Entry entry) {
-        addedListeners.notify("added", callback -> callback.accept(entry));
+        addedListeners.each("added", callback -> callback.accept(entry));
     }
 
     @Override

@@ -1,7 +1,7 @@
 package dev.bulwark;
 
 import dev.bulwark.internal.HandledFailures;
-import dev.bulwark.internal.Listeners;
+import dev.bulwark.internal.util.ListenerList;
 import dev.bulwark.internal.Signals;
 import dev.bulwark.internal.Throwables;
 import dev.bulwark.internal.util.Stages;
@@ -38,7 +38,7 @@ public final class Fallback<T extends @Nullable Object> {
     private final List<Class<? extends Throwable>> handledTypes;
     private final List<Predicate<? super Throwable>> handledIf;
     private final List<Consumer<? super Throwable>> callbacks;
-    private final Listeners<Consumer<? super Throwable>> listeners;
+    private final ListenerList<Consumer<? super Throwable>> listeners;
 
     private Fallback(ThrowingFunction<? super Throwable, ? extends T, ? extends RuntimeException> function,
                      List<Class<? extends Throwable>> handledTypes, List<Predicate<? super Throwable>> handledIf,
@@ -47,7 +47,7 @@ public final class Fallback<T extends @Nullable Object> {
         this.handledTypes = List.copyOf(handledTypes);
         this.handledIf = List.copyOf(handledIf);
         this.callbacks = List.copyOf(callbacks);
-        this.listeners = new Listeners<>("fallback", this.callbacks);
+        this.listeners = new ListenerList<>("dev.bulwark", "", "fallback", this.callbacks);
     }
 
     /**
@@ -219,8 +219,8 @@ public final class Fallback<T extends @Nullable Object> {
     }
 
     private T fallBack(Throwable failure) {
-        if (listeners.any()) {
-            listeners.notify("fallbackUsed", callback -> callback.accept(failure));
+        if (!listeners.isEmpty()) {
+            listeners.each("fallbackUsed", callback -> callback.accept(failure));
         }
         return function.apply(failure);
     }

@@ -8,6 +8,7 @@ import dev.bulwark.RetryListener;
 import dev.bulwark.Scheduler;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.Ticker;
+import dev.bulwark.internal.util.ListenerList;
 import dev.bulwark.internal.util.Stages;
 import dev.bulwark.internal.util.VarHandles;
 import dev.bulwark.internal.timer.OffTimer;
@@ -49,7 +50,7 @@ public final class RetryStep implements ChainStep {
     private final double jitter;
     private final long jitterSpreadNanos;
     private final boolean retryClosedBulkheads;
-    private final Listeners<RetryListener> listeners;
+    private final ListenerList<RetryListener> listeners;
     private final Scheduler scheduler;
     private final Ticker ticker;
 
@@ -90,7 +91,7 @@ public final class RetryStep implements ChainStep {
         this.jitter = jitter;
         this.jitterSpreadNanos = jitterSpread == null ? 0L : saturatedNanos(jitterSpread);
         this.retryClosedBulkheads = retryClosedBulkheads;
-        this.listeners = new Listeners<>(name, listeners);
+        this.listeners = new ListenerList<>("dev.bulwark", "", name, listeners);
         this.scheduler = scheduler;
         this.ticker = ticker;
     }
@@ -221,21 +222,21 @@ public final class RetryStep implements ChainStep {
     }
 
     private void reportRetry(int attempt, Throwable failure, long delayNanos) {
-        if (listeners.any()) {
+        if (!listeners.isEmpty()) {
             RetryEvent event = new RetryEvent(name, attempt, failure, Duration.ofNanos(delayNanos));
-            listeners.notify("retryScheduled", listener -> listener.retryScheduled(event));
+            listeners.each("retryScheduled", listener -> listener.retryScheduled(event));
         }
     }
 
     private void reportSuccess(int attempts) {
-        if (listeners.any()) {
-            listeners.notify("succeeded", listener -> listener.succeeded(attempts));
+        if (!listeners.isEmpty()) {
+            listeners.each("succeeded", listener -> listener.succeeded(attempts));
         }
     }
 
     private void reportFailure(int attempts, Throwable failure, boolean exhausted) {
-        if (listeners.any()) {
-            listeners.notify("failed", listener -> listener.failed(attempts, failure, exhausted));
+        if (!listeners.isEmpty()) {
+            listeners.each("failed", listener -> listener.failed(attempts, failure, exhausted));
         }
     }
 
@@ -277,7 +278,7 @@ public final class RetryStep implements ChainStep {
                 }
                 continue;
             }
-            if (listeners.any()) {
+            if (!listeners.isEmpty()) {
                 reportSuccess(attempt);
             }
             return result;
@@ -304,7 +305,7 @@ public final class RetryStep implements ChainStep {
             if (done.isDone() && !done.isCompletedExceptionally()) {
                 // Succeeded at once: nothing to retry, so no retry state (the common case allocates only the
                 // returned future). Reported first, so metrics never lag what the caller sees.
-                if (listeners.any()) {
+                if (!listeners.isEmpty()) {
                     reportSuccess(1);
                 }
                 result.complete(done.getNow(null));
@@ -498,7 +499,7 @@ public final class RetryStep implements ChainStep {
             if (result.claim()) {
                 int attempts = attempt;
                 if (failure == null) {
-                    if (policy.listeners.any()) {
+                    if (!policy.listeners.isEmpty()) {
                         policy.reportSuccess(attempts);
                     }
                 } else {

@@ -1,5 +1,6 @@
 package dev.bulwark.internal;
 
+import dev.bulwark.internal.util.ListenerList;
 import dev.bulwark.internal.util.Stages;
 import dev.bulwark.internal.util.VarHandles;
 import dev.bulwark.CancellationSignal;
@@ -39,7 +40,7 @@ public final class TimeoutStep implements ChainStep {
     private final Duration timeout;
     private final long timeoutNanos;
     private final boolean interruptOnTimeout;
-    private final Listeners<TimeoutListener> listeners;
+    private final ListenerList<TimeoutListener> listeners;
     private final Scheduler scheduler;
     private final Ticker ticker;
     /** Whether the scheduler is the shared timing wheel, so that a sync deadline can be its own timer node. */
@@ -62,7 +63,7 @@ public final class TimeoutStep implements ChainStep {
         long nanos = Arguments.boundedNanos(timeout);
         this.timeoutNanos = nanos == 0L ? Long.MAX_VALUE : nanos;
         this.interruptOnTimeout = interruptOnTimeout;
-        this.listeners = new Listeners<>(name, listeners);
+        this.listeners = new ListenerList<>("dev.bulwark", "", name, listeners);
         this.scheduler = scheduler;
         this.ticker = ticker;
         this.sharedWheel = scheduler == SharedScheduler.INSTANCE;
@@ -98,14 +99,14 @@ public final class TimeoutStep implements ChainStep {
     }
 
     void reportTimedOut(TimeoutExceededException exception) {
-        if (listeners.any()) {
-            listeners.notify("timedOut", listener -> listener.timedOut(exception));
+        if (!listeners.isEmpty()) {
+            listeners.each("timedOut", listener -> listener.timedOut(exception));
         }
     }
 
     /** Reads the clock for a call's start if someone listens, else returns {@link #UNTIMED}. */
     long startTimeIfListened() {
-        return listeners.any() ? ticker.read() : UNTIMED;
+        return listeners.isEmpty() ? UNTIMED : ticker.read();
     }
 
     /** Marks a call whose start was not read because nobody listened then. */
@@ -122,14 +123,14 @@ public final class TimeoutStep implements ChainStep {
     void reportInTime(long startedAt) {
         if (startedAt == UNTIMED) {
             // A listener attached while the call ran: nobody read the start, so it gets an elapsed time of 0.
-            if (listeners.any()) {
-                listeners.notify("finishedInTime", listener -> listener.finishedInTime(0L));
+            if (!listeners.isEmpty()) {
+                listeners.each("finishedInTime", listener -> listener.finishedInTime(0L));
             }
             return;
         }
-        if (listeners.any()) {
+        if (!listeners.isEmpty()) {
             long elapsed = Math.max(0L, ticker.read() - startedAt);
-            listeners.notify("finishedInTime", listener -> listener.finishedInTime(elapsed));
+            listeners.each("finishedInTime", listener -> listener.finishedInTime(elapsed));
         }
     }
 

@@ -5,7 +5,10 @@ import static org.awaitility.Awaitility.await;
 import dev.bulwark.Bulkhead;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
 
 /** Starting threads that block in a bulkhead, and waiting until they do. */
 public final class Threads {
@@ -65,5 +68,26 @@ public final class Threads {
         await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(10))
                 .until(() -> thread.getState() == Thread.State.WAITING
                         || thread.getState() == Thread.State.TIMED_WAITING);
+    }
+
+    /** Waits (up to 10 s, else fails) for {@code latch}; for test threads that cannot throw checked exceptions. */
+    public static void awaitLatch(CountDownLatch latch) {
+        try {
+            if (!latch.await(10, TimeUnit.SECONDS)) {
+                throw new AssertionError("latch not released within 10 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Waits (up to 10 s, else fails) until every party has reached {@code barrier}. */
+    public static void awaitBarrier(CyclicBarrier barrier) {
+        try {
+            barrier.await(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
     }
 }

@@ -4,24 +4,32 @@ import dev.bulwark.BulkheadListener;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.Ticker;
+import dev.bulwark.internal.util.ListenerArray;
 import dev.bulwark.internal.util.ListenerFailureLog;
 import dev.bulwark.internal.stats.CallerContextListener;
 import dev.bulwark.internal.stats.SampledListener;
 import dev.bulwark.internal.stats.TimingSampler;
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * Fans a bulkhead's events out to its listeners, isolating each one: a listener that throws is logged (its
  * first failure at WARNING with the stack trace, later ones at DEBUG so that a broken listener cannot flood the
- * log) and never disturbs the call or the other listeners.
+ * log) and never disturbs the call or the other listeners. The list, its copies and the logging are Bulwark's one
+ * listener fan-out, {@link ListenerArray}; this class adds what a bulkhead needs of it: when the clock is read,
+ * which events are worth telling, and the contexts of queued calls.
  *
  * <p>A bulkhead without listeners has no instance of this class at all, so that the hot path pays one null
- * check and no clock reads. Instances are immutable: attaching or detaching a listener swaps in a new one.
+ * check and no clock reads. Instances are immutable: attaching or detaching a listener swaps in a new one, made from
+ * the {@link ListenerArray} copy of the one it replaces (see {@link InProcessBulkhead#addListener}). The events walk
+ * the listeners by position with a {@code try} around each call rather than through {@link ListenerArray#each}: they
+ * pass several values, some per listener, and must allocate nothing, and a fan-out in a lambda would also link a
+ * class on a first call.
  *
  * <p><b>When the clock is read.</b> An execution time needs two clock readings per call, which cost about as much
  * as the rest of an uncontended call. {@link #startTime} reads the clock only when someone needs the time: a
- * listener that overrides {@link BulkheadListener#released} (found once, when it is attached), or a metrics
- * binding's {@link SampledListener} whose sampler picks this call. Otherwise it returns
+ * listener that overrides {@link BulkheadListener#released} (found once, when it is attached), or
+ * a metrics binding's {@link SampledListener} whose sampler picks this call. Otherwise it returns
  * {@link SampledListener#UNTIMED} and {@link #released} reads no clock either, nor tells the sampled listeners
  * anything (they derive their release counts, see {@link SampledListener#releasesSampled()}), so that a call outside
  * the sample costs a bound bulkhead only its admission count. One reading serves every listener. A listener attached
@@ -29,22 +37,27 @@ import java.util.List;
  */
 final class BulkheadEvents {
 
+    /** The logger a failing listener is logged to; looked up by {@link ListenerArray} only when one fails. */
+    private static final String LOGGER_NAME = "dev.bulwark.Bulkhead";
+
     /**
-     * The logger, looked up when first needed: finding the logging back end costs milliseconds (a service look-up)
-     * that neither {@code build()} nor a caller's first call should pay for a failure that may never come.
+     * The listeners in attachment order, each isolated and its failures logged (the one fan-out of
+     * {@link ListenerArray}); never empty. The events below walk it by position, as the arrays that follow and a
+     * waiter's {@link CallerContexts} are indexed alike.
      */
-    private static final class Log {
-        static final System.Logger LOGGER = System.getLogger("dev.bulwark.Bulkhead");
-
-        private Log() {
-        }
-    }
-
-    private final String bulkheadName;
-    private final Entry[] entries;
+    private final ListenerArray<BulkheadListener> listeners;
+    /**
+     * By position: what the listener wants told ({@link #WANTS_EXECUTION_TIME}, {@link #WANTS_ADMISSIONS}), found by
+     * reflection once, when it is attached, and copied with it from dispatcher to dispatcher.
+     */
+    private final int[] traits;
+    /** By position: the listener itself when it can do with sampled execution times, else {@code null}. */
+    private final SampledListener[] sampled;
+    /** By position: the listener itself when it reports queued calls in their caller's context, else {@code null}. */
+    private final CallerContextListener[] contextual;
     /** The first sampled listener's sampler, which decides for all of them; {@code null} when none is attached. */
     private final TimingSampler sampler;
-    /** Whether some plain listener wants every execution time. */
+    /** Whether some plain listener wants every execution time (it overrides {@link BulkheadListener#released}). */
     private final boolean timesEveryCall;
     /**
      * Whether some listener overrides an {@code admitted} method. A listener that only logs refusals then costs an
@@ -54,31 +67,69 @@ final class BulkheadEvents {
     /** Whether some listener reports queued calls in their caller's context ({@link CallerContextListener}). */
     private final boolean capturesContexts;
 
-    private BulkheadEvents(String bulkheadName, Entry[] entries) {
-        this.bulkheadName = bulkheadName;
-        this.entries = entries;
+    /** A trait: a plain listener that overrides {@link BulkheadListener#released}, and so needs every time. */
+    private static final int WANTS_EXECUTION_TIME = 1;
+    /** A trait: it overrides either {@code admitted} method (or is sampled); if not, telling it would do nothing. */
+    private static final int WANTS_ADMISSIONS = 2;
+
+    private BulkheadEvents(ListenerArray<BulkheadListener> listeners, int[] traits) {
+        this.listeners = listeners;
+        this.traits = traits;
+        int size = listeners.size();
+        this.sampled = new SampledListener[size];
+        this.contextual = new CallerContextListener[size];
         boolean timesAll = false;
         boolean admissions = false;
         boolean contexts = false;
-        for (Entry entry : entries) {
-            timesAll |= entry.sampled == null && entry.wantsExecutionTime;
-            admissions |= entry.wantsAdmissions;
-            contexts |= entry.contextual != null;
-        }
-        this.tellsAdmissions = admissions;
-        this.capturesContexts = contexts;
         TimingSampler first = null;
-        for (Entry entry : entries) {
-            if (entry.sampled != null) {
+        for (int i = 0; i < size; i++) {
+            BulkheadListener listener = listeners.get(i);
+            timesAll |= (traits[i] & WANTS_EXECUTION_TIME) != 0;
+            admissions |= (traits[i] & WANTS_ADMISSIONS) != 0;
+            if (listener instanceof SampledListener) {
+                SampledListener timedBySample = (SampledListener) listener;
+                sampled[i] = timedBySample;
                 // Told before this dispatcher is published, so before it reports any release to them.
-                entry.sampled.releasesSampled();
+                timedBySample.releasesSampled();
                 if (first == null) {
-                    first = entry.sampled.sampler();
+                    first = timedBySample.sampler();
                 }
+            }
+            if (listener instanceof CallerContextListener) {
+                contextual[i] = (CallerContextListener) listener;
+                contexts = true;
             }
         }
         this.sampler = first;
         this.timesEveryCall = timesAll;
+        this.tellsAdmissions = admissions;
+        this.capturesContexts = contexts;
+    }
+
+    /**
+     * Finds what a listener wants told; by reflection, so called once per attachment, outside any retry loop.
+     *
+     * @return its traits, for {@link #with}
+     */
+    static int traitsOf(BulkheadListener listener) {
+        if (listener instanceof SampledListener) {
+            return WANTS_ADMISSIONS; // its execution times are sampled; it counts every admission
+        }
+        Class<?> type = listener.getClass();
+        int traits = overrides(type, "released", long.class) ? WANTS_EXECUTION_TIME : 0;
+        if (overrides(type, "admitted", long.class) || overrides(type, "admitted", long.class, Priority.class)) {
+            traits |= WANTS_ADMISSIONS;
+        }
+        return traits;
+    }
+
+    /** Whether {@code type} overrides a method of {@link BulkheadListener}. */
+    private static boolean overrides(Class<?> type, String method, Class<?>... parameters) {
+        try {
+            return type.getMethod(method, parameters).getDeclaringClass() != BulkheadListener.class;
+        } catch (NoSuchMethodException | SecurityException unexpected) {
+            return true; // cannot tell: report the event, as a listener may expect
+        }
     }
 
     /** Returns the dispatcher for these listeners, or {@code null} when there are none. */
@@ -86,77 +137,49 @@ final class BulkheadEvents {
         if (listeners.isEmpty()) {
             return null;
         }
-        Entry[] entries = new Entry[listeners.size()];
-        for (int i = 0; i < entries.length; i++) {
-            entries[i] = new Entry(listeners.get(i));
+        int[] traits = new int[listeners.size()];
+        for (int i = 0; i < traits.length; i++) {
+            traits[i] = traitsOf(listeners.get(i));
         }
-        return new BulkheadEvents(bulkheadName, entries);
+        return new BulkheadEvents(ListenerArray.of(LOGGER_NAME, "bulkhead ", bulkheadName, listeners), traits);
     }
 
-    /** Returns a dispatcher with one more listener (this one is immutable). */
-    static BulkheadEvents with(BulkheadEvents current, String bulkheadName, Entry added) {
+    /**
+     * Returns a dispatcher with one more listener, last (the given one is immutable).
+     *
+     * @param traits the listener's {@link #traitsOf}
+     * @param attachment names this attachment for {@link #without}
+     */
+    static BulkheadEvents with(BulkheadEvents current, String bulkheadName, BulkheadListener listener, int traits,
+                               ListenerFailureLog attachment) {
         if (current == null) {
-            return new BulkheadEvents(bulkheadName, new Entry[] {added});
+            ListenerArray<BulkheadListener> none = ListenerArray.of(LOGGER_NAME, "bulkhead ", bulkheadName, List.of());
+            return new BulkheadEvents(none.with(listener, attachment), new int[] {traits});
         }
-        Entry[] entries = java.util.Arrays.copyOf(current.entries, current.entries.length + 1);
-        entries[entries.length - 1] = added;
-        return new BulkheadEvents(bulkheadName, entries);
+        int[] longer = Arrays.copyOf(current.traits, current.traits.length + 1);
+        longer[current.traits.length] = traits;
+        return new BulkheadEvents(current.listeners.with(listener, attachment), longer);
     }
 
-    /** Returns a dispatcher without the given entry, or {@code null} when none is left. */
-    static BulkheadEvents without(BulkheadEvents current, Entry removed) {
+    /**
+     * Returns a dispatcher without the listener of that attachment: {@code current} itself when it has none (it was
+     * detached already), {@code null} when none is left.
+     */
+    static BulkheadEvents without(BulkheadEvents current, ListenerFailureLog attachment) {
         if (current == null) {
             return null;
         }
-        int index = -1;
-        for (int i = 0; i < current.entries.length; i++) {
-            if (current.entries[i] == removed) {
-                index = i;
-                break;
-            }
-        }
+        int index = current.listeners.indexOf(attachment);
         if (index < 0) {
             return current;
         }
-        if (current.entries.length == 1) {
+        if (current.traits.length == 1) {
             return null;
         }
-        Entry[] entries = new Entry[current.entries.length - 1];
-        System.arraycopy(current.entries, 0, entries, 0, index);
-        System.arraycopy(current.entries, index + 1, entries, index, entries.length - index);
-        return new BulkheadEvents(current.bulkheadName, entries);
-    }
-
-    /** One listener and whether it has failed before (so its failures are logged loudly once). */
-    static final class Entry {
-        final BulkheadListener listener;
-        final ListenerFailureLog failures = new ListenerFailureLog();
-        /** The listener itself when it can do with sampled execution times, else {@code null}. */
-        final SampledListener sampled;
-        /** The listener itself when it reports queued calls in their caller's context, else {@code null}. */
-        final CallerContextListener contextual;
-        /** Whether it overrides {@link BulkheadListener#released}, and so needs every execution time. */
-        final boolean wantsExecutionTime;
-        /** Whether it overrides either {@code admitted} method; if not, telling it an admission would do nothing. */
-        final boolean wantsAdmissions;
-
-        Entry(BulkheadListener listener) {
-            this.listener = listener;
-            this.sampled = listener instanceof SampledListener ? (SampledListener) listener : null;
-            this.contextual = listener instanceof CallerContextListener ? (CallerContextListener) listener : null;
-            Class<?> type = listener.getClass();
-            this.wantsExecutionTime = sampled == null && overrides(type, "released", long.class);
-            this.wantsAdmissions = sampled != null || overrides(type, "admitted", long.class)
-                    || overrides(type, "admitted", long.class, Priority.class);
-        }
-
-        private static boolean overrides(Class<?> type, String method, Class<?>... parameters) {
-            try {
-                return type.getMethod(method, parameters).getDeclaringClass() != BulkheadListener.class;
-            } catch (NoSuchMethodException | SecurityException unexpected) {
-                return true; // cannot tell: report the event, as a listener may expect
-            }
-        }
+        int[] shorter = new int[current.traits.length - 1];
+        System.arraycopy(current.traits, 0, shorter, 0, index);
+        System.arraycopy(current.traits, index + 1, shorter, index, shorter.length - index);
+        return new BulkheadEvents(current.listeners.without(attachment), shorter);
     }
 
     /**
@@ -192,21 +215,21 @@ final class BulkheadEvents {
             return null;
         }
         Object[] values = null;
-        for (int i = 0; i < entries.length; i++) {
-            CallerContextListener contextual = entries[i].contextual;
-            if (contextual == null) {
+        for (int i = 0; i < contextual.length; i++) {
+            CallerContextListener keeper = contextual[i];
+            if (keeper == null) {
                 continue;
             }
             Object value;
             try {
-                value = contextual.callerContext();
+                value = keeper.callerContext();
             } catch (Throwable failure) {
-                report(i, "callerContext", failure);
+                listeners.failed(i, "callerContext", failure);
                 continue;
             }
             if (value != null) {
                 if (values == null) {
-                    values = new Object[entries.length];
+                    values = new Object[contextual.length];
                 }
                 values[i] = value;
             }
@@ -240,11 +263,11 @@ final class BulkheadEvents {
             return;
         }
         long waited = Math.max(0L, waitedNanos);
-        for (int i = 0; i < entries.length; i++) {
+        for (int i = 0; i < listeners.size(); i++) {
             try {
-                entries[i].listener.admitted(waited, priority);
+                listeners.get(i).admitted(waited, priority);
             } catch (Throwable failure) {
-                report(i, "admitted", failure);
+                listeners.failed(i, "admitted", failure);
             }
         }
     }
@@ -259,16 +282,16 @@ final class BulkheadEvents {
             return;
         }
         long waited = Math.max(0L, waitedNanos);
-        for (int i = 0; i < entries.length; i++) {
+        for (int i = 0; i < listeners.size(); i++) {
             try {
                 Object context = contextFor(contexts, i);
                 if (context != null) {
-                    entries[i].contextual.admitted(waited, priority, context);
+                    contextual[i].admitted(waited, priority, context);
                 } else {
-                    entries[i].listener.admitted(waited, priority);
+                    listeners.get(i).admitted(waited, priority);
                 }
             } catch (Throwable failure) {
-                report(i, "admitted", failure);
+                listeners.failed(i, "admitted", failure);
             }
         }
     }
@@ -279,16 +302,16 @@ final class BulkheadEvents {
 
     /** Reports a refusal; a queued call's with the contexts captured when it started to wait. */
     void rejected(Rejection rejection, CallerContexts contexts) {
-        for (int i = 0; i < entries.length; i++) {
+        for (int i = 0; i < listeners.size(); i++) {
             try {
                 Object context = contextFor(contexts, i);
                 if (context != null) {
-                    entries[i].contextual.rejected(rejection, context);
+                    contextual[i].rejected(rejection, context);
                     continue;
                 }
-                entries[i].listener.rejected(rejection);
+                listeners.get(i).rejected(rejection);
             } catch (Throwable failure) {
-                report(i, "rejected", failure);
+                listeners.failed(i, "rejected", failure);
             }
         }
     }
@@ -296,16 +319,16 @@ final class BulkheadEvents {
     /** Reports a queued call's cancellation, with the contexts captured when it started to wait. */
     void cancelled(long waitedNanos, Priority priority, CallerContexts contexts) {
         long waited = Math.max(0L, waitedNanos);
-        for (int i = 0; i < entries.length; i++) {
+        for (int i = 0; i < listeners.size(); i++) {
             try {
                 Object context = contextFor(contexts, i);
                 if (context != null) {
-                    entries[i].contextual.cancelled(waited, priority, context);
+                    contextual[i].cancelled(waited, priority, context);
                     continue;
                 }
-                entries[i].listener.cancelled(waited, priority);
+                listeners.get(i).cancelled(waited, priority);
             } catch (Throwable failure) {
-                report(i, "cancelled", failure);
+                listeners.failed(i, "cancelled", failure);
             }
         }
     }
@@ -319,25 +342,20 @@ final class BulkheadEvents {
     void released(long executionNanos, long endedAt) {
         boolean untimed = executionNanos == SampledListener.UNTIMED;
         long executionTime = Math.max(0L, executionNanos);
-        for (int i = 0; i < entries.length; i++) {
-            Entry entry = entries[i];
+        for (int i = 0; i < listeners.size(); i++) {
+            SampledListener timedBySample = sampled[i];
             try {
-                if (entry.sampled != null) {
+                if (timedBySample != null) {
                     // An untimed release is not reported at all: the sampled listener derives its count.
                     if (!untimed) {
-                        entry.sampled.released(executionNanos, endedAt);
+                        timedBySample.released(executionNanos, endedAt);
                     }
                 } else {
-                    entry.listener.released(executionTime);
+                    listeners.get(i).released(executionTime);
                 }
             } catch (Throwable failure) {
-                report(i, "released", failure);
+                listeners.failed(i, "released", failure);
             }
         }
-    }
-
-    private void report(int index, String event, Throwable failure) {
-        Entry entry = entries[index];
-        entry.failures.log(Log.LOGGER, entry.listener, "bulkhead '" + bulkheadName + "'", event, failure);
     }
 }

@@ -26,6 +26,7 @@ import dev.bulwark.internal.util.Arguments;
 import dev.bulwark.internal.spi.AsyncOperation;
 import dev.bulwark.internal.spi.Outcomes;
 import dev.bulwark.internal.spi.RejectionAccess;
+import dev.bulwark.internal.util.ListenerFailureLog;
 import dev.bulwark.internal.util.VarHandles;
 import dev.bulwark.internal.spi.WaiterFuture;
 import dev.bulwark.internal.stats.SampledListener;
@@ -667,17 +668,22 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep, AdaptiveTar
     @Override
     public Subscription addListener(BulkheadListener listener) {
         Objects.requireNonNull(listener, "listener");
-        BulkheadEvents.Entry entry = new BulkheadEvents.Entry(listener);
+        // Copy-on-write, as in util.ListenerList, but of this field: a dispatcher is never mutated, only replaced by
+        // one made from a copy of its listeners, so the hot path's one read of `events` sees a whole list or null.
+        // A change that loses the race remakes its copy from the winner's and tries again, so none is lost.
+        ListenerFailureLog attachment = new ListenerFailureLog();
+        int traits = BulkheadEvents.traitsOf(listener);
         BulkheadEvents current;
         do {
             current = events;
-        } while (!EVENTS.compareAndSet(this, current, BulkheadEvents.with(current, name, entry)));
+        } while (!EVENTS.compareAndSet(this, current,
+                BulkheadEvents.with(current, name, listener, traits, attachment)));
         return () -> {
             BulkheadEvents before;
             BulkheadEvents after;
             do {
                 before = events;
-                after = BulkheadEvents.without(before, entry);
+                after = BulkheadEvents.without(before, attachment);
             } while (before != after && !EVENTS.compareAndSet(this, before, after));
         };
     }

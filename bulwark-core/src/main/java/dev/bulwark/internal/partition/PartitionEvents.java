@@ -4,7 +4,7 @@ import dev.bulwark.BulkheadListener;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
 import dev.bulwark.Subscription;
-import dev.bulwark.internal.Listeners;
+import dev.bulwark.internal.util.ListenerList;
 import java.util.List;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -24,12 +24,13 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Invariant.</b> Once {@link #add} has returned, every partition that is live, and every one created later
  * while a listener is attached, forwards its events here. {@link #add} writes the list, then walks the live
  * partitions; a creation attaches before it offers its partition to the map and checks again after the offer. Each
- * side writes before it reads (the list is a volatile array, the map a {@code ConcurrentHashMap}), so at least one of
- * them sees the other; attaching twice is prevented by the partition's own flag ({@link Partition#markHeard()}).
+ * side writes before it reads (the list is a {@link ListenerList}, one volatile field; the map a
+ * {@code ConcurrentHashMap}), so at least one of them sees the other; attaching twice is prevented by the
+ * partition's own flag ({@link Partition#markHeard()}).
  */
 public final class PartitionEvents implements BulkheadListener {
 
-    private final Listeners<BulkheadListener> listeners;
+    private final ListenerList<BulkheadListener> listeners;
 
     /**
      * Creates an empty list.
@@ -37,7 +38,7 @@ public final class PartitionEvents implements BulkheadListener {
      * @param name the partitioned bulkhead's name, for log messages about a listener that throws
      */
     public PartitionEvents(String name) {
-        this.listeners = new Listeners<>(name, List.of());
+        this.listeners = new ListenerList<>("dev.bulwark", "", name, List.of());
     }
 
     /**
@@ -61,7 +62,7 @@ public final class PartitionEvents implements BulkheadListener {
      * @param partition a partition, live or about to be offered to the map
      */
     void attach(Partition partition) {
-        if (listeners.any() && partition.markHeard()) {
+        if (!listeners.isEmpty() && partition.markHeard()) {
             partition.bulkhead().addListener(this);
         }
     }
@@ -83,22 +84,22 @@ public final class PartitionEvents implements BulkheadListener {
 
     @Override
     public void admitted(long waitedNanos, Priority priority) {
-        listeners.notify("admitted", listener -> listener.admitted(waitedNanos, priority));
+        listeners.each("admitted", listener -> listener.admitted(waitedNanos, priority));
     }
 
     @Override
     public void rejected(Rejection rejection) {
-        listeners.notify("rejected", listener -> listener.rejected(rejection));
+        listeners.each("rejected", BulkheadListener::rejected, rejection);
     }
 
     @Override
     public void cancelled(long waitedNanos, Priority priority) {
-        listeners.notify("cancelled", listener -> listener.cancelled(waitedNanos, priority));
+        listeners.each("cancelled", listener -> listener.cancelled(waitedNanos, priority));
     }
 
     @Override
     public void released(long executionNanos) {
-        listeners.notify("released", listener -> listener.released(executionNanos));
+        listeners.each("released", listener -> listener.released(executionNanos));
     }
 
     @Override

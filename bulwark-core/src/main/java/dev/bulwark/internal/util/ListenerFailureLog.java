@@ -5,7 +5,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * How a policy logs a listener that threw: its first failure at WARNING with the stack trace, later ones at DEBUG, so
  * that a broken listener cannot flood the log. One instance per attached listener; the call and the other listeners
- * are never affected. Used by every listener fan-out (bulkheads, retries, timeouts, the cluster-wide bulkhead).
+ * are never affected. Used by {@link ListenerArray}, the one listener fan-out of every policy; an instance also
+ * names its attachment there, so the same listener attached twice is two entries with two logs.
  *
  * <p>Thread-safe: which failure is the first is decided by one compare-and-set.
  */
