@@ -78,11 +78,9 @@ final class LeaseTable {
             limit = initialLimit;
         }
         boolean divide = !leaving && (levelAt == null || now - levelAt >= periodMillis || now < levelAt);
-        if (divide) {
-            dropAllExpired(id, now);
-        } else {
-            dropSomeExpired(id, now);
-        }
+        // A division drops every expired record (the script's full scan); another renewal at most a few (its
+        // ZRANGEBYSCORE ... LIMIT 0 DROPS_PER_RENEWAL).
+        dropExpired(id, now, divide ? Integer.MAX_VALUE : DROPS_PER_RENEWAL);
         Entry mine = byId.get(id);
         if (mine != null) {
             remove(mine);
@@ -172,26 +170,11 @@ final class LeaseTable {
         divisions++;
     }
 
-    private void dropAllExpired(String renewing, long now) {
-        Iterator<Entry> due = byExpiry.iterator();
-        List<Entry> expired = new ArrayList<>();
-        while (due.hasNext()) {
-            Entry entry = due.next();
-            if (entry.expiry > now) {
-                break;
-            }
-            if (!entry.id.equals(renewing)) {
-                expired.add(entry);
-            }
-        }
-        expired.forEach(this::remove);
-    }
-
-    /** The script's {@code ZRANGEBYSCORE ... LIMIT 0 DROPS_PER_RENEWAL}, the renewing instance skipped. */
-    private void dropSomeExpired(String renewing, long now) {
+    /** Drops the expired records among the first {@code atMost} by expiry, the renewing instance's skipped. */
+    private void dropExpired(String renewing, long now, int atMost) {
         List<Entry> expired = new ArrayList<>();
         Iterator<Entry> due = byExpiry.iterator();
-        for (int seen = 0; seen < DROPS_PER_RENEWAL && due.hasNext(); seen++) {
+        for (int seen = 0; seen < atMost && due.hasNext(); seen++) {
             Entry entry = due.next();
             if (entry.expiry > now) {
                 break;
