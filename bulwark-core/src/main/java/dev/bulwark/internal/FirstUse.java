@@ -7,8 +7,11 @@ import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.PartitionedBulkhead;
 import dev.bulwark.Permit;
+import dev.bulwark.Scheduler;
+import dev.bulwark.Ticker;
 import dev.bulwark.Timeout;
 import dev.bulwark.internal.bulkhead.FlightRecorderEvents;
+import dev.bulwark.internal.spi.FakeTickerWakeUp;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -138,6 +141,9 @@ public final class FirstUse {
         Rehearsal.perKey(PartitionedBulkhead.<String>builder().name(PER_KEY_REHEARSAL).maxPartitions(1)
                 .build());
         Rehearsal.timeout(Timeout.of(Duration.ofMinutes(1)));
+        // The rehearsed waits end before they park with a bound, so the wake-up a bounded park arms under a fake
+        // ticker is loaded here (under the system ticker it arms nothing), not by a caller's first bounded wait.
+        FakeTickerWakeUp.rearm(Ticker.system(), Scheduler.shared(), Thread.currentThread(), null, 1);
     }
 
     /** The steps of one rehearsal, on one private bulkhead of limit 1 and queue 1. */
