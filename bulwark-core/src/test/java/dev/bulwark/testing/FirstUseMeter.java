@@ -4,7 +4,10 @@ import java.lang.management.ClassLoadingMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -21,11 +24,27 @@ import java.util.regex.Pattern;
  *       compiler's), which a loaded machine inflates far less than the wall time.</li>
  * </ul>
  * The parent reads them with {@link #figures(String)}. The round is a name such as {@code cold} or {@code warm}.
+ *
+ * <p>The class count is the whole JVM's, so it also counts what other threads load meanwhile: in a child that is a
+ * client and a server at once, the HTTP client's selector thread loads a varying number of its own lambdas during the
+ * first request, depending on how the machine schedules it (3 to 7 seen). A child started with
+ * {@link #LOG_CLASS_LOADS} prints each class's name as it is loaded, and {@link #classesLoaded(String, String)} reads
+ * back which classes a section loaded, so that a test can bound the ones that matter (Bulwark's own, the server's)
+ * and leave out a client's.
  */
 public final class FirstUseMeter {
 
     private static final ClassLoadingMXBean CLASSES = ManagementFactory.getClassLoadingMXBean();
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    /**
+     * The JVM option that makes a child print every class it loads, one line each, in order with what it prints
+     * itself (both go to standard output, flushed line by line): what {@link #classesLoaded} reads.
+     */
+    public static final String LOG_CLASS_LOADS = "-Xlog:class+load=info:stdout:uptime";
+
+    /** The line {@link #start()} prints, which opens a section in the child's output. */
+    private static final String SECTION_START = "first-use-meter: section starts";
+    private static final Pattern CLASS_LOADED = Pattern.compile("^\\[[0-9.]+s\\] (\\S+) source: ");
     private static final Pattern FIGURE = Pattern.compile("^([a-zA-Z0-9]+\\.[a-zA-Z.]+)=(-?\\d+)$", Pattern.MULTILINE);
 
     static {
@@ -42,6 +61,7 @@ public final class FirstUseMeter {
      * @return the running section
      */
     public static Section start() {
+        System.out.println(SECTION_START);
         return new Section(CLASSES.getTotalLoadedClassCount(), cpuByThread(), System.nanoTime());
     }
 
@@ -112,6 +132,45 @@ public final class FirstUseMeter {
             figures.put(line.group(1), Long.parseLong(line.group(2)));
         }
         return figures;
+    }
+
+    /**
+     * Returns the names of the classes a child loaded during one section, in load order: those printed between the
+     * section's start and its figures. The child must run with {@link #LOG_CLASS_LOADS}.
+     *
+     * @param output what the child printed
+     * @param section the section's {@code round.figure}, such as {@code cold.shed}
+     * @return the classes' names, hidden classes included
+     * @throws IllegalArgumentException if the output has no such section
+     * @throws IllegalStateException if the child did not log its class loads
+     */
+    public static List<String> classesLoaded(String output, String section) {
+        String[] lines = output.split("\\R");
+        int end = -1;
+        for (int i = 0; i < lines.length && end < 0; i++) {
+            if (lines[i].startsWith(section + "=")) {
+                end = i;
+            }
+        }
+        int start = end - 1;
+        while (start >= 0 && !lines[start].equals(SECTION_START)) {
+            start--;
+        }
+        if (start < 0) {
+            throw new IllegalArgumentException("no section " + section + " in the child's output");
+        }
+        // The JVM loads hundreds of classes before main: a child that logs them has such lines from the first.
+        if (Arrays.stream(lines).limit(1000).noneMatch(line -> CLASS_LOADED.matcher(line).find())) {
+            throw new IllegalStateException("the child did not run with " + LOG_CLASS_LOADS);
+        }
+        List<String> loaded = new ArrayList<>();
+        for (int i = start + 1; i < end; i++) {
+            Matcher line = CLASS_LOADED.matcher(lines[i]);
+            if (line.find()) {
+                loaded.add(line.group(1));
+            }
+        }
+        return loaded;
     }
 
     private static Map<Long, Long> cpuByThread() {

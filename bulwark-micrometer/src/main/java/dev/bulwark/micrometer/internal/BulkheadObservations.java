@@ -10,6 +10,7 @@ import dev.bulwark.micrometer.BulkheadObservationContext;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.Locale;
+import java.util.function.Supplier;
 
 /**
  * Makes the {@value BulkheadObservationContext#NAME} observations of one bound bulkhead: one per call that waited or
@@ -36,6 +37,12 @@ final class BulkheadObservations {
         this.registry = registry;
         this.name = name;
         this.contextualName = "bulkhead " + name;
+        // Loaded with the binding, not on a server's thread by a caller's first observed refusal (issue 37).
+        loaded(BulkheadObservationContext.class, ContextSupplier.class);
+    }
+
+    private static void loaded(Class<?>... classes) {
+        // Naming the classes loads them; nothing else to do.
     }
 
     /** The observation current on this thread (a caller's, as its call starts to wait), or {@code null}. */
@@ -58,7 +65,7 @@ final class BulkheadObservations {
             return;
         }
         BulkheadObservationContext context = new BulkheadObservationContext(name, outcome, rejection, waitedNanos);
-        Observation.createNotStarted(BulkheadObservationContext.NAME, () -> context, registry)
+        Observation.createNotStarted(BulkheadObservationContext.NAME, new ContextSupplier(context), registry)
                 .parentObservation(parent)
                 .contextualName(contextualName)
                 .lowCardinalityKeyValue(KEY_NAME, name)
@@ -68,5 +75,19 @@ final class BulkheadObservations {
                 .highCardinalityKeyValue(KEY_WAIT, Double.toString(waitedNanos / 1e9))
                 .start()
                 .stop();
+    }
+
+    /** Supplies an observation its context: a class, not a lambda, so that the binding can load it in advance. */
+    private static final class ContextSupplier implements Supplier<BulkheadObservationContext> {
+        private final BulkheadObservationContext context;
+
+        ContextSupplier(BulkheadObservationContext context) {
+            this.context = context;
+        }
+
+        @Override
+        public BulkheadObservationContext get() {
+            return context;
+        }
     }
 }

@@ -142,7 +142,9 @@ public final class ReactiveSheddingFilter implements WebFilter, Ordered {
         response.getHeaders().set(Refusal.CONTENT_TYPE_OPTIONS, Refusal.NOSNIFF);
         response.getHeaders().setContentType(MediaType.parseMediaType(Refusal.PROBLEM_JSON));
         response.getHeaders().setContentLength(refusal.body().length);
-        return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(refusal.body())));
+        // Mono.just, not a supplier: a lambda here would be linked by the first refusal, on the server's thread.
+        // The wrapped body is the refusal's own bytes, not a pooled buffer, so making it early cannot leak.
+        return response.writeWith(Mono.just(response.bufferFactory().wrap(refusal.body())));
     }
 
     /** Stands for "granted" in an admission's decision, which otherwise carries the refusal. */
