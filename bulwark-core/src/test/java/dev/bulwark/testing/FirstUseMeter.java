@@ -173,6 +173,18 @@ public final class FirstUseMeter {
         return loaded;
     }
 
+    /**
+     * Leaves out of {@code classes} those whose names start with one of {@code prefixes}: what another component in
+     * the child (a client's event loop) loads on its own threads, at times its scheduling decides.
+     *
+     * @param classes class names, as {@link #classesLoaded} returns them
+     * @param prefixes the left-out packages, such as {@code "io.netty."}
+     * @return the others, in order
+     */
+    public static List<String> without(List<String> classes, String... prefixes) {
+        return classes.stream().filter(name -> Arrays.stream(prefixes).noneMatch(name::startsWith)).toList();
+    }
+
     private static Map<Long, Long> cpuByThread() {
         Map<Long, Long> cpu = new HashMap<>();
         for (long id : THREADS.getAllThreadIds()) {

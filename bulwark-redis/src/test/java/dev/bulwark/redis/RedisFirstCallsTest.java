@@ -27,6 +27,11 @@ import org.junit.jupiter.api.Test;
  * limits, linked through {@code ObjectMethods}: 26 to 60 ms of CPU, 37 to 490 ms of wall time on this machine,
  * against 1 to 3 ms of CPU warm), the first async refusal 8 to 10 and the first async grant 13 to 16 (the core's
  * refusal classes and the common pool's first worker); now 6 (4 to 7 ms of CPU), 3 and 6.
+ *
+ * <p>The counts leave out the classes the Redis client (Lettuce, on Netty) loads on its own threads meanwhile, read
+ * by name from the child's class-load log: measured three runs per scenario, the first admission loads 8 (Bulwark's
+ * lambdas, their method-handle forms, the permit handle), the first refusal 1, the first async refusal 4, the
+ * first grant 2 and the first async grant 8.
  */
 class RedisFirstCallsTest {
 
@@ -51,7 +56,7 @@ class RedisFirstCallsTest {
         try {
             for (String scenario : scenarios) {
                 runs.add(twoAtATime.submit(() -> FreshJvm.run(RedisFirstCalls.class, Duration.ofSeconds(60),
-                        List.of(), Integer.toString(server.port()), prefix, scenario)));
+                        List.of(FirstUseMeter.LOG_CLASS_LOADS), Integer.toString(server.port()), prefix, scenario)));
             }
             for (int i = 0; i < scenarios.size(); i++) {
                 FreshJvm.Result run = runs.get(i).get();
@@ -60,21 +65,21 @@ class RedisFirstCallsTest {
                 Map<String, Long> figures = FirstUseMeter.figures(run.output());
                 assertThat(figures).as(output).doesNotContainKeys("cold.unexpected", "warm.unexpected");
                 // The first admission of the JVM: a round trip, not the linking of a record's equals.
-                assertThat(figures.get("cold.admitted.classes")).as(output).isLessThanOrEqualTo(15);
+                assertThat(ownLoads(run, "cold.admitted")).as(output).hasSizeLessThanOrEqualTo(15);
                 switch (scenarios.get(i)) {
-                    case "refusal" -> assertThat(figures.get("cold.refusal.classes")).as(output)
-                            .isLessThanOrEqualTo(3);
-                    case "asyncRefusal" -> assertThat(figures.get("cold.asyncRefusal.classes")).as(output)
-                            .isLessThanOrEqualTo(5);
+                    case "refusal" -> assertThat(ownLoads(run, "cold.refusal")).as(output)
+                            .hasSizeLessThanOrEqualTo(3);
+                    case "asyncRefusal" -> assertThat(ownLoads(run, "cold.asyncRefusal")).as(output)
+                            .hasSizeLessThanOrEqualTo(5);
                     case "grant" -> {
-                        assertThat(figures.get("cold.grant.classes")).as(output).isLessThanOrEqualTo(3);
+                        assertThat(ownLoads(run, "cold.grant")).as(output).hasSizeLessThanOrEqualTo(3);
                         // Released after 20 ms: granted well inside the 500 ms max wait.
                         assertThat(figures.get("cold.grant")).as(output).isLessThan(500_000);
                         // The JVM's first wait timeout: a 100 ms max wait, kept and not overrun.
                         assertThat(figures.get("cold.timeout")).as(output).isBetween(100_000L, 300_000L);
                     }
                     default -> {
-                        assertThat(figures.get("cold.asyncGrant.classes")).as(output).isLessThanOrEqualTo(9);
+                        assertThat(ownLoads(run, "cold.asyncGrant")).as(output).hasSizeLessThanOrEqualTo(9);
                         assertThat(figures.get("cold.asyncGrant")).as(output).isLessThan(500_000);
                     }
                 }
@@ -82,5 +87,14 @@ class RedisFirstCallsTest {
         } finally {
             twoAtATime.shutdownNow();
         }
+    }
+
+    /**
+     * The classes a section loaded, but for Lettuce's and Netty's own: the client's event loop loads some at times
+     * its scheduling decides ({@code DefaultPromise$1} in one run of three, which took the first async refusal from
+     * 4 to 5 classes, its bound).
+     */
+    private static List<String> ownLoads(FreshJvm.Result run, String section) {
+        return FirstUseMeter.without(FirstUseMeter.classesLoaded(run.output(), section), "io.netty.", "io.lettuce.");
     }
 }
