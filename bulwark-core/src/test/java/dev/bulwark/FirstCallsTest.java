@@ -34,13 +34,14 @@ class FirstCallsTest {
             // The first queued call returns when the permit is released (20 ms), well inside its 200 ms max wait.
             assertThat(figures.get("cold.queued")).as(result).isLessThan(200_000);
             assertThat(figures).as(result).doesNotContainKey("cold.queuedTimedOut");
-            // The burst: 20 ran; the 80 others were refused, 30 at once for a full queue (a loaded machine may
-            // let a few callers arrive after early waiters timed out, so they queue instead), the rest at their
-            // max wait, never before it and not long after.
+            // The burst: 20 ran; the 80 others were refused, 30 at once for a full queue, the rest at their max
+            // wait, never before it and not long after. A caller that a loaded machine lets arrive after early
+            // waiters may have timed out can find a freed queue place and wait instead: those are counted apart.
             assertThat(figures.get("cold.burst.ran")).as(result).isEqualTo(20);
             assertThat(figures.get("cold.burst.queueFull") + figures.get("cold.burst.timedOut")).as(result)
                     .isEqualTo(80);
-            assertThat(figures.get("cold.burst.queueFull")).as(result).isBetween(25L, 30L);
+            assertThat(figures.get("cold.burst.queueFull")).as(result)
+                    .isBetween(30 - figures.get("cold.burst.lateArrivals"), 30L);
             assertThat(figures.get("cold.burst.earliestTimeout")).as(result).isGreaterThanOrEqualTo(200_000);
             assertThat(figures.get("cold.burst.latestTimeout")).as(result).isLessThan(500_000);
             // A refusal for a full queue is immediate: it waits for nothing.
