@@ -23,9 +23,20 @@ import java.util.function.BooleanSupplier;
  * Limits move on the executor, never on a Redis I/O thread or the timer, because raising one may start a queued
  * asynchronous operation on the moving thread.
  *
+ * <p><b>Pre-shrink.</b> While leased, a renewal whose demand is below the enforced block first lowers the block to
+ * the demand (never interrupting a running call), then reads {@link LocalBlock#holding()} and reports it. So the
+ * record no longer keeps an unused part for one more period: the script records {@code max(grant, holding)} with
+ * that smaller holding at once. A renewal that then fails leaves the block lowered (it cannot be raised back
+ * safely: the script may have run and recorded the smaller holding) until a later renewal grants more or the lease
+ * ends.
+ *
  * <p><b>Invariant</b> (with {@link LeaseScripts}): an instance never enforces a local limit above its block recorded
  * in Redis. Growth is recorded by the script before the instance applies it; a shrink is applied by the instance
- * first while the script still records the larger holding, which falls only at a later renewal. And the instance's
+ * first while the script still records the larger holding, which falls only at a later renewal. The pre-shrink is
+ * such a shrink applied first: the old record (at least the old block) covers the instance until the script runs,
+ * and the holding read after the block was lowered bounds everything the instance may run until the reply is
+ * applied (only this chain moves the limit, and a lowered limit admits nobody while as many calls run), so the new
+ * record {@code max(grant, holding)} covers it from then on. And the instance's
  * own lease ends first: it is timed from when the instance SENT the renewal ({@code ttl} minus a tenth for clocks
  * that run at slightly different rates), while Redis's runs from when the script ran, later, by the server's
  * {@code TIME}; a reply that arrives after the instance's lease ended is not applied. When the lease ends the local
@@ -131,7 +142,16 @@ final class BlockRenewer {
             }
             long timeout = leased ? Math.min(commandTimeoutNanos, Math.max(1, leaseEndsAt - now))
                     : commandTimeoutNanos;
-            store.renew(instanceId, block.inFlight(), block.queued(), block.holding(), ttlMillis, periodMillis,
+            int executing = block.inFlight();
+            int queued = block.queued();
+            int demand = executing + queued;
+            if (leased && demand < block.limit()) {
+                // The pre-shrink: the unused part of the block is given up here, before the report, so that the
+                // holding reported (read after) and with it the record need not keep it for another period. Not at
+                // the floor, which Redis does not record and which a failed renewal would not restore.
+                block.apply(demand);
+            }
+            store.renew(instanceId, executing, queued, block.holding(), ttlMillis, periodMillis,
                             initialLimit, false, timeout)
                     .whenCompleteAsync((reply, failure) -> {
                         try {

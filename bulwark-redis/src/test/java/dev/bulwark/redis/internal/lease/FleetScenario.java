@@ -18,12 +18,36 @@ package dev.bulwark.redis.internal.lease;
  * @param warmUp the periods not measured at the start
  * @param rtt the round trip to the store; the script runs half-way
  * @param seed the seed of every random draw
- * @param preShrink whether instances lower their block to their demand before reporting (a variant of
- *     {@link BlockRenewer} simulated for comparison, not what it does)
+ * @param preShrink whether instances lower their block to their demand before reporting, as {@link BlockRenewer}
+ *     does (false: the code before, simulated for comparison)
+ * @param demand what instances report as their demand
  */
 record FleetScenario(String name, int instances, int limit, double zipf, double overload, double serviceTime,
                      double maxWait, Shift shift, double changeAt, double duration, double warmUp, double rtt,
-                     long seed, boolean preShrink) {
+                     long seed, boolean preShrink, Demand demand) {
+
+    /** What an instance reports as its demand. */
+    enum Demand {
+        /** Its calls executing and queued at the renewal: what {@link BlockRenewer} reports. */
+        SNAPSHOT,
+        /**
+         * Simulated only: the load offered since its last renewal (calls admitted or refused × their mean execution
+         * time ÷ the time), rounded, at least its calls executing. Queued calls count only once they are admitted or
+         * refused, so a queue that never times out (a closed loop) is not seen.
+         */
+        OFFERED,
+        /**
+         * Simulated only: {@link #OFFERED}, but at least the calls executing and queued when calls were queued at
+         * this renewal and at the last one.
+         */
+        OFFERED_PERSISTENT_QUEUE,
+        /**
+         * Not a protocol, a bound: every instance runs its max-min fair share of the offered loads (rate × mean
+         * service time, rounded), known exactly and at once, whatever it was granted; the limit divided into whole
+         * slots per instance at best. The invariant checks do not apply.
+         */
+        FAIR_SHARES
+    }
 
     /** What changes at {@code changeAt}. */
     enum Shift {
@@ -44,18 +68,24 @@ record FleetScenario(String name, int instances, int limit, double zipf, double 
     static FleetScenario of(String name, int instances, int limit, double zipf, double overload, Shift shift,
                             long seed) {
         return new FleetScenario(name, instances, limit, zipf, overload, 0.2, 0.5, shift, 10, 16, 5, 0.001, seed,
-                false);
+                true, Demand.SNAPSHOT);
     }
 
     /** The same scenario with another overload. */
     FleetScenario withOverload(double newOverload) {
         return new FleetScenario(name, instances, limit, zipf, newOverload, serviceTime, maxWait, shift, changeAt,
-                duration, warmUp, rtt, seed, preShrink);
+                duration, warmUp, rtt, seed, preShrink, demand);
     }
 
-    /** The same scenario with the pre-shrink variant on. */
-    FleetScenario preShrinking() {
-        return new FleetScenario(name + " +pre-shrink", instances, limit, zipf, overload, serviceTime, maxWait, shift,
-                changeAt, duration, warmUp, rtt, seed, true);
+    /** The same scenario as the code before the pre-shrink ran it: the record keeps a shrinking block a period. */
+    FleetScenario withoutPreShrink() {
+        return new FleetScenario(name + " −pre-shrink", instances, limit, zipf, overload, serviceTime, maxWait,
+                shift, changeAt, duration, warmUp, rtt, seed, false, demand);
+    }
+
+    /** The same scenario with another demand estimate, named in the row. */
+    FleetScenario withDemand(Demand estimate, String suffix) {
+        return new FleetScenario(name + " " + suffix, instances, limit, zipf, overload, serviceTime, maxWait, shift,
+                changeAt, duration, warmUp, rtt, seed, preShrink, estimate);
     }
 }

@@ -20,9 +20,11 @@ import java.util.SplittableRandom;
  * runs half a round trip after the send, on a {@link LeaseTable} (the script's twin, checked against Redis), and
  * the grant is applied half a round trip later. A joining instance's first renewal reports nothing, as
  * {@code BlockRenewer.start()} does. The store never fails here, so no lease ends early and no floor is used.
- * With {@link FleetScenario#preShrink()} an instance whose demand fell below its block lowers its block to its
- * demand just before it sends the renewal: a variant the real {@link BlockRenewer} does not have, simulated to
- * measure what the two-phase shrink's unused records cost.
+ * With {@link FleetScenario#preShrink()} (what {@link BlockRenewer} does) an instance whose demand fell below its
+ * block lowers its block to its demand just before it sends the renewal; without it, the code before the pre-shrink
+ * (the record keeps the unused part one more period). {@link FleetScenario#demand()} selects what the instances
+ * report as their demand: their calls executing and queued (what the code does) or an estimate simulated for
+ * comparison.
  *
  * <p><b>Exact mode.</b> The model of one fleet-wide FIFO queue in front of the limit, fed the same calls (each
  * instance draws its arrivals and service times from its own random stream, the same in both modes).
@@ -45,7 +47,7 @@ final class FleetSim {
     private static final double TICKS = 1_000_000;
     private static final double SAMPLE_EVERY = 0.1;
 
-    private record Event(double at, long seq, int kind, Node node, int epoch, int value)
+    private record Event(double at, long seq, int kind, Node node, int epoch, int value, long bits)
             implements Comparable<Event> {
         @Override
         public int compareTo(Event other) {
@@ -72,6 +74,17 @@ final class FleetSim {
         int sentDemand;
         int sentHolding;
         int sentExecuting;
+        /**
+         * For the simulated demand estimates only: since the last send, the calls admitted or refused, their waits,
+         * the calls that ended and how long they ran; the mean execution time last measured (-1 before any ended);
+         * whether calls were queued at the last send.
+         */
+        int outcomes;
+        int ended;
+        double ran;
+        double windowStart;
+        double meanRun = -1;
+        boolean queuedAtLastSend;
 
         Node(String id, long seed) {
             this.id = id;
@@ -167,6 +180,8 @@ final class FleetSim {
             }
             case COMPLETION -> {
                 if (event.epoch() == node.life) {
+                    node.ended++;
+                    node.ran += Double.longBitsToDouble(event.bits());
                     node.inFlight--;
                     fleetInFlight--;
                     admitQueued(node);
@@ -226,7 +241,10 @@ final class FleetSim {
             }
             waits[waitCount++] = now - call.arrival();
         }
-        schedule(now + call.service(), COMPLETION, node, node.life, 0);
+        node.outcomes++;
+        // The service time rides along, for the offered-load estimate (a double's bits).
+        events.add(new Event(now + call.service(), seq++, COMPLETION, node, node.life, 0,
+                Double.doubleToLongBits(call.service())));
     }
 
     private void admitQueued(Node node) {
@@ -252,6 +270,7 @@ final class FleetSim {
         if (now - call.arrival() <= scenario.maxWait()) {
             return false;
         }
+        call.node().outcomes++;
         if (measured(call.arrival())) {
             timedOut++;
         }
@@ -266,18 +285,48 @@ final class FleetSim {
             node.queue.poll();
         }
         if (node.started) {
-            if (scenario.preShrink() && node.inFlight + node.queue.size() < node.block) {
-                // The proposed variant: drop the block to the demand before reporting, so the record need not
-                // keep the unused part for a period.
-                node.block = node.inFlight + node.queue.size();
-            }
             node.sentExecuting = node.inFlight;
-            node.sentDemand = node.inFlight + node.queue.size();
+            node.sentDemand = demand(node);
+            if (scenario.preShrink() && node.sentDemand < node.block) {
+                // BlockRenewer's pre-shrink: the block falls to the demand before the report, so the record need
+                // not keep the unused part for another period.
+                node.block = node.sentDemand;
+            }
             node.sentHolding = Math.max(node.block, node.inFlight);
         } else {
             node.started = true;
         }
+        node.outcomes = 0;
+        node.ended = 0;
+        node.ran = 0;
+        node.windowStart = now;
         schedule(now + scenario.rtt() / 2, RENEW_RUN, node, node.life, 0);
+    }
+
+    /**
+     * The demand an instance reports: its calls executing and queued, as {@link BlockRenewer} does; or one of the
+     * simulated estimates ({@link FleetScenario.Demand}): the load offered since the last send (the calls admitted
+     * or refused times their mean execution time, over the time; rounded, at least the calls executing), with the
+     * calls executing and queued as a floor when calls were queued at this send and the last one; before any call
+     * ended, the calls executing and queued.
+     */
+    private int demand(Node node) {
+        int snapshot = node.inFlight + node.queue.size();
+        boolean persistentQueue = node.queuedAtLastSend && !node.queue.isEmpty();
+        node.queuedAtLastSend = !node.queue.isEmpty();
+        if (node.ended > 0) {
+            node.meanRun = node.ran / node.ended;
+        }
+        double window = now - node.windowStart;
+        FleetScenario.Demand estimate = scenario.demand();
+        if (estimate == FleetScenario.Demand.SNAPSHOT || estimate == FleetScenario.Demand.FAIR_SHARES
+                || node.meanRun < 0 || window <= 0) {
+            return snapshot;
+        }
+        long offered = Math.round(node.outcomes * node.meanRun / window);
+        int demand = (int) Math.max(node.inFlight, Math.min(Integer.MAX_VALUE, offered));
+        return estimate == FleetScenario.Demand.OFFERED_PERSISTENT_QUEUE && persistentQueue
+                ? Math.max(demand, snapshot) : demand;
     }
 
     private void runScript(Node node) {
@@ -296,7 +345,9 @@ final class FleetSim {
         if (grant > table.block(node.id)) {
             enforcedAboveRecorded++;
         }
-        node.block = grant;
+        // FAIR_SHARES is a bound, not a protocol: every instance runs its fair share of the offered loads, whatever
+        // it was granted.
+        node.block = scenario.demand() == FleetScenario.Demand.FAIR_SHARES ? targets.get(node.id) : grant;
         admitQueued(node);
         schedule(now + 0.75 + 0.5 * jitter.nextDouble(), RENEW_SEND, node, node.life, 0);
     }
@@ -473,7 +524,7 @@ final class FleetSim {
     }
 
     private void schedule(double at, int kind, Node node, int epoch, int value) {
-        events.add(new Event(at, seq++, kind, node, epoch, value));
+        events.add(new Event(at, seq++, kind, node, epoch, value, 0));
     }
 
     private static double exponential(SplittableRandom random, double mean) {
