@@ -20,9 +20,10 @@ import org.springframework.context.ConfigurableApplicationContext;
  * One of the lab's experiments ({@link Scenario}). It starts PostgreSQL and the service, measures the service (the
  * database time of a call alone, and the capacity with the pool full), fits the simulator's downstream to them
  * ({@link ServiceModel}) and sizes a fixed limit with the simulator ({@link SimulatorSizing}; Little's law's figure
- * beside it, or in its place when asked), then runs the scenario's open-loop schedule once per guard; in {@link Scenario#SLOWDOWN} the
- * {@link CompetingQueries} run during each run's second stage. In {@link Scenario#OVERLOAD} each run is paired with
- * the simulator's prediction of it ({@link SimVsReal}). Everything is stopped at the end.
+ * beside it, or in its place when asked), then runs the scenario's open-loop schedule once per guard; in
+ * {@link Scenario#SLOWDOWN} the {@link CompetingQueries} run during each run's second stage. In
+ * {@link Scenario#OVERLOAD} each run is paired with the simulator's prediction of it ({@link SimVsReal}). Everything
+ * is stopped at the end.
  */
 final class LabExperiment {
 

@@ -81,8 +81,8 @@ final class Report {
     static String sizing(LabExperiment.Result result) {
         SimulatorSizing sizing = result.sizing();
         return String.format(Locale.ROOT, "simulator's downstream fitted to the probe: %s%n"
-                + "fixed limit by the simulator %d (smallest limit at %.0f/s with p99 <= %.0f ms and unserved <= %.1f%%),"
-                + " by Little's law %d; the fixed guard used %s's%n", result.model().describe(), sizing.limit(),
+                + "fixed limit by the simulator %d (smallest limit at %.0f/s with p99 <= %.0f ms and unserved <= "
+                + "%.1f%%), by Little's law %d; the fixed guard used %s's%n", result.model().describe(), sizing.limit(),
                 sizing.ratePerSecond(), sizing.p99TargetMillis(), 100 * sizing.maxUnservedShare(),
                 sizing.littleLimit(), result.fixedSizedBy().equals("little") ? "Little's law" : "the simulator");
     }

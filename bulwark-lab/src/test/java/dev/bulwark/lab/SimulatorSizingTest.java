@@ -90,6 +90,39 @@ class SimulatorSizingTest {
     }
 
     @Test
+    void withoutDegradationTheSmallestLimitThatServesAsMuchAsAnyIsChosenNotTheLargest() {
+        // Sharing only (degradation 0): every limit from the capacity up serves about as much, with a longer p99 the
+        // higher it is; the sizing must name the smallest of them, as sweep names the smallest setting.
+        ServiceModel sharing = new ServiceModel(SERVICE_MILLIS, OVERHEAD_MILLIS, CAPACITY, 0, List.of());
+        SimulatorSizing sizing = SimulatorSizing.size(sharing, 2 * capacityRate(), LabApplication.POOL_SIZE, TIMEOUT,
+                MAX_WAIT, 1);
+
+        assertThat(sizing.rows().stream().filter(SimulatorSizing.Row::meets).count()).isGreaterThan(1);
+        assertThat(sizing.limit()).isEqualTo(CAPACITY);
+        assertThat(sizing.rows().get(CAPACITY - 2).meets()).isFalse();
+    }
+
+    @Test
+    void predictedLatenciesIncludeTheOverheadAndTheClientsTimeoutCutsThem() {
+        List<Stage> stages = Scenario.OVERLOAD.stages(capacityRate(), true);
+        // 600 ms outside the database path: every call of the warm stage is seen after 600 ms and more, and still
+        // within the client's second; at 990 ms only calls served within 10 ms (45% of an exponential of mean
+        // 16.9 ms) make it in time.
+        ServiceModel slowOutside = new ServiceModel(SERVICE_MILLIS, 600, CAPACITY, DEGRADATION, List.of());
+        ServiceModel almostTimedOut = new ServiceModel(SERVICE_MILLIS, 990, CAPACITY, DEGRADATION, List.of());
+
+        SimPredictor.StageFigures warm = SimPredictor.predict(slowOutside,
+                SimPredictor.settings(GuardMode.FIXED, CAPACITY, MAX_WAIT), stages, TIMEOUT).get(0);
+        SimPredictor.StageFigures cut = SimPredictor.predict(almostTimedOut,
+                SimPredictor.settings(GuardMode.FIXED, CAPACITY, MAX_WAIT), stages, TIMEOUT).get(0);
+
+        assertThat(warm.okP99Millis()).isBetween(600.0, 750.0);
+        assertThat(warm.goodputPerSecond()).isCloseTo(capacityRate() / 2, within(0.1 * capacityRate()));
+        assertThat(cut.goodputPerSecond()).isCloseTo(0.45 * capacityRate() / 2, within(0.1 * capacityRate()));
+        assertThat(cut.p99Millis()).isEqualTo(TIMEOUT.toMillis());
+    }
+
+    @Test
     void thePredictionSplitsARunByStageAndSeparatesTheGuards() {
         List<Stage> stages = Scenario.OVERLOAD.stages(capacityRate(), true);
         List<SimPredictor.StageFigures> fixed = SimPredictor.predict(model,
