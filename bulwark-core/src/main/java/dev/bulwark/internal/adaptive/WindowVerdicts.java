@@ -108,8 +108,7 @@ final class WindowVerdicts {
         double[] reference = pools.reference(limit);
         double[] wide = pools.below(limit);
         double level = reference[0];
-        if (!Double.isNaN(wide[0]) && wide[0] > level && wide[0] <= level * threshold(limit)
-                && wide[2] >= WIDE_POOL * reference[2]) {
+        if (!Double.isNaN(wide[0]) && wide[0] > level && wide[2] >= WIDE_POOL * reference[2]) {
             double error = Math.sqrt(Math.max(0.0, reference[1] * reference[1] - wide[1] * wide[1]));
             if (wide[0] - level <= Z * error) {
                 level = wide[0];

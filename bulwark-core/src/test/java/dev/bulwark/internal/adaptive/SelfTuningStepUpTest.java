@@ -87,9 +87,7 @@ class SelfTuningStepUpTest {
             longWindow(80, 20.2 * MS);
             highest = Math.max(highest, limit);
         }
-        // (The old code: 21 after every one of the six windows.) Beyond 22 the pool below the limit holds the
-        // calls at 21 from before the step, 22 ms, more than 1 + 1/22 above the reference: that pool is not
-        // trusted there, and growth rests on the windows' own verdicts as before.
-        assertThat(highest).as("grown from %d after a capacity step from 20 to 80", before).isGreaterThan(before);
+        // (The old code: 21 after every one of the six windows.)
+        assertThat(highest).as("grown from %d after a capacity step from 20 to 80", before).isGreaterThan(35);
     }
 }
