@@ -434,16 +434,14 @@ final class SelfTuningLimiter extends WindowedLimiter {
 
     /**
      * A window that ran to its longest without a clear verdict decides by its point estimate: below the threshold
-     * ({@link WindowVerdicts#guardThreshold}: the reference's, or the pool of every lower limit's when that agrees
-     * with a thin reference within its error) it grows by the current step (which then doubles, up to half the
-     * limit), otherwise it holds and the step goes back to 1. Holding on every undecided window let the limit only
-     * fall: false
+     * it grows by the current step (which then doubles, up to half the limit), otherwise it holds and the step
+     * goes back to 1. Holding on every undecided window let the limit only fall: false
      * "slower" verdicts on heavy-tailed noise cut it, and the "clearly not slower" that growth needed could not
      * be had at a limit whose threshold is as close as {@code 1 / limit} (lognormal service drifted from 21 to
      * 16), and after a capacity step up it grew by one per several seconds.
      */
     private double undecided(Window w, double limit) {
-        double threshold = verdicts.guardThreshold(w.limit);
+        double threshold = reference(w.limit)[0] * WindowVerdicts.threshold(w.limit);
         if (w.meanLatencyNanos >= threshold) {
             growthStep = 1.0;
             return limit;

@@ -64,8 +64,7 @@ final class WindowVerdicts {
      * is looked at every few samples; the stricter bound keeps the many looks from adding up to false alarms,
      * each of which would cost a cut); {@link #CLEARLY_NOT}: clearly not, by {@link #Z}; {@link #UNDECIDED}
      * otherwise. A window below its threshold but not clearly may still be clearly not slower by a second
-     * opinion: the wider pool ({@link #clearlyBelowWide}) or the window's own limit ({@link #fasterThanOwnLimit}),
-     * if its point estimate is below {@link #guardThreshold}.
+     * opinion: the wider pool ({@link #clearlyBelowWide}) or the window's own limit ({@link #fasterThanOwnLimit}).
      *
      * @param w the window so far
      * @param closing whether the window closes now (its one last look) rather than being looked at on the way
@@ -82,39 +81,8 @@ final class WindowVerdicts {
         if (w.meanLatencyNanos + Z * standardError < threshold) {
             return CLEARLY_NOT;
         }
-        return w.meanLatencyNanos < guardThreshold(w.limit) && (clearlyBelowWide(w, reference, factor)
+        return w.meanLatencyNanos < threshold && (clearlyBelowWide(w, reference, factor)
                 || fasterThanOwnLimit(w, closing ? Z : Z_FASTER_ON_THE_WAY)) ? CLEARLY_NOT : UNDECIDED;
-    }
-
-    /**
-     * The threshold a window's point estimate must be below for a second or third opinion to call it clearly not
-     * slower, and for a window that ran to its longest undecided to grow the limit ({@code 1 + 1/limit} times
-     * the level it is based on): the reference's, unless the pool of every limit below the window's holds
-     * at least {@link #WIDE_POOL} times the reference's samples, reads higher, and agrees with the reference
-     * within {@link #Z} standard errors of their difference (the wide pool contains the reference, so that error
-     * is {@code sqrt(se_ref^2 - se_wide^2)}); then the wide pool's. Why: after a capacity step up from 20 to 80
-     * the reference of a limit of 21 rests on the few hundred calls of the re-measurements (19.2 ± 1.0 ms of a
-     * 20 ms resource), whose error is as large as the margin {@code 1/limit}; windows at 21 read the resource's
-     * 20.1 to 20.5 ms, above that threshold by their point estimate, and the limit held until a re-measurement
-     * or a window below it by chance ({@code grid-step-up-4x} seed 4: 8.0 s to settle). The pool of the limits
-     * below (thousands of calls at 19.9 ms) says the same as the reference, only more precisely. A wide pool
-     * clearly above the reference (slower windows just below the limit in it) is not used: that is the creep the
-     * guard is for.
-     *
-     * @param limit the window's limit
-     * @return nanoseconds (NaN when nothing was learnt)
-     */
-    double guardThreshold(int limit) {
-        double[] reference = pools.reference(limit);
-        double[] wide = pools.below(limit);
-        double level = reference[0];
-        if (!Double.isNaN(wide[0]) && wide[0] > level && wide[2] >= WIDE_POOL * reference[2]) {
-            double error = Math.sqrt(Math.max(0.0, reference[1] * reference[1] - wide[1] * wide[1]));
-            if (wide[0] - level <= Z * error) {
-                level = wide[0];
-            }
-        }
-        return level * threshold(limit);
     }
 
     /**
@@ -128,7 +96,7 @@ final class WindowVerdicts {
      * looked at every few samples, it takes {@link #Z_FASTER_ON_THE_WAY} standard errors (by 2.5 on the way and at the
      * close, the many looks added up to false alarms that lifted the limit above the capacity: {@code c20-noise} fell
      * by 0.2 points, a seed to 92.3%); at the window's close, its one last look, {@link #Z}. As with the wider pool,
-     * the window's mean must also be below {@link #guardThreshold}.
+     * the window's mean must also be below the reference's own threshold.
      */
     private boolean fasterThanOwnLimit(WindowedLimiter.Window w, double z) {
         double[] own = pools.at(w.limit);
@@ -147,10 +115,9 @@ final class WindowVerdicts {
      * capacity step up those hold little (the limit spent the last phase above them): at a limit of 11 against
      * a capacity of 30, windows of 700 calls at the resource's 20 ms stayed undecided against a reference of
      * 18.9 ± 1.3 ms from 244 calls, and the limit took 2.6 to 9.4 s to settle. The wider pool is precise but may
-     * be a little high (windows just below the limit, slightly slower, are in it), so it decides alone only when it
-     * agrees with the reference: the window's mean must also be below {@link #guardThreshold}, the reference's own
-     * threshold unless the wide pool is within the reference's error of it, which keeps the limit from creeping up
-     * on a wide pool that is clearly high.
+     * be a little high (windows just below the limit, slightly slower, are in it), so it never decides alone: the
+     * window's mean must also be below the reference's own threshold, which keeps the limit from creeping up on
+     * it.
      */
     private boolean clearlyBelowWide(WindowedLimiter.Window w, double[] reference, double factor) {
         double[] wide = pools.below(w.limit);
