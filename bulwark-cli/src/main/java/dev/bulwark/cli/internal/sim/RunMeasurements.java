@@ -1,6 +1,7 @@
 package dev.bulwark.cli.internal.sim;
 
 import dev.bulwark.Ticker;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -45,7 +46,7 @@ public final class RunMeasurements {
      */
     public RunMeasurements(Ticker ticker, CallObserver observer) {
         this.ticker = ticker;
-        this.observer = java.util.Objects.requireNonNull(observer, "observer");
+        this.observer = Objects.requireNonNull(observer, "observer");
         this.startNanos = ticker.read();
     }
 
