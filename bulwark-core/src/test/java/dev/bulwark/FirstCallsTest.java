@@ -18,6 +18,9 @@ import org.junit.jupiter.api.Test;
  */
 class FirstCallsTest {
 
+    /** Microseconds: below the 99 ms and more that the failures took before the fix, above a loaded machine's. */
+    private static final long FIRST_CALL_BOUND = 60_000;
+
     @Test
     void aFreshJvmsFirstCallsAreImmediateAndKeepTheirMaxWait() {
         for (int round = 0; round < 3; round++) {
@@ -44,14 +47,16 @@ class FirstCallsTest {
                     .isBetween(30 - figures.get("cold.burst.lateArrivals"), 30L);
             assertThat(figures.get("cold.burst.earliestTimeout")).as(result).isGreaterThanOrEqualTo(200_000);
             assertThat(figures.get("cold.burst.latestTimeout")).as(result).isLessThan(500_000);
-            // A refusal for a full queue is immediate: it waits for nothing.
-            assertThat(figures.get("cold.refusal")).as(result).isLessThan(20_000);
+            // A refusal for a full queue is immediate: it waits for nothing. The bound of these first calls is
+            // 60 ms: the failures before the fix took 99 ms and more, and a CI run at a load average of 13 on two
+            // cores saw 20.5 ms for a refusal that takes 0.05 ms on a quiet machine (the thread lost its core).
+            assertThat(figures.get("cold.refusal")).as(result).isLessThan(FIRST_CALL_BOUND);
             // A first build on an interrupted thread keeps the flag and still rehearses.
             assertThat(figures.get("cold.interruptKept")).as(result).isEqualTo(1);
-            assertThat(figures.get("cold.refusalAfterInterruptedBuild")).as(result).isLessThan(20_000);
+            assertThat(figures.get("cold.refusalAfterInterruptedBuild")).as(result).isLessThan(FIRST_CALL_BOUND);
             // A per-key bulkhead builds its first partition on the first call: no first-use cost there either.
-            assertThat(figures.get("cold.perKey.firstCall")).as(result).isLessThan(20_000);
-            assertThat(figures.get("cold.perKey.partitionLimit")).as(result).isLessThan(20_000);
+            assertThat(figures.get("cold.perKey.firstCall")).as(result).isLessThan(FIRST_CALL_BOUND);
+            assertThat(figures.get("cold.perKey.partitionLimit")).as(result).isLessThan(FIRST_CALL_BOUND);
             // Before the fix the queue-full refusals of a fresh JVM's burst took 880 ms: they waited for class set-up.
             assertThat(figures.get("cold.burst.slowestQueueFull")).as(result).isLessThan(100_000);
         }

@@ -6,7 +6,10 @@ package dev.bulwark.lab;
 enum GuardMode {
     /** Nothing but HikariCP's own pool and its connection timeout. */
     NONE("none"),
-    /** A Bulwark bulkhead with a fixed limit, sized by Little's law from the measured capacity and service time. */
+    /**
+     * A Bulwark bulkhead with a fixed limit, sized by the simulator from the measured probe ({@link SimulatorSizing};
+     * by Little's law with {@code --fixed-by little}).
+     */
     FIXED("fixed"),
     /** A Bulwark bulkhead whose limit is {@code AdaptiveLimit.selfTuning()}, starting at the pool's size. */
     SELF_TUNING("selfTuning"),

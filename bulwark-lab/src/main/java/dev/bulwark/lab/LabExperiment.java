@@ -6,8 +6,10 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -16,9 +18,12 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * One of the lab's experiments ({@link Scenario}). It starts PostgreSQL and the service, measures the service (the
- * database time of a call alone, and the capacity with the pool full), sizes a fixed limit from them by Little's
- * law, then runs the scenario's open-loop schedule once per guard; in {@link Scenario#SLOWDOWN} the
- * {@link CompetingQueries} run during each run's second stage. Everything is stopped at the end.
+ * database time of a call alone, and the capacity with the pool full), fits the simulator's downstream to them
+ * ({@link ServiceModel}) and sizes a fixed limit with the simulator ({@link SimulatorSizing}; Little's law's figure
+ * beside it, or in its place when asked), then runs the scenario's open-loop schedule once per guard; in
+ * {@link Scenario#SLOWDOWN} the {@link CompetingQueries} run during each run's second stage. In
+ * {@link Scenario#OVERLOAD} each run is paired with the simulator's prediction of it ({@link SimVsReal}). Everything
+ * is stopped at the end.
  */
 final class LabExperiment {
 
@@ -38,7 +43,11 @@ final class LabExperiment {
      * @param dbMillisAlone mean database time of a call with one client (from the connection to the commit)
      * @param probe closed-loop throughput by number of clients, as measured ("1: 52/s, 2: 81/s, ...")
      * @param capacityPerSecond the best throughput of the probe
-     * @param fixedLimit the fixed limit: {@code ceil(capacity x dbMillisAlone)}, at least 1, at most the pool
+     * @param probeByClients the closed-loop throughput (per second) by number of clients
+     * @param model the simulator's downstream fitted to the probe
+     * @param sizing the fixed limit sized by the simulator, with Little's law's figure beside it
+     * @param fixedSizedBy {@code "simulator"} or {@code "little"}: which of the two the runs used
+     * @param fixedLimit the fixed limit the runs used
      * @param slowedCapacityPerSecond {@link Scenario#SLOWDOWN}: the closed-loop throughput of as many clients as the
      *     pool has while the competing queries run; 0 in {@link Scenario#OVERLOAD}
      * @param competingQueries {@link Scenario#SLOWDOWN}: per run, the competing queries that completed during it;
@@ -48,16 +57,20 @@ final class LabExperiment {
      *     the machine's as much as the service's
      * @param stages the schedule each run followed
      * @param runs one per guard, in the order run
+     * @param simVsReal {@link Scenario#OVERLOAD}: per run, in the same order, the simulator's prediction beside the
+     *     measured figures; empty in {@link Scenario#SLOWDOWN}, whose slowed database the model does not describe
      */
     record Result(Scenario scenario, Instant started, boolean quick, int cores, String postgresBin,
-            double dbMillisAlone, String probe, double capacityPerSecond, int fixedLimit,
+            double dbMillisAlone, String probe, double capacityPerSecond, Map<Integer, Double> probeByClients,
+            ServiceModel model, SimulatorSizing sizing, String fixedSizedBy, int fixedLimit,
             double slowedCapacityPerSecond, List<Long> competingQueries, List<Double> loadAverages, List<Stage> stages,
-            List<RunResult> runs) {
+            List<RunResult> runs, List<SimVsReal> simVsReal) {
     }
 
     private final Scenario scenario;
     private final boolean quick;
     private final List<GuardMode> modes;
+    private final boolean fixedByLittle;
     private final PrintStream log;
 
     /**
@@ -66,12 +79,14 @@ final class LabExperiment {
      * @param scenario which experiment
      * @param quick the CI-sized schedule (about a minute in all) instead of the full one
      * @param modes the guards to run, in order
+     * @param fixedByLittle the fixed limit by Little's law instead of the simulator's sizing
      * @param log where progress goes
      */
-    LabExperiment(Scenario scenario, boolean quick, List<GuardMode> modes, PrintStream log) {
+    LabExperiment(Scenario scenario, boolean quick, List<GuardMode> modes, boolean fixedByLittle, PrintStream log) {
         this.scenario = scenario;
         this.quick = quick;
         this.modes = List.copyOf(modes);
+        this.fixedByLittle = fixedByLittle;
         this.log = log;
     }
 
@@ -113,16 +128,26 @@ final class LabExperiment {
         double capacity = probe.throughput(target, 1, step);
         double dbMillis = (work.nanos() - nanos) / 1e6 / Math.max(1, work.calls() - calls);
         StringBuilder ramp = new StringBuilder(String.format(Locale.ROOT, "1: %.0f/s", capacity));
+        Map<Integer, Double> byClients = new LinkedHashMap<>();
+        byClients.put(1, Math.round(capacity * 10) / 10.0);
         // A ramp of concurrency up to the pool's size: the capacity is the best throughput seen.
         for (int clients : new int[] {2, 4, 6, LabApplication.POOL_SIZE}) {
             double throughput = probe.throughput(target, clients, step);
             ramp.append(String.format(Locale.ROOT, ", %d: %.0f/s", clients, throughput));
+            byClients.put(clients, Math.round(throughput * 10) / 10.0);
             capacity = Math.max(capacity, throughput);
         }
-        int fixedLimit = (int) Math.max(1, Math.min(LabApplication.POOL_SIZE, Math.ceil(capacity * dbMillis / 1e3)));
+        int littleLimit = littleLimit(capacity, dbMillis);
         log.println("closed-loop throughput by clients: " + ramp);
-        log.printf(Locale.ROOT, "measured: database time alone %.2f ms, capacity %.0f/s, fixed limit ceil(%.0f/s x "
-                + "%.2f ms) = %d%n", dbMillis, capacity, capacity, dbMillis, fixedLimit);
+        log.printf(Locale.ROOT, "measured: database time alone %.2f ms, capacity %.0f/s; Little's law: ceil(%.0f/s x "
+                + "%.2f ms) = %d%n", dbMillis, capacity, capacity, dbMillis, littleLimit);
+        ServiceModel model = ServiceModel.fit(dbMillis, byClients, LabApplication.POOL_SIZE);
+        log.println("simulator's downstream fitted to the probe: " + model.describe());
+        SimulatorSizing sizing = SimulatorSizing.size(model, 2 * capacity, LabApplication.POOL_SIZE, CLIENT_TIMEOUT,
+                MAX_WAIT, littleLimit);
+        int fixedLimit = fixedByLittle ? littleLimit : sizing.limit();
+        log.printf(Locale.ROOT, "simulator's sizing at %.0f/s: limit %d (Little's law: %d); the fixed guard uses %d%n",
+                sizing.ratePerSecond(), sizing.limit(), littleLimit, fixedLimit);
 
         double slowedCapacity = 0;
         if (scenario == Scenario.SLOWDOWN) {
@@ -138,6 +163,7 @@ final class LabExperiment {
         long stressNanos = stages.get(1).length().toNanos();
         OpenLoopLoad load = new OpenLoopLoad(CLIENT_TIMEOUT);
         List<RunResult> runs = new ArrayList<>();
+        List<SimVsReal> simVsReal = new ArrayList<>();
         List<Long> competingQueries = new ArrayList<>();
         long seed = 42;
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -172,6 +198,10 @@ final class LabExperiment {
                 RunResult result = RunResult.of(mode.label(), limit, guard.bulwarkLimit(), samples, stages,
                         controller.poolTimeouts() - poolTimeouts);
                 runs.add(result);
+                if (scenario == Scenario.OVERLOAD) {
+                    simVsReal.add(SimVsReal.of(SimPredictor.predict(model, SimPredictor.settings(mode, fixedLimit,
+                            MAX_WAIT), stages, CLIENT_TIMEOUT), result));
+                }
                 if (scenario == Scenario.SLOWDOWN) {
                     competingQueries.add(competing.completed() - queries);
                 }
@@ -185,8 +215,19 @@ final class LabExperiment {
         }
         return new Result(scenario, started, quick, Runtime.getRuntime().availableProcessors(),
                 postgres.binDir().toString(), Math.round(dbMillis * 100) / 100.0, ramp.toString(),
-                Math.round(capacity), fixedLimit, Math.round(slowedCapacity), competingQueries, loadAverages, stages,
-                runs);
+                Math.round(capacity), byClients, model, sizing, fixedByLittle ? "little" : "simulator", fixedLimit,
+                Math.round(slowedCapacity), competingQueries, loadAverages, stages, runs, simVsReal);
+    }
+
+    /**
+     * Little's law's fixed limit: the calls in flight that the capacity needs when none waits for another.
+     *
+     * @param capacity requests per second
+     * @param dbMillis the database time of a call alone
+     * @return {@code ceil(capacity x dbMillis)}, at least 1, at most the pool's size
+     */
+    static int littleLimit(double capacity, double dbMillis) {
+        return (int) Math.max(1, Math.min(LabApplication.POOL_SIZE, Math.ceil(capacity * dbMillis / 1e3)));
     }
 
     private static double loadAverage() {

@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * The lab's command line: {@code java -jar bulwark-lab.jar overload|slowdown [--quick] [--out DIR]
- * [--guards a,b,...]}. See docs/lab.md.
+ * [--guards a,b,...] [--fixed-by simulator|little]}. See docs/lab.md.
  */
 public final class LabMain {
 
@@ -27,18 +27,28 @@ public final class LabMain {
                 .filter(s -> s.command().equals(rest.get(0))).findFirst().orElse(null);
         if (scenario == null) {
             System.err.println("usage: bulwark-lab overload|slowdown [--quick] [--out DIR] "
-                    + "[--guards none,fixed,selfTuning,resilience4j,springBlock,springReject]");
+                    + "[--guards none,fixed,selfTuning,resilience4j,springBlock,springReject] "
+                    + "[--fixed-by simulator|little]");
             System.exit(2);
         }
         rest.remove(0);
         boolean quick = false;
         Path out = Paths.get("bulwark-lab", "target", "lab");
         List<GuardMode> guards = null;
+        boolean fixedByLittle = false;
         for (int i = 0; i < rest.size(); i++) {
             switch (rest.get(i)) {
                 case "--quick" -> quick = true;
                 case "--out" -> out = Paths.get(rest.get(++i));
                 case "--guards" -> guards = parseGuards(rest.get(++i));
+                case "--fixed-by" -> {
+                    String by = rest.get(++i);
+                    if (!by.equals("simulator") && !by.equals("little")) {
+                        System.err.println("bulwark-lab: --fixed-by: expected simulator or little, got " + by);
+                        System.exit(2);
+                    }
+                    fixedByLittle = by.equals("little");
+                }
                 default -> {
                     System.err.println("bulwark-lab: unknown option " + rest.get(i));
                     System.exit(2);
@@ -49,7 +59,7 @@ public final class LabMain {
             guards = quick ? List.of(GuardMode.NONE, GuardMode.FIXED, GuardMode.SELF_TUNING)
                     : List.of(GuardMode.values());
         }
-        LabExperiment.Result result = new LabExperiment(scenario, quick, guards, System.err).run();
+        LabExperiment.Result result = new LabExperiment(scenario, quick, guards, fixedByLittle, System.err).run();
         System.out.print(Report.text(result));
         Report.write(result, out);
         System.out.println("\nwrote " + out.resolve(scenario.command() + ".txt") + " and "

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.cfg.DateTimeFeature;
@@ -33,6 +34,7 @@ final class Report {
         out.append(String.format(Locale.ROOT,
                 "database time alone %.2f ms; capacity %.0f/s (best closed-loop throughput of %s); fixed limit %d%n",
                 result.dbMillisAlone(), result.capacityPerSecond(), result.probe(), result.fixedLimit()));
+        out.append(sizing(result));
         if (result.scenario() == Scenario.SLOWDOWN) {
             out.append(String.format(Locale.ROOT, "slowed: %d sessions run %s back to back during the second stage"
                     + " (queries completed per run: %s); closed-loop throughput of %d clients beside them %.0f/s%n",
@@ -65,6 +67,49 @@ final class Report {
                         r.stageGoodputPerSecond().get(i), 100 * r.stageOkShare().get(i))));
             }
             out.append('\n');
+        }
+        out.append(simVsReal(result.simVsReal()));
+        return out.toString();
+    }
+
+    /**
+     * The model and the two sizings, and which one the runs used.
+     *
+     * @param result the experiment's figures
+     * @return two lines
+     */
+    static String sizing(LabExperiment.Result result) {
+        SimulatorSizing sizing = result.sizing();
+        return String.format(Locale.ROOT, "simulator's downstream fitted to the probe: %s%n"
+                + "fixed limit by the simulator %d (smallest limit at %.0f/s with p99 <= %.0f ms and unserved <= "
+                + "%.1f%%), by Little's law %d; the fixed guard used %s's%n", result.model().describe(), sizing.limit(),
+                sizing.ratePerSecond(), sizing.p99TargetMillis(), 100 * sizing.maxUnservedShare(),
+                sizing.littleLimit(), result.fixedSizedBy().equals("little") ? "Little's law" : "the simulator");
+    }
+
+    /**
+     * The sim-vs-real table: per run and stage, the simulator's goodput and p99 beside the measured ones, their
+     * ratios, and whether both are within the issue's bars (goodput within 10%, p99 within 20%).
+     *
+     * @param comparisons one per run; none gives an empty string
+     * @return the table
+     */
+    static String simVsReal(List<SimVsReal> comparisons) {
+        if (comparisons.isEmpty()) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%nsimulator against the lab, per stage: "
+                + "goodput ok/s and p99 ms (every outcome), predicted / measured (ratio)%n"));
+        out.append(String.format(Locale.ROOT, "%-13s %-14s %22s %26s %6s%n", "guard", "stage", "goodput sim/lab",
+                "p99 ms sim/lab", "bar"));
+        for (SimVsReal c : comparisons) {
+            for (SimVsReal.Row r : c.stages()) {
+                out.append(String.format(Locale.ROOT, "%-13s %-14s %22s %26s %6s%n", c.guard(), r.stage(),
+                        String.format(Locale.ROOT, "%.0f / %.0f (%.2f)", r.predictedGoodput(), r.measuredGoodput(),
+                                r.goodputRatio()),
+                        String.format(Locale.ROOT, "%.0f / %.0f (%.2f)", r.predictedP99Millis(),
+                                r.measuredP99Millis(), r.p99Ratio()), r.withinBar() ? "yes" : "no"));
+            }
         }
         return out.toString();
     }

@@ -28,13 +28,15 @@ import java.util.Map;
  * @param stageGoodputPerSecond per stage of the schedule, in order: its requests (by due time) that succeeded within
  *     the client's timeout, per second of the stage
  * @param stageOkShare per stage: the share of its requests that succeeded (0 to 1)
+ * @param stageP99Millis per stage: the 99th percentile latency of its requests, every outcome (a client timeout
+ *     counts as its time)
  * @param windows per one-second window of due time: successes and the p90 latency of all outcomes
  */
 record RunResult(String guard, int limit, int finalLimit, double surgeOfferedPerSecond,
         double surgeGoodputPerSecond, double surgeP50Millis, double surgeP99Millis, double surgeOkP99Millis,
         Map<Outcome, Integer> surgeOutcomes, long poolTimeouts, double surgeGeneratorLagP99Millis,
         double recoverySeconds, List<Double> stageGoodputPerSecond, List<Double> stageOkShare,
-        List<Window> windows) {
+        List<Double> stageP99Millis, List<Window> windows) {
 
     /**
      * One second of the run, by due time.
@@ -64,6 +66,7 @@ record RunResult(String guard, int limit, int finalLimit, double surgeOfferedPer
         long surgeNanos = stages.get(1).length().toNanos();
         List<Double> stageGoodput = new ArrayList<>();
         List<Double> stageOk = new ArrayList<>();
+        List<Double> stageP99 = new ArrayList<>();
         long stageStart = 0;
         for (Stage stage : stages) {
             long from = stageStart;
@@ -72,6 +75,7 @@ record RunResult(String guard, int limit, int finalLimit, double surgeOfferedPer
             long okCount = in.stream().filter(s -> s.outcome() == Outcome.OK).count();
             stageGoodput.add(Math.round(okCount / (stage.length().toNanos() / 1e9) * 10) / 10.0);
             stageOk.add(in.isEmpty() ? 0 : Math.round(1000.0 * okCount / in.size()) / 1000.0);
+            stageP99.add(millis(percentile(in.stream().mapToLong(Sample::latencyNanos).sorted().toArray(), 0.99)));
             stageStart = to;
         }
         long surgeEnd = warmNanos + surgeNanos;
@@ -109,7 +113,7 @@ record RunResult(String guard, int limit, int finalLimit, double surgeOfferedPer
                 millis(percentile(all, 0.50)), millis(percentile(all, 0.99)), millis(percentile(ok, 0.99)),
                 outcomes, poolTimeouts,
                 millis(percentile(surge.stream().mapToLong(Sample::lagNanos).sorted().toArray(), 0.99)), recovery,
-                stageGoodput, stageOk, windows);
+                stageGoodput, stageOk, stageP99, windows);
     }
 
     /**
@@ -132,14 +136,14 @@ record RunResult(String guard, int limit, int finalLimit, double surgeOfferedPer
         return p90s.length == 0 ? 0 : p90s[p90s.length / 2];
     }
 
-    private static long percentile(long[] sorted, double q) {
+    static long percentile(long[] sorted, double q) {
         if (sorted.length == 0) {
             return 0;
         }
         return sorted[Math.min(sorted.length - 1, (int) Math.ceil(q * sorted.length) - 1)];
     }
 
-    private static double millis(long nanos) {
+    static double millis(long nanos) {
         return Math.round(nanos / 1e5) / 10.0;
     }
 

@@ -1,6 +1,7 @@
 package dev.bulwark.cli.internal.sim;
 
 import dev.bulwark.Ticker;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -17,6 +18,8 @@ import org.HdrHistogram.Recorder;
 public final class RunMeasurements {
 
     private final Ticker ticker;
+    private final CallObserver observer;
+    private final long startNanos;
     private final AtomicLong arrivals = new AtomicLong();
     private final AtomicLong finished = new AtomicLong();
     private final AtomicLongArray outcomes = new AtomicLongArray(CallOutcome.values().length);
@@ -32,7 +35,19 @@ public final class RunMeasurements {
      * @param ticker the clock that arrival times are read from
      */
     public RunMeasurements(Ticker ticker) {
+        this(ticker, CallObserver.NONE);
+    }
+
+    /**
+     * Creates empty measurements that also tell an observer of every call's end.
+     *
+     * @param ticker the clock that arrival times are read from; its reading now is the run's start for the observer
+     * @param observer told of each call as it ends, on the thread that ends it
+     */
+    public RunMeasurements(Ticker ticker, CallObserver observer) {
         this.ticker = ticker;
+        this.observer = Objects.requireNonNull(observer, "observer");
+        this.startNanos = ticker.read();
     }
 
     /** Counts an arrival: a call about to be made. */
@@ -51,12 +66,14 @@ public final class RunMeasurements {
      */
     public CallOutcome finished(Throwable failure, long arrivalNanos) {
         CallOutcome outcome = CallOutcome.of(failure);
+        long latencyNanos = Math.max(0L, ticker.read() - arrivalNanos);
         if (outcome == CallOutcome.COMPLETED) {
-            endToEndMicros.recordValue(Math.max(0L, (ticker.read() - arrivalNanos) / 1_000L));
+            endToEndMicros.recordValue(latencyNanos / 1_000L);
         } else if (outcome == CallOutcome.FAILED) {
             firstUnexpectedFailure.compareAndSet(null, failure);
         }
         outcomes.incrementAndGet(outcome.ordinal());
+        observer.ended(arrivalNanos - startNanos, outcome, latencyNanos);
         finished.incrementAndGet();
         return outcome;
     }

@@ -68,11 +68,24 @@ public final class Simulation {
      * @throws CancellationException when the calling thread was interrupted (the run is abandoned)
      */
     public SimulationResult run(ProgressListener progress) {
+        return run(progress, CallObserver.NONE);
+    }
+
+    /**
+     * Runs the simulation as {@link #run(ProgressListener)} does, and tells {@code calls} of every call as it ends.
+     *
+     * @param progress told the run's state at every sample
+     * @param calls told of each call's end (in real time from several threads: it must then be thread-safe)
+     * @return the result
+     * @throws IllegalStateException when some call never ended (a fault of the simulator or the library)
+     * @throws CancellationException when the calling thread was interrupted (the run is abandoned)
+     */
+    public SimulationResult run(ProgressListener progress, CallObserver calls) {
         if (settings.mode() == ExecutionMode.VIRTUAL_TIME) {
-            return new VirtualTimeSimulation(settings).run(progress);
+            return new VirtualTimeSimulation(settings).run(progress, calls);
         }
         warmUpOnce();
-        return measure(progress);
+        return measure(progress, calls);
     }
 
     /**
@@ -83,12 +96,12 @@ public final class Simulation {
     private void warmUpOnce() {
         if (WARMED_UP.compareAndSet(false, true)) {
             new Simulation(settings.toBuilder().duration(WARM_UP).drain(Duration.ZERO).seed(settings.seed() + 1)
-                    .build()).measure(ProgressListener.none());
+                    .build()).measure(ProgressListener.none(), CallObserver.NONE);
         }
     }
 
-    private SimulationResult measure(ProgressListener progress) {
-        RunMeasurements measurements = new RunMeasurements(ticker);
+    private SimulationResult measure(ProgressListener progress, CallObserver calls) {
+        RunMeasurements measurements = new RunMeasurements(ticker, calls);
         BulkheadEventCollector collector = settings.bulkhead().isPresent() ? new BulkheadEventCollector(measurements)
                 : null;
         Bulkhead bulkhead = settings.bulkhead().map(limits -> buildBulkhead(limits, settings.callMix().orElse(null),

@@ -44,11 +44,12 @@ final class VirtualTimeSimulation {
      *
      * @param progress told the run's state at most once per wall-clock second (a line per virtual second would
      *     flood the screen), and at the end
+     * @param calls told of each call's end, on this thread
      * @return the result
      * @throws IllegalStateException when some call never ended (a fault of the simulator or the library)
      */
-    SimulationResult run(ProgressListener progress) {
-        RunMeasurements measurements = new RunMeasurements(clock);
+    SimulationResult run(ProgressListener progress, CallObserver calls) {
+        RunMeasurements measurements = new RunMeasurements(clock, calls);
         BulkheadEventCollector collector = settings.bulkhead().isPresent() ? new BulkheadEventCollector(measurements)
                 : null;
         Bulkhead bulkhead = settings.bulkhead()

@@ -1,0 +1,152 @@
+package dev.bulwark.lab;
+
+import dev.bulwark.cli.internal.sim.ArrivalModel;
+import dev.bulwark.cli.internal.sim.CallOutcome;
+import dev.bulwark.cli.internal.sim.Distribution;
+import dev.bulwark.cli.internal.sim.ExecutionMode;
+import dev.bulwark.cli.internal.sim.ProgressListener;
+import dev.bulwark.cli.internal.sim.Simulation;
+import dev.bulwark.cli.internal.sim.SimulationResult;
+import dev.bulwark.cli.internal.sim.SimulationSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The simulator's downstream fitted to what the lab measured: the database path as the simulator's
+ * processor-sharing downstream ({@code --downstream-capacity}, {@code --degradation}, docs/simulator.md), with the
+ * database time of a call alone as the mean of an exponential service time, and the rest of a request's time (HTTP,
+ * Tomcat, Spring; the probe's time per call with one client less the database time) as a fixed overhead outside it.
+ *
+ * <p>{@link #fit} picks the capacity and degradation whose simulated closed-loop probe (the same numbers of clients,
+ * each thinking for the overhead between calls, in virtual time) comes closest to the measured one. Immutable.
+ *
+ * @param serviceMillis the mean service time: the database time of a call alone
+ * @param overheadMillis the time of a request outside the database path, at least 0
+ * @param capacity calls the downstream serves at full speed at once ({@code --downstream-capacity})
+ * @param degradation how steeply its throughput falls beyond the capacity ({@code --degradation})
+ * @param probe per number of clients, the measured and the fitted model's closed-loop throughput
+ */
+record ServiceModel(double serviceMillis, double overheadMillis, int capacity, double degradation,
+        List<ProbePoint> probe) {
+
+    /** The degradations the fit tries (the capacities are 1 to the pool's size). */
+    static final double[] DEGRADATIONS = {0, 0.1, 0.25, 0.5, 1, 2};
+
+    /** Virtual time of each simulated probe step: long enough for a few thousand calls at the lab's rates. */
+    private static final Duration PROBE_STEP = Duration.ofSeconds(10);
+
+    /**
+     * One point of the closed-loop probe.
+     *
+     * @param clients closed-loop clients
+     * @param measuredPerSecond the lab's throughput with that many clients
+     * @param modelPerSecond the fitted model's
+     */
+    record ProbePoint(int clients, double measuredPerSecond, double modelPerSecond) {
+    }
+
+    /**
+     * Fits the model to a probe.
+     *
+     * @param serviceMillis the database time of a call alone, positive
+     * @param probe the measured closed-loop throughput (per second) by number of clients; must hold 1 client
+     * @param maxCapacity the highest capacity to try (the pool's size: no more calls reach the database)
+     * @return the capacity and degradation (of 1 to {@code maxCapacity} and {@link #DEGRADATIONS}) whose simulated
+     *     probe has the smallest sum of squared log ratios to the measured one; ties go to the smaller capacity,
+     *     then the smaller degradation
+     * @throws IllegalArgumentException when the probe has no 1-client point or a throughput is not positive
+     */
+    static ServiceModel fit(double serviceMillis, Map<Integer, Double> probe, int maxCapacity) {
+        Double alone = probe.get(1);
+        if (alone == null || probe.values().stream().anyMatch(x -> !(x > 0)) || !(serviceMillis > 0)) {
+            throw new IllegalArgumentException("probe needs positive throughputs including 1 client and a positive "
+                    + "serviceMillis, got " + probe + " and " + serviceMillis);
+        }
+        double overhead = Math.max(0, 1000 / alone - serviceMillis);
+        // n clients never put more than n calls in the downstream: at a capacity of n or more, neither the capacity
+        // nor the degradation changes their run (the same seed gives the same calls), so it is made once.
+        Map<Integer, Double> belowCapacity = new HashMap<>();
+        ServiceModel best = null;
+        double bestError = Double.POSITIVE_INFINITY;
+        for (int capacity = 1; capacity <= maxCapacity; capacity++) {
+            for (double degradation : DEGRADATIONS) {
+                List<ProbePoint> points = new ArrayList<>();
+                double error = 0;
+                for (Map.Entry<Integer, Double> e : probe.entrySet()) {
+                    int clients = e.getKey();
+                    double model = clients <= capacity
+                            ? belowCapacity.computeIfAbsent(clients, n -> closedLoop(serviceMillis, overhead,
+                                    n, 0, n))
+                            : closedLoop(serviceMillis, overhead, capacity, degradation, clients);
+                    double log = Math.log(Math.max(model, 1e-9) / e.getValue());
+                    error += log * log;
+                    points.add(new ProbePoint(e.getKey(), e.getValue(), Math.round(model * 10) / 10.0));
+                }
+                if (error < bestError - 1e-12) {
+                    bestError = error;
+                    best = new ServiceModel(serviceMillis, overhead, capacity, degradation, List.copyOf(points));
+                }
+            }
+        }
+        return best;
+    }
+
+    /**
+     * The simulator's closed-loop throughput of this downstream: {@code clients} clients each calling as soon as
+     * their previous call ended and the overhead passed, no bulkhead, in virtual time (seed 42).
+     *
+     * @param serviceMillis mean service time
+     * @param overheadMillis think time between calls
+     * @param capacity the downstream's capacity
+     * @param degradation its degradation
+     * @param clients how many clients
+     * @return completed calls per second
+     */
+    static double closedLoop(double serviceMillis, double overheadMillis, int capacity, double degradation,
+            int clients) {
+        SimulationSettings settings = base(serviceMillis, capacity, degradation)
+                .arrivals(new ArrivalModel.ClosedLoop(clients, new Distribution.Fixed(nanos(overheadMillis))))
+                .duration(PROBE_STEP).drain(Duration.ZERO).build();
+        SimulationResult result = new Simulation(settings).run(ProgressListener.none());
+        return result.counts().count(CallOutcome.COMPLETED) / (PROBE_STEP.toNanos() / 1e9);
+    }
+
+    /**
+     * The simulator's settings for this downstream, without arrivals and without a bulkhead: virtual time, seed 42.
+     *
+     * @return a builder to complete
+     */
+    SimulationSettings.Builder settings() {
+        return base(serviceMillis, capacity, degradation);
+    }
+
+    private static SimulationSettings.Builder base(double serviceMillis, int capacity, double degradation) {
+        return SimulationSettings.builder().mode(ExecutionMode.VIRTUAL_TIME).seed(42)
+                .serviceTime(new Distribution.Exponential(nanos(serviceMillis))).downstreamCapacity(capacity)
+                .degradation(degradation).bulkhead(null);
+    }
+
+    static Duration nanos(double millis) {
+        return Duration.ofNanos(Math.round(millis * 1e6));
+    }
+
+    /**
+     * Describes the model in one line.
+     *
+     * @return for example {@code service time exp:16.90ms + 5.3 ms outside, capacity 2, degradation 0}
+     */
+    String describe() {
+        StringBuilder fit = new StringBuilder();
+        for (ProbePoint p : probe) {
+            fit.append(fit.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%d: %.0f/s", p.clients(),
+                    p.modelPerSecond()));
+        }
+        return String.format(Locale.ROOT, "service time exp:%.2fms + %.2f ms outside the database path, "
+                + "--downstream-capacity %d --degradation %s (its closed-loop throughput of %s)", serviceMillis,
+                overheadMillis, capacity, degradation, fit);
+    }
+}

@@ -1,0 +1,133 @@
+package dev.bulwark.lab;
+
+import dev.bulwark.AdaptiveLimit;
+import dev.bulwark.QueueOrder;
+import dev.bulwark.cli.internal.sim.ArrivalModel;
+import dev.bulwark.cli.internal.sim.BulkheadSettings;
+import dev.bulwark.cli.internal.sim.CallOutcome;
+import dev.bulwark.cli.internal.sim.LoadSchedule;
+import dev.bulwark.cli.internal.sim.ProgressListener;
+import dev.bulwark.cli.internal.sim.Simulation;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The simulator's prediction of one run of the lab: the {@link ServiceModel} behind the guard's admission policy,
+ * driven by the run's schedule in virtual time (one Poisson lane following the stages, seed 42), each call's figures
+ * split by the stage it was due in, as the lab splits its requests.
+ *
+ * <p>The lab's client sees a call's time in the database path plus the overhead outside it, and gives up after its
+ * timeout while the service goes on with the call. So every simulated call's latency gets the model's overhead added;
+ * a completed call within the client's timeout succeeds, any later one counts as a client timeout (the simulated
+ * downstream still does its work, as the real service does); a refusal keeps its own latency, capped at the timeout
+ * (a refusal after the client left is a client timeout). Not thread-safe; each call to {@link #predict} is
+ * independent.
+ */
+final class SimPredictor {
+
+    /** A queue with no practical bound: Tomcat's 200 threads and its 8,192 connections hold far fewer. */
+    static final int UNBOUNDED_QUEUE = 100_000;
+
+    /** How long simulated calls may finish after the schedule ends: long enough for any backlog of a lab run. */
+    private static final Duration DRAIN = Duration.ofSeconds(60);
+
+    private SimPredictor() {
+    }
+
+    /**
+     * The figures of one stage of a run.
+     *
+     * @param stage the stage's name
+     * @param goodputPerSecond requests due in the stage that succeeded within the client's timeout, per second of it
+     * @param p99Millis the 99th percentile latency of the stage's requests, every outcome (a client timeout counts as
+     *     the timeout)
+     * @param okP99Millis the 99th percentile of its successful requests only
+     */
+    record StageFigures(String stage, double goodputPerSecond, double p99Millis, double okP99Millis) {
+    }
+
+    /**
+     * The simulator's bulkhead standing for a guard: the guard's admission policy on the database path.
+     * {@code none} is HikariCP's pool (its size, a queue without bound, its connection timeout as the maximum wait);
+     * {@code fixed} and {@code selfTuning} are the lab's Bulwark bulkheads as {@link DatabaseGuard} builds them;
+     * {@code resilience4j} is a semaphore with the maximum wait and no bound on waiters; Spring's {@code BLOCK} waits
+     * without bound and {@code REJECT} has no queue.
+     *
+     * @param mode the guard
+     * @param fixedLimit the fixed limit of the run
+     * @param maxWait the guards' maximum wait
+     * @return the settings
+     */
+    static BulkheadSettings settings(GuardMode mode, int fixedLimit, Duration maxWait) {
+        int pool = LabApplication.POOL_SIZE;
+        return switch (mode) {
+            case NONE -> new BulkheadSettings(pool, UNBOUNDED_QUEUE,
+                    Duration.ofMillis(LabApplication.POOL_TIMEOUT_MILLIS));
+            case FIXED -> new BulkheadSettings(fixedLimit, 4 * fixedLimit + 20, maxWait);
+            case SELF_TUNING -> new BulkheadSettings(pool, 4 * pool + 20, maxWait, QueueOrder.FIFO,
+                    AdaptiveLimit.selfTuning().maxLimit(pool).build());
+            case RESILIENCE4J -> new BulkheadSettings(fixedLimit, UNBOUNDED_QUEUE, maxWait);
+            case SPRING_BLOCK -> new BulkheadSettings(fixedLimit, UNBOUNDED_QUEUE, null);
+            case SPRING_REJECT -> new BulkheadSettings(fixedLimit, 0, null);
+        };
+    }
+
+    /**
+     * Predicts a run.
+     *
+     * @param model the fitted downstream
+     * @param bulkhead the guard's settings ({@link #settings})
+     * @param stages the run's schedule
+     * @param clientTimeout when the client gives up
+     * @return one entry per stage, in order
+     */
+    static List<StageFigures> predict(ServiceModel model, BulkheadSettings bulkhead, List<Stage> stages,
+            Duration clientTimeout) {
+        List<LoadSchedule.Phase> phases = new ArrayList<>();
+        long[] ends = new long[stages.size()];
+        long end = 0;
+        for (int i = 0; i < stages.size(); i++) {
+            Stage s = stages.get(i);
+            phases.add(new LoadSchedule.Phase(s.fromRate(), s.toRate(), s.length().toNanos()));
+            end += s.length().toNanos();
+            ends[i] = end;
+        }
+        LoadSchedule schedule = new LoadSchedule(List.of(new LoadSchedule.Lane(null, phases)));
+        long overhead = Math.round(model.overheadMillis() * 1e6);
+        long timeout = clientTimeout.toNanos();
+        List<List<Long>> all = new ArrayList<>();
+        List<List<Long>> ok = new ArrayList<>();
+        for (int i = 0; i < stages.size(); i++) {
+            all.add(new ArrayList<>());
+            ok.add(new ArrayList<>());
+        }
+        new Simulation(model.settings().arrivals(new ArrivalModel.OpenLoop(schedule)).duration(schedule.length())
+                .drain(DRAIN).bulkhead(bulkhead).build()).run(ProgressListener.none(), (due, outcome, latency) -> {
+                    int stage = 0;
+                    while (stage < ends.length - 1 && due >= ends[stage]) {
+                        stage++;
+                    }
+                    long seen = Math.min(latency + overhead, timeout);
+                    all.get(stage).add(seen);
+                    if (outcome == CallOutcome.COMPLETED && latency + overhead <= timeout) {
+                        ok.get(stage).add(seen);
+                    }
+                });
+        List<StageFigures> figures = new ArrayList<>();
+        for (int i = 0; i < stages.size(); i++) {
+            Stage s = stages.get(i);
+            figures.add(new StageFigures(s.name(),
+                    Math.round(ok.get(i).size() / (s.length().toNanos() / 1e9) * 10) / 10.0,
+                    RunResult.millis(percentile(all.get(i), 0.99)), RunResult.millis(percentile(ok.get(i), 0.99))));
+        }
+        return figures;
+    }
+
+    private static long percentile(List<Long> values, double q) {
+        long[] sorted = values.stream().mapToLong(Long::longValue).toArray();
+        Arrays.sort(sorted);
+        return RunResult.percentile(sorted, q);
+    }
+}

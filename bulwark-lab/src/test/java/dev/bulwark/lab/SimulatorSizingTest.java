@@ -1,0 +1,167 @@
+package dev.bulwark.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.bulwark.cli.internal.sim.ArrivalModel;
+import dev.bulwark.cli.internal.sim.ProgressListener;
+import dev.bulwark.cli.internal.sim.Rate;
+import dev.bulwark.cli.internal.sim.Simulation;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The lab's use of the simulator, without PostgreSQL: the downstream fitted to a probe, the fixed limit the simulator
+ * sizes from it, and the sim-vs-real table. The probe is made by the simulator's own closed loop from a known
+ * downstream (capacity 3, degradation 0.5), so the fit must find that downstream again, and the sizing and the
+ * prediction must be what the simulator gives for it. About 10 s on two busy cores, most of it the fit's 60 or so
+ * short virtual-time runs.
+ */
+class SimulatorSizingTest {
+
+    private static final double SERVICE_MILLIS = 16.9;
+    private static final double OVERHEAD_MILLIS = 5.0;
+    private static final int CAPACITY = 3;
+    private static final double DEGRADATION = 0.5;
+    private static final Duration TIMEOUT = Duration.ofSeconds(1);
+    private static final Duration MAX_WAIT = Duration.ofMillis(50);
+
+    private static ServiceModel model;
+
+    @BeforeAll
+    static void fit() {
+        Map<Integer, Double> probe = new LinkedHashMap<>();
+        // Four points rather than the lab's five (no 10 clients): the fit's cost grows with the clients above each
+        // capacity it tries, and four are enough to tell capacity 3 and degradation 0.5 from their neighbours.
+        for (int clients : new int[] {1, 2, 4, 6}) {
+            probe.put(clients, ServiceModel.closedLoop(SERVICE_MILLIS, OVERHEAD_MILLIS, CAPACITY, DEGRADATION,
+                    clients));
+        }
+        model = ServiceModel.fit(SERVICE_MILLIS, probe, LabApplication.POOL_SIZE);
+    }
+
+    /** The downstream's full-speed rate: capacity calls at once, each taking the service time. */
+    private static double capacityRate() {
+        return CAPACITY * 1000 / SERVICE_MILLIS;
+    }
+
+    @Test
+    void theFitFindsTheDownstreamThatMadeTheProbe() {
+        assertThat(model.capacity()).isEqualTo(CAPACITY);
+        assertThat(model.degradation()).isEqualTo(DEGRADATION);
+        assertThat(model.serviceMillis()).isEqualTo(SERVICE_MILLIS);
+        // The overhead is read off the 1-client throughput, which is itself a simulated (noisy) figure.
+        assertThat(model.overheadMillis()).isCloseTo(OVERHEAD_MILLIS, within(1.0));
+        for (ServiceModel.ProbePoint p : model.probe()) {
+            assertThat(p.modelPerSecond()).as("clients %d", p.clients())
+                    .isCloseTo(p.measuredPerSecond(), within(0.05 * p.measuredPerSecond()));
+        }
+    }
+
+    @Test
+    void theSimulatorSizesTheFixedLimitAtTheDownstreamsCapacity() {
+        double surge = 2 * capacityRate();
+        int little = LabExperiment.littleLimit(capacityRate(), SERVICE_MILLIS);
+        SimulatorSizing sizing = SimulatorSizing.size(model, surge, LabApplication.POOL_SIZE, TIMEOUT, MAX_WAIT,
+                little);
+
+        // Beyond the capacity the degrading downstream serves less; below it a slot is always short.
+        assertThat(sizing.limit()).isEqualTo(CAPACITY);
+        assertThat(sizing.littleLimit()).isEqualTo(little);
+        assertThat(sizing.rows()).extracting(SimulatorSizing.Row::limit)
+                .containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+        // The smallest limit meeting the targets, as sweep names it.
+        assertThat(sizing.rows().stream().filter(SimulatorSizing.Row::meets).findFirst().orElseThrow().limit())
+                .isEqualTo(sizing.limit());
+        assertThat(sizing.p99TargetMillis()).isCloseTo(500 - model.overheadMillis(), within(0.1));
+        // Each row is what the simulator gives for that limit: the same run, made here directly.
+        SimulatorSizing.Row chosen = sizing.rows().get(sizing.limit() - 1);
+        double direct = new Simulation(model.settings().arrivals(new ArrivalModel.OpenLoop(new Rate(surge)))
+                .duration(SimulatorSizing.RUN).drain(Duration.ofSeconds(2))
+                .bulkhead(SimPredictor.settings(GuardMode.FIXED, sizing.limit(), MAX_WAIT)).build())
+                .run(ProgressListener.none()).goodput();
+        assertThat(chosen.goodputPerSecond()).isCloseTo(direct, within(0.1));
+        assertThat(chosen.queue()).isEqualTo(4 * CAPACITY + 20);
+        assertThat(chosen.goodputPerSecond()).isCloseTo(capacityRate(), within(0.1 * capacityRate()));
+    }
+
+    @Test
+    void withoutDegradationTheSmallestLimitThatServesAsMuchAsAnyIsChosenNotTheLargest() {
+        // Sharing only (degradation 0): every limit from the capacity up serves about as much, with a longer p99 the
+        // higher it is; the sizing must name the smallest of them, as sweep names the smallest setting.
+        ServiceModel sharing = new ServiceModel(SERVICE_MILLIS, OVERHEAD_MILLIS, CAPACITY, 0, List.of());
+        SimulatorSizing sizing = SimulatorSizing.size(sharing, 2 * capacityRate(), LabApplication.POOL_SIZE, TIMEOUT,
+                MAX_WAIT, 1);
+
+        assertThat(sizing.rows().stream().filter(SimulatorSizing.Row::meets).count()).isGreaterThan(1);
+        assertThat(sizing.limit()).isEqualTo(CAPACITY);
+        assertThat(sizing.rows().get(CAPACITY - 2).meets()).isFalse();
+    }
+
+    @Test
+    void predictedLatenciesIncludeTheOverheadAndTheClientsTimeoutCutsThem() {
+        List<Stage> stages = Scenario.OVERLOAD.stages(capacityRate(), true);
+        // 600 ms outside the database path: every call of the warm stage is seen after 600 ms and more, and still
+        // within the client's second; at 990 ms only calls served within 10 ms (45% of an exponential of mean
+        // 16.9 ms) make it in time.
+        ServiceModel slowOutside = new ServiceModel(SERVICE_MILLIS, 600, CAPACITY, DEGRADATION, List.of());
+        ServiceModel almostTimedOut = new ServiceModel(SERVICE_MILLIS, 990, CAPACITY, DEGRADATION, List.of());
+
+        SimPredictor.StageFigures warm = SimPredictor.predict(slowOutside,
+                SimPredictor.settings(GuardMode.FIXED, CAPACITY, MAX_WAIT), stages, TIMEOUT).get(0);
+        SimPredictor.StageFigures cut = SimPredictor.predict(almostTimedOut,
+                SimPredictor.settings(GuardMode.FIXED, CAPACITY, MAX_WAIT), stages, TIMEOUT).get(0);
+
+        assertThat(warm.okP99Millis()).isBetween(600.0, 750.0);
+        assertThat(warm.goodputPerSecond()).isCloseTo(capacityRate() / 2, within(0.1 * capacityRate()));
+        assertThat(cut.goodputPerSecond()).isCloseTo(0.45 * capacityRate() / 2, within(0.1 * capacityRate()));
+        assertThat(cut.p99Millis()).isEqualTo(TIMEOUT.toMillis());
+    }
+
+    @Test
+    void thePredictionSplitsARunByStageAndSeparatesTheGuards() {
+        List<Stage> stages = Scenario.OVERLOAD.stages(capacityRate(), true);
+        List<SimPredictor.StageFigures> fixed = SimPredictor.predict(model,
+                SimPredictor.settings(GuardMode.FIXED, CAPACITY, MAX_WAIT), stages, TIMEOUT);
+        List<SimPredictor.StageFigures> none = SimPredictor.predict(model,
+                SimPredictor.settings(GuardMode.NONE, CAPACITY, MAX_WAIT), stages, TIMEOUT);
+
+        assertThat(fixed).extracting(SimPredictor.StageFigures::stage)
+                .containsExactly("warm 0.5x", "surge 2x", "recovery 0.5x");
+        // Half the capacity is served whole; in the surge the bulkhead keeps the downstream at its capacity.
+        assertThat(fixed.get(0).goodputPerSecond()).isCloseTo(capacityRate() / 2, within(0.1 * capacityRate()));
+        assertThat(fixed.get(1).goodputPerSecond()).isCloseTo(capacityRate(), within(0.1 * capacityRate()));
+        assertThat(fixed.get(1).p99Millis()).isLessThan(TIMEOUT.toMillis() / 2.0);
+        // Behind HikariCP's pool alone (10 connections, waits of up to 2 s) the surge outlasts the client's patience.
+        assertThat(none.get(1).goodputPerSecond()).isLessThan(0.5 * capacityRate());
+        assertThat(none.get(1).p99Millis()).isEqualTo(TIMEOUT.toMillis());
+        // Latencies include the overhead outside the database path.
+        assertThat(fixed.get(0).okP99Millis()).isGreaterThan(model.overheadMillis());
+    }
+
+    @Test
+    void theTablePairsEachStageWithItsRatioAndTheBars() {
+        List<SimPredictor.StageFigures> predicted = List.of(
+                new SimPredictor.StageFigures("warm", 100, 50, 50),
+                new SimPredictor.StageFigures("surge", 100, 120, 110),
+                new SimPredictor.StageFigures("recovery", 100, 50, 50),
+                new SimPredictor.StageFigures("after", 0, 1000, 0));
+        RunResult measured = new RunResult("fixed", 3, 3, 0, 0, 0, 0, 0, Map.of(), 0, 0, 0,
+                List.of(95.0, 80.0, 109.0, 0.0), List.of(1.0, 0.5, 1.0, 0.0), List.of(45.0, 100.0, 40.0, 1000.0),
+                List.of());
+
+        SimVsReal table = SimVsReal.of(predicted, measured);
+
+        assertThat(table.guard()).isEqualTo("fixed");
+        // A stage where no request succeeded, as predicted, matches (ratio 1) rather than dividing by zero.
+        assertThat(table.stages()).extracting(SimVsReal.Row::goodputRatio).containsExactly(1.05, 1.25, 0.92, 1.0);
+        assertThat(table.stages()).extracting(SimVsReal.Row::p99Ratio).containsExactly(1.11, 1.2, 1.25, 1.0);
+        assertThat(table.stages()).extracting(SimVsReal.Row::withinBar).containsExactly(true, false, false, true);
+        assertThat(Report.simVsReal(List.of(table))).contains("fixed         surge").contains("100 / 80 (1.25)")
+                .contains("120 / 100 (1.20)");
+    }
+}
