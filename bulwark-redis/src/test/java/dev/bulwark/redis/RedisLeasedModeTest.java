@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -211,6 +212,33 @@ class RedisLeasedModeTest {
         assertThat(b.localExecutingCount()).isEqualTo(1);
         running.close();
         await().atMost(WITHIN_ONE_LEASE).untilAsserted(() -> assertThat(records(name)).containsExactly(4));
+    }
+
+    /**
+     * The pre-shrink is made only while the fleet is contended: an instance whose every demand is met keeps its block
+     * through its renewals. Without that condition a renewal lowered the block to the demand for its round trip, and
+     * a call arriving meanwhile was refused (here: 369,971 of 7.2 million tries in 15 renewals).
+     */
+    @Test
+    void anInstanceWithRoomToSpareKeepsItsBlockThroughItsRenewals(TestInfo test) throws Exception {
+        String name = test.getTestMethod().orElseThrow().getName();
+        RedisBulkhead alone = redis.track(leased(name, 8).maxQueue(0).build());
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        hold(alone, 1, gate);
+        long refused = 0;
+        long tries = 0;
+        long until = System.nanoTime() + 15 * PERIOD.toNanos();
+        while (System.nanoTime() - until < 0) {
+            tries++;
+            Optional<Permit> permit = alone.tryAcquire();
+            if (permit.isPresent()) {
+                permit.get().close();
+            } else {
+                refused++;
+            }
+        }
+        gate.complete(null);
+        assertThat(refused).as("refused of %d tries, with 1 call running on a block of 8", tries).isZero();
     }
 
     @Test

@@ -23,10 +23,12 @@ import java.util.function.BooleanSupplier;
  * Limits move on the executor, never on a Redis I/O thread or the timer, because raising one may start a queued
  * asynchronous operation on the moving thread.
  *
- * <p><b>Pre-shrink.</b> While leased, a renewal whose demand is below the enforced block first lowers the block to
- * the demand (never interrupting a running call), then reads {@link LocalBlock#holding()} and reports it. So the
- * record no longer keeps an unused part for one more period: the script records {@code max(grant, holding)} with
- * that smaller holding at once. A renewal that then fails leaves the block lowered (it cannot be raised back
+ * <p><b>Pre-shrink.</b> While leased and while the last reply said the fleet is contended (its division cut some
+ * demand), a renewal whose demand is below the enforced block first lowers the block to the demand (never
+ * interrupting a running call), then reads {@link LocalBlock#holding()} and reports it. So the record no longer
+ * keeps an unused part for one more period: the script records {@code max(grant, holding)} with that smaller
+ * holding at once, and instances that queue get it a period sooner. When every demand was met the block is left
+ * alone: the grant would give it back, and meanwhile a call arriving during the round trip would be refused. A renewal that then fails leaves the block lowered (it cannot be raised back
  * safely: the script may have run and recorded the smaller holding) until a later renewal grants more or the lease
  * ends.
  *
@@ -77,6 +79,8 @@ final class BlockRenewer {
     private volatile boolean leased;
     private volatile boolean left;
     private volatile int fleetLimit;
+    /** Whether the last reply's division cut some demand: the pre-shrink is made only then. */
+    private volatile boolean contended;
     private volatile int instances = 1;
 
     BlockRenewer(LeaseStore store, LocalBlock block, String instanceId, String bulkheadName, int initialLimit,
@@ -145,10 +149,13 @@ final class BlockRenewer {
             int executing = block.inFlight();
             int queued = block.queued();
             int demand = executing + queued;
-            if (leased && demand < block.limit()) {
+            if (leased && contended && demand < block.limit()) {
                 // The pre-shrink: the unused part of the block is given up here, before the report, so that the
-                // holding reported (read after) and with it the record need not keep it for another period. Not at
-                // the floor, which Redis does not record and which a failed renewal would not restore.
+                // holding reported (read after) and with it the record need not keep it for another period. Only
+                // while the last division cut some demand: then the grant cuts this block to about its demand
+                // anyway, and others queue for what it gives up. When every demand was met, lowering the block
+                // would only refuse (or hold for a round trip) a call arriving before the reply restores it. Not
+                // at the floor, which Redis does not record and which a failed renewal would not restore.
                 block.apply(demand);
             }
             store.renew(instanceId, executing, queued, block.holding(), ttlMillis, periodMillis,
@@ -173,6 +180,7 @@ final class BlockRenewer {
     private void applyGrant(long[] reply, long sentAt) {
         fleetLimit = (int) reply[1];
         instances = (int) Math.max(1, reply[2]);
+        contended = reply.length > 4 && reply[4] == 1;
         long endsAt = sentAt + localLeaseNanos;
         if (ticker.read() - endsAt >= 0) {
             fallToFloor(new TimeoutException("the renewal's reply came after this instance's lease ended"));

@@ -51,8 +51,10 @@ final class LeaseScripts {
      * Renews one instance's lease and returns its grant. {@code KEYS[1]}: the hash, {@code KEYS[2]}: the sorted set
      * by expiry. {@code ARGV}: instance id, demand, holding, lease in ms, the limit to store when the hash holds none,
      * {@code 1} to leave (delete the instance's record at once) or {@code 0}, how many of its calls execute, and the
-     * renewal period in ms. Replies {@code {grant, limit, live instances, sum of records}} (live instances and the
-     * sum after this renewal, counting any expired record not yet dropped).
+     * renewal period in ms. Replies {@code {grant, limit, live instances, sum of records, contended}} (live
+     * instances and the sum after this renewal, counting any expired record not yet dropped; {@code contended} 1 when
+     * the division it served cut some demand to a level, 0 when it met every demand and split the rest as headroom;
+     * a leave replies the first four only).
      *
      * <p>The division (the Java twin is {@link FairShares}): instances sorted by demand, then id, are served in turn
      * {@code min(demand, remaining / instances left)} (max-min fair, water-filling); what no demand takes is split
@@ -196,7 +198,7 @@ final class LeaseScripts {
             redis.call('HSET', key, 'b:' .. id, record, 'd:' .. id, demand, 'e:' .. id, now + ttl, 'x:' .. id, ARGV[7],
               'live', live + 1, 'blocks', blocks + record)
             redis.call('ZADD', expiries, now + ttl, id)
-            return {grant, limit, live + 1, blocks + record}
+            return {grant, limit, live + 1, blocks + record, level >= 0 and 1 or 0}
             """.formatted(DROPS_PER_RENEWAL));
 
     /**

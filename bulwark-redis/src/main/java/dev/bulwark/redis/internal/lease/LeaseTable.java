@@ -70,7 +70,9 @@ final class LeaseTable {
      * Renews (or, with {@code leaving}, ends) an instance's lease, exactly as {@link LeaseScripts#RENEW} does.
      *
      * @param now the time, in milliseconds (the script's {@code TIME})
-     * @return {@code {grant, limit, live instances, sum of records}}
+     * @return {@code {grant, limit, live instances, sum of records, contended}}: {@code contended} is 1 when the
+     *     division cut some demand (a level, no headroom), 0 when it met every demand; a leaving instance's reply
+     *     has the first four only
      */
     long[] renew(String id, int demand, int holding, long ttlMillis, long periodMillis, int initialLimit,
                  boolean leaving, int executing, long now) {
@@ -98,7 +100,7 @@ final class LeaseTable {
         int grant = FairShares.grant(target, limit, (int) Math.min(Integer.MAX_VALUE, others));
         int record = FairShares.record(grant, holding);
         add(id, record, demand, executing, now + ttlMillis);
-        return new long[] {grant, limit, live, blocks};
+        return new long[] {grant, limit, live, blocks, level.level() >= 0 ? 1 : 0};
     }
 
     /**

@@ -21,7 +21,8 @@ import java.util.SplittableRandom;
  * the grant is applied half a round trip later. A joining instance's first renewal reports nothing, as
  * {@code BlockRenewer.start()} does. The store never fails here, so no lease ends early and no floor is used.
  * With {@link FleetScenario#preShrink()} (what {@link BlockRenewer} does) an instance whose demand fell below its
- * block lowers its block to its demand just before it sends the renewal; without it, the code before the pre-shrink
+ * block while the last reply said the fleet was contended lowers its block to its demand just before it sends the
+ * renewal; without it, the code before the pre-shrink
  * (the record keeps the unused part one more period). {@link FleetScenario#demand()} selects what the instances
  * report as their demand: their calls executing and queued (what the code does) or an estimate simulated for
  * comparison.
@@ -85,6 +86,10 @@ final class FleetSim {
         double windowStart;
         double meanRun = -1;
         boolean queuedAtLastSend;
+        /** The last applied reply's {@code contended}: BlockRenewer pre-shrinks only then. */
+        boolean contended;
+        /** The {@code contended} of the reply on its way back, applied with its grant. */
+        boolean replyContended;
 
         Node(String id, long seed) {
             this.id = id;
@@ -287,7 +292,7 @@ final class FleetSim {
         if (node.started) {
             node.sentExecuting = node.inFlight;
             node.sentDemand = demand(node);
-            if (scenario.preShrink() && node.sentDemand < node.block) {
+            if (scenario.preShrink() && node.contended && node.sentDemand < node.block) {
                 // BlockRenewer's pre-shrink: the block falls to the demand before the report, so the record need
                 // not keep the unused part for another period.
                 node.block = node.sentDemand;
@@ -334,6 +339,7 @@ final class FleetSim {
         long[] reply = table.renew(node.id, node.sentDemand, node.sentHolding, Math.round(3 * TICKS),
                 Math.round(TICKS), scenario.limit(), false, node.sentExecuting, Math.round(now * TICKS));
         maxRecorded = Math.max(maxRecorded, Math.max(reply[3], table.recordedSum()));
+        node.replyContended = reply[4] == 1;
         if (measured(now)) {
             storeOps++;
             divisions += table.divisions() - divisionsBefore;
@@ -348,6 +354,7 @@ final class FleetSim {
         // FAIR_SHARES is a bound, not a protocol: every instance runs its fair share of the offered loads, whatever
         // it was granted.
         node.block = scenario.demand() == FleetScenario.Demand.FAIR_SHARES ? targets.get(node.id) : grant;
+        node.contended = node.replyContended;
         admitQueued(node);
         schedule(now + 0.75 + 0.5 * jitter.nextDouble(), RENEW_SEND, node, node.life, 0);
     }
