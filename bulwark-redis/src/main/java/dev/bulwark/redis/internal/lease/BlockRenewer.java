@@ -28,9 +28,9 @@ import java.util.function.BooleanSupplier;
  * interrupting a running call), then reads {@link LocalBlock#holding()} and reports it. So the record no longer
  * keeps an unused part for one more period: the script records {@code max(grant, holding)} with that smaller
  * holding at once, and instances that queue get it a period sooner. When every demand was met the block is left
- * alone: the grant would give it back, and meanwhile a call arriving during the round trip would be refused. A renewal that then fails leaves the block lowered (it cannot be raised back
- * safely: the script may have run and recorded the smaller holding) until a later renewal grants more or the lease
- * ends.
+ * alone: the grant would give it back, and meanwhile a call arriving during the round trip would be refused. A
+ * renewal that then fails leaves the block lowered (it cannot be raised back safely: the script may have run and
+ * recorded the smaller holding) until a later renewal grants more or the lease ends.
  *
  * <p><b>Invariant</b> (with {@link LeaseScripts}): an instance never enforces a local limit above its block recorded
  * in Redis. Growth is recorded by the script before the instance applies it; a shrink is applied by the instance
