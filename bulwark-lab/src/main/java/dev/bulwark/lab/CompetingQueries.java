@@ -9,15 +9,16 @@ import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * What slows the database in the {@link Scenario#SLOWDOWN} experiment: {@link #SESSIONS} sessions of their own
- * (outside the service's HikariCP pool, as another application's report would be) that run {@link #QUERY}, a heavy
- * self-join of the scanned table, back to back from {@link #start()} to {@link #stop()}. Each query is CPU work in
+ * The {@link Scenario#SLOWDOWN} experiment's default slowdown ({@code --slowed-by queries}): {@link #SESSIONS}
+ * sessions of their own (outside the service's HikariCP pool, as another application's report would be) that run
+ * {@link #QUERY}, a heavy self-join of the scanned table, back to back from {@link #start()} to {@link #stop()}.
+ * Each query is CPU work in
  * PostgreSQL (one backend each, parallel query off), which shares the machine's cores with the service's
  * transactions: while they run, every transaction of the service takes longer.
  *
  * <p>Not thread-safe: {@link #start()} and {@link #stop()} alternate, from one thread at a time.
  */
-final class CompetingQueries implements AutoCloseable {
+final class CompetingQueries implements DatabaseSlowdown {
 
     /** How many sessions run the query at once. */
     static final int SESSIONS = 4;
@@ -48,7 +49,8 @@ final class CompetingQueries implements AutoCloseable {
     }
 
     /** Starts running the query back to back in every session. */
-    void start() {
+    @Override
+    public void start() {
         running = true;
         threads.clear();
         for (int i = 0; i < SESSIONS; i++) {
@@ -77,7 +79,8 @@ final class CompetingQueries implements AutoCloseable {
      *
      * @throws InterruptedException when interrupted while waiting
      */
-    void stop() throws InterruptedException {
+    @Override
+    public void stop() throws InterruptedException {
         running = false;
         for (int i = 0; i < threads.size(); i++) {
             // Cancelled again until the session's thread ends: a query begun just after a cancel still stops.
@@ -97,8 +100,14 @@ final class CompetingQueries implements AutoCloseable {
      *
      * @return a running count
      */
-    long completed() {
+    @Override
+    public long completed() {
         return completed.sum();
+    }
+
+    @Override
+    public String describe() {
+        return SESSIONS + " sessions run " + QUERY + " back to back";
     }
 
     @Override

@@ -53,6 +53,17 @@ class DatabaseGuard {
     }
 
     /**
+     * Returns the queue the lab gives a Bulwark bulkhead with {@code limit}, on the database path and at the edge:
+     * four waiting calls per slot and 20 more, so that a queued call, not a full queue, meets the maximum wait.
+     *
+     * @param limit the bulkhead's limit
+     * @return {@code 4 x limit + 20}
+     */
+    static int queueFor(int limit) {
+        return 4 * limit + 20;
+    }
+
+    /**
      * Switches the guard for the following requests.
      *
      * @param mode which guard
@@ -71,7 +82,7 @@ class DatabaseGuard {
             }
             case FIXED, SELF_TUNING -> {
                 Bulkhead.Builder builder = Bulkhead.builder().name("lab-db").maxConcurrency(limit)
-                        .maxQueue(4 * limit + 20).maxWait(maxWait);
+                        .maxQueue(queueFor(limit)).maxWait(maxWait);
                 if (mode == GuardMode.SELF_TUNING) {
                     builder.adaptive(AdaptiveLimit.selfTuning().maxLimit(limit).build());
                 }

@@ -11,7 +11,8 @@ import org.springframework.resilience.annotation.EnableResilientMethods;
 
 /**
  * The service under test: Spring Boot (MVC on Tomcat with its default 200 worker threads) and HikariCP with a pool
- * of {@link #POOL_SIZE} connections to the lab's PostgreSQL, serving {@link WorkController}'s route.
+ * of {@link #POOL_SIZE} connections to the lab's PostgreSQL, serving {@link WorkController}'s routes, and
+ * Bulwark's inbound shedding filter on the routes of {@link EdgeMode#SHED} and {@link EdgeMode#PRIORITIES}.
  */
 @SpringBootApplication
 @EnableResilientMethods
@@ -37,6 +38,23 @@ class LabApplication {
         properties.put("spring.datasource.hikari.maximum-pool-size", Integer.toString(POOL_SIZE));
         properties.put("spring.datasource.hikari.minimum-idle", Integer.toString(POOL_SIZE));
         properties.put("spring.datasource.hikari.connection-timeout", Integer.toString(POOL_TIMEOUT_MILLIS));
+        // The shedding experiment's edge (EdgeMode): two bulkheads at the pool's size, with the lab's queue and
+        // maximum wait, and three routes. /open/** matches none and is not shed.
+        for (String bulkhead : new String[] {"edge", "flat"}) {
+            properties.put("bulwark.bulkheads." + bulkhead + ".max-concurrency", Integer.toString(POOL_SIZE));
+            properties.put("bulwark.bulkheads." + bulkhead + ".max-queue",
+                    Integer.toString(DatabaseGuard.queueFor(POOL_SIZE)));
+            properties.put("bulwark.bulkheads." + bulkhead + ".max-wait",
+                    LabExperiment.MAX_WAIT.toMillis() + "ms");
+        }
+        properties.put("bulwark.shedding.routes[0].pattern", "/edge/critical");
+        properties.put("bulwark.shedding.routes[0].bulkhead", "edge");
+        properties.put("bulwark.shedding.routes[0].default-priority", "CRITICAL");
+        properties.put("bulwark.shedding.routes[1].pattern", "/edge/sheddable");
+        properties.put("bulwark.shedding.routes[1].bulkhead", "edge");
+        properties.put("bulwark.shedding.routes[1].default-priority", "SHEDDABLE");
+        properties.put("bulwark.shedding.routes[2].pattern", "/flat/**");
+        properties.put("bulwark.shedding.routes[2].bulkhead", "flat");
         properties.put("spring.jmx.enabled", "false");
         properties.put("logging.level.root", "WARN");
         properties.put("logging.level.com.zaxxer.hikari", "ERROR");

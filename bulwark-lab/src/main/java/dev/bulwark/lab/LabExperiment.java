@@ -10,7 +10,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -21,9 +23,11 @@ import org.springframework.context.ConfigurableApplicationContext;
  * database time of a call alone, and the capacity with the pool full), fits the simulator's downstream to them
  * ({@link ServiceModel}) and sizes a fixed limit with the simulator ({@link SimulatorSizing}; Little's law's figure
  * beside it, or in its place when asked), then runs the scenario's open-loop schedule once per guard; in
- * {@link Scenario#SLOWDOWN} the {@link CompetingQueries} run during each run's second stage. In
- * {@link Scenario#OVERLOAD} each run is paired with the simulator's prediction of it ({@link SimVsReal}). Everything
- * is stopped at the end.
+ * {@link Scenario#SLOWDOWN} a {@link DatabaseSlowdown} (competing queries, or a held lock) runs during each run's
+ * second stage. In
+ * {@link Scenario#OVERLOAD} each run is paired with the simulator's prediction of it ({@link SimVsReal}). In
+ * {@link Scenario#SHEDDING} the runs are per {@link EdgeMode} rather than per guard of the database path, which
+ * stays unguarded: critical and sheddable requests at once, to the mode's routes. Everything is stopped at the end.
  */
 final class LabExperiment {
 
@@ -49,28 +53,35 @@ final class LabExperiment {
      * @param fixedSizedBy {@code "simulator"} or {@code "little"}: which of the two the runs used
      * @param fixedLimit the fixed limit the runs used
      * @param slowedCapacityPerSecond {@link Scenario#SLOWDOWN}: the closed-loop throughput of as many clients as the
-     *     pool has while the competing queries run; 0 in {@link Scenario#OVERLOAD}
-     * @param competingQueries {@link Scenario#SLOWDOWN}: per run, the competing queries that completed during it;
-     *     empty in {@link Scenario#OVERLOAD}
+     *     pool has while the slowdown runs; 0 in the others
+     * @param criticalPerSecond {@link Scenario#SHEDDING}: the critical requests' steady rate; 0 in the others
+     * @param slowedBy {@link Scenario#SLOWDOWN}: what slowed the database ({@link DatabaseSlowdown#describe()});
+     *     empty in the others
+     * @param slowdownRounds {@link Scenario#SLOWDOWN}: per run, the slowdown's rounds that completed during it
+     *     (competing queries run to their end, or locks held and released); empty in the others
      * @param loadAverages the machine's one-minute load average when the measurement began and after each run (-1
      *     where the system does not report it): the machine is shared, and above its core count the figures are
      *     the machine's as much as the service's
-     * @param stages the schedule each run followed
-     * @param runs one per guard, in the order run
+     * @param stages the schedule each run followed ({@link Scenario#SHEDDING}: its sheddable requests')
+     * @param runs one per guard, in the order run; {@link Scenario#SHEDDING}: two per edge mode, its critical
+     *     requests' then its sheddable ones', labelled {@code "<mode> critical"} and {@code "<mode> sheddable"}
      * @param simVsReal {@link Scenario#OVERLOAD}: per run, in the same order, the simulator's prediction beside the
-     *     measured figures; empty in {@link Scenario#SLOWDOWN}, whose slowed database the model does not describe
+     *     measured figures; empty in {@link Scenario#SLOWDOWN}, whose slowed database the model does not describe,
+     *     and in {@link Scenario#SHEDDING}
      */
     record Result(Scenario scenario, Instant started, boolean quick, int cores, String postgresBin,
             double dbMillisAlone, String probe, double capacityPerSecond, Map<Integer, Double> probeByClients,
             ServiceModel model, SimulatorSizing sizing, String fixedSizedBy, int fixedLimit,
-            double slowedCapacityPerSecond, List<Long> competingQueries, List<Double> loadAverages, List<Stage> stages,
-            List<RunResult> runs, List<SimVsReal> simVsReal) {
+            double slowedCapacityPerSecond, double criticalPerSecond, String slowedBy, List<Long> slowdownRounds,
+            List<Double> loadAverages, List<Stage> stages, List<RunResult> runs, List<SimVsReal> simVsReal) {
     }
 
     private final Scenario scenario;
     private final boolean quick;
     private final List<GuardMode> modes;
+    private final List<EdgeMode> edgeModes;
     private final boolean fixedByLittle;
+    private final boolean slowedByLock;
     private final PrintStream log;
 
     /**
@@ -78,15 +89,22 @@ final class LabExperiment {
      *
      * @param scenario which experiment
      * @param quick the CI-sized schedule (about a minute in all) instead of the full one
-     * @param modes the guards to run, in order
+     * @param modes the guards of the database path to run, in order ({@link Scenario#OVERLOAD} and
+     *     {@link Scenario#SLOWDOWN})
+     * @param edgeModes the guards of the service's edge to run, in order ({@link Scenario#SHEDDING})
      * @param fixedByLittle the fixed limit by Little's law instead of the simulator's sizing
+     * @param slowedByLock {@link Scenario#SLOWDOWN}: slow the database by a {@link HeldLock} instead of
+     *     {@link CompetingQueries}
      * @param log where progress goes
      */
-    LabExperiment(Scenario scenario, boolean quick, List<GuardMode> modes, boolean fixedByLittle, PrintStream log) {
+    LabExperiment(Scenario scenario, boolean quick, List<GuardMode> modes, List<EdgeMode> edgeModes,
+            boolean fixedByLittle, boolean slowedByLock, PrintStream log) {
         this.scenario = scenario;
         this.quick = quick;
         this.modes = List.copyOf(modes);
+        this.edgeModes = List.copyOf(edgeModes);
         this.fixedByLittle = fixedByLittle;
+        this.slowedByLock = slowedByLock;
         this.log = log;
     }
 
@@ -102,15 +120,16 @@ final class LabExperiment {
             log.println("PostgreSQL from " + postgres.binDir() + " at " + postgres.jdbcUrl());
             try (ConfigurableApplicationContext service = LabApplication.start(postgres.jdbcUrl())) {
                 service.getBean(DatabaseWork.class).createSchema();
-                try (CompetingQueries competing = new CompetingQueries(postgres.jdbcUrl())) {
-                    return measure(started, postgres, service, competing);
+                try (DatabaseSlowdown slowdown = slowedByLock ? new HeldLock(postgres.jdbcUrl())
+                        : new CompetingQueries(postgres.jdbcUrl())) {
+                    return measure(started, postgres, service, slowdown);
                 }
             }
         }
     }
 
     private Result measure(Instant started, PostgresServer postgres, ConfigurableApplicationContext service,
-            CompetingQueries competing) throws Exception {
+            DatabaseSlowdown slowdown) throws Exception {
         DatabaseWork work = service.getBean(DatabaseWork.class);
         DatabaseGuard guard = service.getBean(DatabaseGuard.class);
         WorkController controller = service.getBean(WorkController.class);
@@ -151,11 +170,11 @@ final class LabExperiment {
 
         double slowedCapacity = 0;
         if (scenario == Scenario.SLOWDOWN) {
-            competing.start();
+            slowdown.start();
             slowedCapacity = probe.throughput(target, LabApplication.POOL_SIZE, step);
-            competing.stop();
-            log.printf(Locale.ROOT, "closed-loop throughput of %d clients beside %d competing queries: %.0f/s%n",
-                    LabApplication.POOL_SIZE, CompetingQueries.SESSIONS, slowedCapacity);
+            slowdown.stop();
+            log.printf(Locale.ROOT, "closed-loop throughput of %d clients while %s: %.0f/s%n",
+                    LabApplication.POOL_SIZE, slowdown.describe(), slowedCapacity);
         }
 
         List<Stage> stages = scenario.stages(capacity, quick);
@@ -164,7 +183,7 @@ final class LabExperiment {
         OpenLoopLoad load = new OpenLoopLoad(CLIENT_TIMEOUT);
         List<RunResult> runs = new ArrayList<>();
         List<SimVsReal> simVsReal = new ArrayList<>();
-        List<Long> competingQueries = new ArrayList<>();
+        List<Long> slowdownRounds = new ArrayList<>();
         long seed = 42;
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "lab-slowdown-timer");
@@ -172,7 +191,10 @@ final class LabExperiment {
             return t;
         });
         try {
-            for (GuardMode mode : modes) {
+            if (scenario == Scenario.SHEDDING) {
+                runs.addAll(runEdges(service, target, stages, capacity, loadAverages));
+            }
+            for (GuardMode mode : scenario == Scenario.SHEDDING ? List.<GuardMode>of() : modes) {
                 int limit = switch (mode) {
                     case NONE -> 0;
                     case SELF_TUNING -> LabApplication.POOL_SIZE;
@@ -180,19 +202,19 @@ final class LabExperiment {
                 };
                 guard.use(mode, limit, MAX_WAIT);
                 long poolTimeouts = controller.poolTimeouts();
-                long queries = competing.completed();
+                long rounds = slowdown.completed();
                 log.println("run: " + mode.label() + (limit > 0 ? " (limit " + limit + ")" : ""));
-                List<ScheduledFuture<?>> slowdown = new ArrayList<>();
+                List<ScheduledFuture<?>> slowdownTimers = new ArrayList<>();
                 if (scenario == Scenario.SLOWDOWN) {
                     // The second stage's start and end, on the generator's clock (it starts right after this).
-                    slowdown.add(timer.schedule(competing::start, firstNanos, TimeUnit.NANOSECONDS));
-                    slowdown.add(timer.schedule(() -> {
-                        competing.stop();
+                    slowdownTimers.add(timer.schedule(slowdown::start, firstNanos, TimeUnit.NANOSECONDS));
+                    slowdownTimers.add(timer.schedule(() -> {
+                        slowdown.stop();
                         return null;
                     }, firstNanos + stressNanos, TimeUnit.NANOSECONDS));
                 }
                 List<Sample> samples = load.run(target, stages, seed);
-                for (ScheduledFuture<?> f : slowdown) {
+                for (ScheduledFuture<?> f : slowdownTimers) {
                     f.get();
                 }
                 RunResult result = RunResult.of(mode.label(), limit, guard.bulwarkLimit(), samples, stages,
@@ -203,7 +225,7 @@ final class LabExperiment {
                             MAX_WAIT), stages, CLIENT_TIMEOUT), result));
                 }
                 if (scenario == Scenario.SLOWDOWN) {
-                    competingQueries.add(competing.completed() - queries);
+                    slowdownRounds.add(slowdown.completed() - rounds);
                 }
                 loadAverages.add(loadAverage());
                 log.println("  " + Report.row(result) + "  (load average " + loadAverages.get(loadAverages.size() - 1)
@@ -216,7 +238,64 @@ final class LabExperiment {
         return new Result(scenario, started, quick, Runtime.getRuntime().availableProcessors(),
                 postgres.binDir().toString(), Math.round(dbMillis * 100) / 100.0, ramp.toString(),
                 Math.round(capacity), byClients, model, sizing, fixedByLittle ? "little" : "simulator", fixedLimit,
-                Math.round(slowedCapacity), competingQueries, loadAverages, stages, runs, simVsReal);
+                Math.round(slowedCapacity), scenario == Scenario.SHEDDING
+                        ? Math.round(Scenario.CRITICAL_RATE * capacity * 10) / 10.0 : 0,
+                scenario == Scenario.SLOWDOWN ? slowdown.describe() : "", slowdownRounds, loadAverages, stages, runs,
+                simVsReal);
+    }
+
+    /**
+     * {@link Scenario#SHEDDING}'s runs: the database path unguarded, then per edge mode the critical and the
+     * sheddable requests sent at once, each by its own open-loop generator, to the mode's two routes. The edge's
+     * bulkheads keep the limit they start with, the pool's size ({@link LabApplication}): no more requests in the
+     * service than it has connections. The database path's fixed limit is not used: it bounds one transaction,
+     * where the edge bounds a whole request, and the simulator sizes it for a model that undersizes what the
+     * service serves (docs/lab.md).
+     *
+     * @return two results per mode, critical then sheddable
+     */
+    private List<RunResult> runEdges(ConfigurableApplicationContext service, URI target, List<Stage> stages,
+            double capacity, List<Double> loadAverages) throws Exception {
+        service.getBean(DatabaseGuard.class).use(GuardMode.NONE, 0, MAX_WAIT);
+        WorkController controller = service.getBean(WorkController.class);
+        int edgeLimit = LabApplication.POOL_SIZE;
+        List<Stage> criticalStages = scenario.criticalStages(capacity, quick);
+        log.printf(Locale.ROOT, "critical requests at %.0f/s throughout; the edge's bulkheads at limit %d, queue %d%n",
+                criticalStages.get(0).fromRate(), edgeLimit, DatabaseGuard.queueFor(edgeLimit));
+        List<RunResult> runs = new ArrayList<>();
+        ExecutorService criticalSender = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "lab-critical-load");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            OpenLoopLoad sheddableLoad = new OpenLoopLoad(CLIENT_TIMEOUT);
+            OpenLoopLoad criticalLoad = new OpenLoopLoad(CLIENT_TIMEOUT);
+            for (EdgeMode mode : edgeModes) {
+                int limit = mode == EdgeMode.NONE ? 0 : edgeLimit;
+                String critical = mode.prefix() + "/critical";
+                String sheddable = mode.prefix() + "/sheddable";
+                long criticalTimeouts = controller.poolTimeouts(critical);
+                long sheddableTimeouts = controller.poolTimeouts(sheddable);
+                log.println("run: " + mode.label() + (limit > 0 ? " (limit " + limit + ")" : ""));
+                Future<List<Sample>> criticalSamples = criticalSender.submit(() ->
+                        criticalLoad.run(target.resolve(critical), criticalStages, 43));
+                List<Sample> sheddableSamples = sheddableLoad.run(target.resolve(sheddable), stages, 42);
+                RunResult criticalRun = RunResult.of(mode.label() + " critical", limit, -1, criticalSamples.get(),
+                        criticalStages, controller.poolTimeouts(critical) - criticalTimeouts);
+                RunResult sheddableRun = RunResult.of(mode.label() + " sheddable", limit, -1, sheddableSamples,
+                        stages, controller.poolTimeouts(sheddable) - sheddableTimeouts);
+                runs.add(criticalRun);
+                runs.add(sheddableRun);
+                loadAverages.add(loadAverage());
+                log.println("  " + Report.row(criticalRun) + "\n  " + Report.row(sheddableRun) + "  (load average "
+                        + loadAverages.get(loadAverages.size() - 1) + ")");
+                drain(controller);
+            }
+        } finally {
+            criticalSender.shutdownNow();
+        }
+        return runs;
     }
 
     /**

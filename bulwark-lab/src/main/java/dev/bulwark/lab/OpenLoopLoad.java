@@ -111,6 +111,10 @@ final class OpenLoopLoad {
         if (response.statusCode() == 200) {
             return Outcome.OK;
         }
+        if (response.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json")) {
+            // Refused at the service's edge by Bulwark's shedding filter (its 503 and RFC 9457 body).
+            return Outcome.REFUSED;
+        }
         String outcome = response.headers().firstValue(WorkController.OUTCOME_HEADER).orElse("");
         return switch (outcome) {
             case "refused" -> Outcome.REFUSED;

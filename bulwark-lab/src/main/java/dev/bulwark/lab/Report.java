@@ -11,7 +11,8 @@ import tools.jackson.databind.cfg.DateTimeFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * An experiment's report: a text table and the full figures as JSON (every run's one-second windows included). The
+ * An experiment's report: a text table, the full figures as JSON (every run's one-second windows included) and an
+ * HTML page with charts ({@link HtmlLabReport}). The
  * table's figures (offered, goodput, latencies, outcomes, generator lag) are those of the schedule's second stage:
  * the surge in {@link Scenario#OVERLOAD}, the slow stage in {@link Scenario#SLOWDOWN}.
  */
@@ -35,14 +36,22 @@ final class Report {
                 "database time alone %.2f ms; capacity %.0f/s (best closed-loop throughput of %s); fixed limit %d%n",
                 result.dbMillisAlone(), result.capacityPerSecond(), result.probe(), result.fixedLimit()));
         out.append(sizing(result));
+        if (result.scenario() == Scenario.SHEDDING) {
+            out.append(String.format(Locale.ROOT, "the fixed limit is not used: the edge's bulkheads are at the pool's"
+                    + " size, limit %d, queue %d, max wait %d ms%n", LabApplication.POOL_SIZE,
+                    DatabaseGuard.queueFor(LabApplication.POOL_SIZE), LabExperiment.MAX_WAIT.toMillis()));
+        }
         if (result.scenario() == Scenario.SLOWDOWN) {
-            out.append(String.format(Locale.ROOT, "slowed: %d sessions run %s back to back during the second stage"
-                    + " (queries completed per run: %s); closed-loop throughput of %d clients beside them %.0f/s%n",
-                    CompetingQueries.SESSIONS, CompetingQueries.QUERY, result.competingQueries(),
-                    LabApplication.POOL_SIZE, result.slowedCapacityPerSecond()));
+            out.append(String.format(Locale.ROOT, "slowed: %s during the second stage (rounds completed per run: %s);"
+                    + " closed-loop throughput of %d clients meanwhile %.0f/s%n", result.slowedBy(),
+                    result.slowdownRounds(), LabApplication.POOL_SIZE, result.slowedCapacityPerSecond()));
         }
         out.append("load average (1 min) at the start and after each run: ").append(result.loadAverages()
                 .toString().replaceAll("[\\[\\]]", "")).append('\n');
+        if (result.scenario() == Scenario.SHEDDING) {
+            out.append(String.format(Locale.ROOT, "critical requests at %.0f/s (%.1fx) throughout, beside the "
+                    + "sheddable ones' ", result.criticalPerSecond(), Scenario.CRITICAL_RATE));
+        }
         out.append("schedule:");
         for (Stage s : result.stages()) {
             out.append(String.format(Locale.ROOT, " %s %.0f/s for %d s;", s.name(), s.fromRate(),
@@ -50,18 +59,19 @@ final class Report {
         }
         out.append(String.format(Locale.ROOT, " client timeout %d ms%n%n",
                 LabExperiment.CLIENT_TIMEOUT.toMillis()));
-        out.append(header()).append('\n');
+        int width = guardWidth(result.runs());
+        out.append(header(width)).append('\n');
         for (RunResult r : result.runs()) {
-            out.append(row(r)).append('\n');
+            out.append(row(r, width)).append('\n');
         }
         out.append("\ngoodput by stage, ok/s (share of the stage's requests that succeeded)\n");
-        out.append(String.format(Locale.ROOT, "%-13s", "guard"));
+        out.append(String.format(Locale.ROOT, "%-" + width + "s", "guard"));
         for (Stage s : result.stages()) {
             out.append(String.format(Locale.ROOT, " %20s", s.name()));
         }
         out.append('\n');
         for (RunResult r : result.runs()) {
-            out.append(String.format(Locale.ROOT, "%-13s", r.guard()));
+            out.append(String.format(Locale.ROOT, "%-" + width + "s", r.guard()));
             for (int i = 0; i < r.stageGoodputPerSecond().size(); i++) {
                 out.append(String.format(Locale.ROOT, " %20s", String.format(Locale.ROOT, "%.0f (%.0f%%)",
                         r.stageGoodputPerSecond().get(i), 100 * r.stageOkShare().get(i))));
@@ -115,26 +125,49 @@ final class Report {
     }
 
     /**
+     * The width of the guard column: 13, or the longest label's ({@link Scenario#SHEDDING}'s name a class too).
+     *
+     * @param runs the runs of the table
+     * @return at least 13
+     */
+    static int guardWidth(List<RunResult> runs) {
+        return Math.max(13, runs.stream().mapToInt(r -> r.guard().length()).max().orElse(0));
+    }
+
+    /**
      * The table's header.
      *
+     * @param width the guard column's width
      * @return one line
      */
-    static String header() {
-        return String.format(Locale.ROOT, "%-13s %5s %8s %8s %8s %8s %8s %7s %7s %7s %6s %9s %7s", "guard",
+    static String header(int width) {
+        return String.format(Locale.ROOT, "%-" + width + "s %5s %8s %8s %8s %8s %8s %7s %7s %7s %6s %9s %7s", "guard",
                 "limit", "offered", "goodput", "p50 ms", "p99 ms", "okp99 ms", "refused", "poolTO", "clTO", "errors",
                 "recovery", "lag ms");
+    }
+
+    /**
+     * One run's row of the table, its guard column as wide as its label needs (for progress lines).
+     *
+     * @param r the run
+     * @return one line
+     */
+    static String row(RunResult r) {
+        return row(r, guardWidth(List.of(r)));
     }
 
     /**
      * One run's row of the table.
      *
      * @param r the run
+     * @param width the guard column's width
      * @return one line
      */
-    static String row(RunResult r) {
+    static String row(RunResult r, int width) {
         String limit = r.limit() == 0 ? "-" : r.finalLimit() >= 0 && r.finalLimit() != r.limit()
                 ? r.limit() + ">" + r.finalLimit() : Integer.toString(r.limit());
-        return String.format(Locale.ROOT, "%-13s %5s %8.0f %8.0f %8.1f %8.1f %8.1f %7d %7d %7d %6d %9s %7.1f",
+        return String.format(Locale.ROOT, "%-" + width + "s %5s %8.0f %8.0f %8.1f %8.1f %8.1f %7d %7d %7d %6d %9s "
+                + "%7.1f",
                 r.guard(), limit, r.surgeOfferedPerSecond(), r.surgeGoodputPerSecond(), r.surgeP50Millis(),
                 r.surgeP99Millis(), r.surgeOkP99Millis(), r.surgeOutcomes().get(Outcome.REFUSED), r.poolTimeouts(),
                 r.surgeOutcomes().get(Outcome.CLIENT_TIMEOUT), r.surgeOutcomes().get(Outcome.ERROR),
@@ -143,8 +176,8 @@ final class Report {
     }
 
     /**
-     * Writes {@code <command>.txt} and {@code <command>.json} into {@code dir}, {@code <command>} being the
-     * scenario's ({@code overload}, {@code slowdown}).
+     * Writes {@code <command>.txt}, {@code <command>.json} and {@code <command>.html} into {@code dir},
+     * {@code <command>} being the scenario's ({@code overload}, {@code slowdown}).
      *
      * @param result the experiment's figures
      * @param dir the directory, created when missing
@@ -154,6 +187,7 @@ final class Report {
         Files.createDirectories(dir);
         String name = result.scenario().command();
         Files.writeString(dir.resolve(name + ".txt"), text(result), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve(name + ".html"), HtmlLabReport.render(result), StandardCharsets.UTF_8);
         JsonMapper json = JsonMapper.builder().disable(DateTimeFeature.WRITE_DATES_AS_TIMESTAMPS)
                 .disable(DateTimeFeature.WRITE_DURATIONS_AS_TIMESTAMPS)
                 .enable(SerializationFeature.INDENT_OUTPUT).build();

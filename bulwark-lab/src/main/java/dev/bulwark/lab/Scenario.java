@@ -15,12 +15,21 @@ enum Scenario {
     OVERLOAD("overload"),
     /**
      * The database slows in the middle of a run: a steady 0.7x the measured capacity throughout, while during the
-     * second stage {@link CompetingQueries} run a heavy query beside the service, then stop.
+     * second stage a {@link DatabaseSlowdown} slows the database (competing heavy queries, or a held lock), then
+     * stops.
      */
-    SLOWDOWN("slowdown");
+    SLOWDOWN("slowdown"),
+    /**
+     * Inbound shedding at the service's edge: critical requests at a steady {@link #CRITICAL_RATE} of the measured
+     * capacity throughout, beside sheddable ones at 0.1x (warm), 2x (surge) and 0.1x again (recovery), once per
+     * {@link EdgeMode}.
+     */
+    SHEDDING("shedding");
 
     /** The steady rate of {@link #SLOWDOWN}, as a share of the measured capacity. */
     static final double SLOWDOWN_RATE = 0.7;
+    /** The steady rate of {@link #SHEDDING}'s critical requests, as a share of the measured capacity. */
+    static final double CRITICAL_RATE = 0.4;
 
     private final String command;
 
@@ -42,7 +51,7 @@ enum Scenario {
      *
      * @param capacity the measured capacity, requests per second
      * @param quick the CI-sized schedule
-     * @return three stages: before, under stress, after
+     * @return three stages: before, under stress, after ({@link #SHEDDING}: the sheddable requests')
      */
     List<Stage> stages(double capacity, boolean quick) {
         return switch (this) {
@@ -54,6 +63,24 @@ enum Scenario {
                     Stage.plateau("before 0.7x", SLOWDOWN_RATE * capacity, Duration.ofSeconds(quick ? 4 : 10)),
                     Stage.plateau("slow 0.7x", SLOWDOWN_RATE * capacity, Duration.ofSeconds(quick ? 8 : 20)),
                     Stage.plateau("after 0.7x", SLOWDOWN_RATE * capacity, Duration.ofSeconds(quick ? 8 : 20)));
+            // Named by the total rate, the critical requests' included.
+            case SHEDDING -> List.of(
+                    Stage.plateau("warm 0.5x", 0.1 * capacity, Duration.ofSeconds(quick ? 3 : 10)),
+                    Stage.plateau("surge 2.4x", 2 * capacity, Duration.ofSeconds(quick ? 6 : 20)),
+                    Stage.plateau("recovery 0.5x", 0.1 * capacity, Duration.ofSeconds(quick ? 6 : 20)));
         };
+    }
+
+    /**
+     * Returns the schedule of {@link #SHEDDING}'s critical requests: the stages of {@link #stages}, each at a steady
+     * {@link #CRITICAL_RATE} of the capacity.
+     *
+     * @param capacity the measured capacity, requests per second
+     * @param quick the CI-sized schedule
+     * @return three stages, named and timed as {@link #stages}'s
+     */
+    List<Stage> criticalStages(double capacity, boolean quick) {
+        return stages(capacity, quick).stream()
+                .map(stage -> Stage.plateau(stage.name(), CRITICAL_RATE * capacity, stage.length())).toList();
     }
 }

@@ -65,8 +65,8 @@ final class SimPredictor {
         return switch (mode) {
             case NONE -> new BulkheadSettings(pool, UNBOUNDED_QUEUE,
                     Duration.ofMillis(LabApplication.POOL_TIMEOUT_MILLIS));
-            case FIXED -> new BulkheadSettings(fixedLimit, 4 * fixedLimit + 20, maxWait);
-            case SELF_TUNING -> new BulkheadSettings(pool, 4 * pool + 20, maxWait, QueueOrder.FIFO,
+            case FIXED -> new BulkheadSettings(fixedLimit, DatabaseGuard.queueFor(fixedLimit), maxWait);
+            case SELF_TUNING -> new BulkheadSettings(pool, DatabaseGuard.queueFor(pool), maxWait, QueueOrder.FIFO,
                     AdaptiveLimit.selfTuning().maxLimit(pool).build());
             case RESILIENCE4J -> new BulkheadSettings(fixedLimit, UNBOUNDED_QUEUE, maxWait);
             case SPRING_BLOCK -> new BulkheadSettings(fixedLimit, UNBOUNDED_QUEUE, null);

@@ -1,7 +1,10 @@
 package dev.bulwark.lab;
 
+import jakarta.servlet.http.HttpServletRequest;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.springframework.http.HttpStatus;
@@ -10,9 +13,11 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The service's one route, {@code GET /work}: the database work through the current guard. Answers 200 with the
- * result; 503 with header {@code X-Lab-Outcome: refused} when the guard refused, {@code pool-timeout} when
- * HikariCP had no connection within its timeout; 500 on any other failure.
+ * The service's routes: {@code GET /work}, and the shedding experiment's {@code /critical} and {@code /sheddable}
+ * under each {@link EdgeMode}'s prefix, all the same database work through the current guard. Answers 200 with
+ * the result; 503 with header {@code X-Lab-Outcome: refused} when the guard refused, {@code pool-timeout} when
+ * HikariCP had no connection within its timeout; 500 on any other failure. A request the shedding filter refuses
+ * never gets here: the filter answers it with 503 and a problem body ({@code application/problem+json}).
  *
  * <p>Thread-safe (Tomcat's worker threads call it concurrently).
  */
@@ -25,6 +30,7 @@ class WorkController {
     private final DatabaseWork work;
     private final DatabaseGuard guard;
     private final LongAdder poolTimeouts = new LongAdder();
+    private final Map<String, LongAdder> poolTimeoutsByPath = new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
 
     WorkController(DatabaseWork work, DatabaseGuard guard) {
@@ -32,8 +38,9 @@ class WorkController {
         this.guard = guard;
     }
 
-    @GetMapping("/work")
-    ResponseEntity<String> work() {
+    @GetMapping({"/work", "/open/critical", "/open/sheddable", "/flat/critical", "/flat/sheddable", "/edge/critical",
+        "/edge/sheddable"})
+    ResponseEntity<String> work(HttpServletRequest request) {
         inFlight.incrementAndGet();
         try {
             return ResponseEntity.ok(Long.toString(guard.call(work)));
@@ -41,6 +48,7 @@ class WorkController {
             return failure(HttpStatus.SERVICE_UNAVAILABLE, "refused");
         } catch (SQLTransientConnectionException e) {
             poolTimeouts.increment();
+            poolTimeoutsByPath.computeIfAbsent(request.getRequestURI(), path -> new LongAdder()).increment();
             return failure(HttpStatus.SERVICE_UNAVAILABLE, "pool-timeout");
         } catch (SQLException | RuntimeException e) {
             return failure(HttpStatus.INTERNAL_SERVER_ERROR, "error");
@@ -60,6 +68,17 @@ class WorkController {
      */
     long poolTimeouts() {
         return poolTimeouts.sum();
+    }
+
+    /**
+     * Returns how many requests to one path HikariCP's connection timeout failed so far.
+     *
+     * @param path a route's path, {@code /edge/critical} say
+     * @return a running count
+     */
+    long poolTimeouts(String path) {
+        LongAdder count = poolTimeoutsByPath.get(path);
+        return count == null ? 0 : count.sum();
     }
 
     /**

@@ -30,7 +30,7 @@ class OverloadLabTest {
     void aBulkheadHoldsGoodputAndLatencyWhereTheUnguardedServiceCollapses() throws Exception {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         LabExperiment.Result result = new LabExperiment(Scenario.OVERLOAD, true,
-                List.of(GuardMode.NONE, GuardMode.FIXED, GuardMode.SELF_TUNING), false,
+                List.of(GuardMode.NONE, GuardMode.FIXED, GuardMode.SELF_TUNING), List.of(), false, false,
                 new PrintStream(log, true, StandardCharsets.UTF_8)).run();
         String report = Report.text(result);
         Map<String, RunResult> runs = result.runs().stream()

@@ -1,7 +1,7 @@
 package dev.bulwark.cli.internal.report;
 
-/** Escaping for text and attribute values written into the HTML report. */
-final class Html {
+/** Escaping for text and attribute values written into the HTML reports (the CLI's and the lab's). */
+public final class Html {
 
     private Html() {
     }
@@ -12,7 +12,7 @@ final class Html {
      * @param text the text
      * @return the escaped text
      */
-    static String escape(String text) {
+    public static String escape(String text) {
         StringBuilder escaped = new StringBuilder(text.length() + 16);
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);

@@ -46,7 +46,8 @@ public final class HtmlReport {
     /** Rates over time are averaged over this window, to show the trend rather than Poisson noise. */
     private static final double RATE_WINDOW_SECONDS = 0.5;
 
-    static final String STYLE = String.join("\n",
+    /** The reports' style sheet: the simulator's pages and the lab's share it. */
+    public static final String STYLE = String.join("\n",
             "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',Arial,sans-serif;",
             "  margin:0;background:#f8fafc;color:#0f172a;line-height:1.45}",
             "main{max-width:980px;margin:0 auto;padding:24px}",

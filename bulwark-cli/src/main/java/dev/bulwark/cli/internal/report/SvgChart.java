@@ -10,9 +10,10 @@ import java.util.function.DoubleFunction;
 /**
  * A chart drawn as inline SVG (no script, no external resource): lines or filled steps over a linear or
  * logarithmic x axis and a linear y axis from zero, with grid lines, labelled ticks, dashed reference lines and a
- * legend. Not thread-safe; build, then {@link #render()} once.
+ * legend. Not thread-safe; build, then {@link #render()} once. Public for the lab's report ({@code bulwark-lab}),
+ * which draws its charts the same way; the package is not exported by the module.
  */
-final class SvgChart {
+public final class SvgChart {
 
     private static final int LEFT = 64;
     private static final int RIGHT = 16;
@@ -47,8 +48,14 @@ final class SvgChart {
         this.xTickLabel = xTickLabel;
     }
 
-    /** A chart over time (seconds on a linear x axis). */
-    static SvgChart overTime(String description, String yLabel) {
+    /**
+     * A chart over time (seconds on a linear x axis).
+     *
+     * @param description the chart's accessible name (its {@code aria-label})
+     * @param yLabel the y axis's label
+     * @return an empty chart
+     */
+    public static SvgChart overTime(String description, String yLabel) {
         return new SvgChart(description, "seconds", yLabel, false, SvgChart::number);
     }
 
@@ -60,15 +67,27 @@ final class SvgChart {
     /**
      * Sets the size of the chart's plot: {@code width} the whole chart's, {@code height} the chart's without its
      * legend's extra rows (900 by 300 unless set; small multiples are smaller).
+     *
+     * @param width in the chart's own pixels
+     * @param height likewise
+     * @return this chart
      */
-    SvgChart size(int width, int height) {
+    public SvgChart size(int width, int height) {
         this.width = width;
         this.plotHeight = height - TOP - BOTTOM;
         return this;
     }
 
-    /** Adds a line through the points (x, y). */
-    SvgChart line(String name, String color, double[] x, double[] y) {
+    /**
+     * Adds a line through the points (x, y); a point whose y is NaN is left out.
+     *
+     * @param name the series' name in the legend
+     * @param color its colour, {@code #rrggbb}
+     * @param x the points' x values
+     * @param y their y values
+     * @return this chart
+     */
+    public SvgChart line(String name, String color, double[] x, double[] y) {
         series.add(new Series(name, color, x, y, false));
         include(x, y);
         return this;
@@ -81,21 +100,41 @@ final class SvgChart {
         return this;
     }
 
-    /** Adds a dashed horizontal line at {@code y}, labelled. */
-    SvgChart horizontalLine(String label, String color, double y) {
+    /**
+     * Adds a dashed horizontal line at {@code y}, labelled.
+     *
+     * @param label the line's label
+     * @param color its colour, {@code #rrggbb}
+     * @param y where
+     * @return this chart
+     */
+    public SvgChart horizontalLine(String label, String color, double y) {
         horizontal.add(new Reference(label, color, y));
         yMax = Math.max(yMax, y);
         return this;
     }
 
-    /** Adds a dashed vertical line at {@code x}, labelled. */
-    SvgChart verticalLine(String label, String color, double x) {
+    /**
+     * Adds a dashed vertical line at {@code x}, labelled.
+     *
+     * @param label the line's label
+     * @param color its colour, {@code #rrggbb}
+     * @param x where
+     * @return this chart
+     */
+    public SvgChart verticalLine(String label, String color, double x) {
         vertical.add(new Reference(label, color, x));
         return this;
     }
 
-    /** Sets the x range (otherwise the data's). */
-    SvgChart xRange(double min, double max) {
+    /**
+     * Sets the x range (otherwise the data's).
+     *
+     * @param min the axis's left end
+     * @param max its right end
+     * @return this chart
+     */
+    public SvgChart xRange(double min, double max) {
         xMin = min;
         xMax = max;
         return this;
@@ -132,7 +171,12 @@ final class SvgChart {
         return width;
     }
 
-    String render() {
+    /**
+     * Draws the chart.
+     *
+     * @return one {@code <svg class="chart">} element, styled by the report's style sheet
+     */
+    public String render() {
         double left = Double.isNaN(xMin) ? 0 : xMin;
         double right = Double.isNaN(xMax) || xMax <= left ? left + 1 : xMax;
         if (logarithmicX) {
