@@ -44,22 +44,8 @@ public final class LabMain {
                 case "--quick" -> quick = true;
                 case "--out" -> out = Paths.get(rest.get(++i));
                 case "--guards" -> guardList = rest.get(++i);
-                case "--fixed-by" -> {
-                    String by = rest.get(++i);
-                    if (!by.equals("simulator") && !by.equals("little")) {
-                        System.err.println("bulwark-lab: --fixed-by: expected simulator or little, got " + by);
-                        System.exit(2);
-                    }
-                    fixedByLittle = by.equals("little");
-                }
-                case "--slowed-by" -> {
-                    String by = rest.get(++i);
-                    if (!by.equals("queries") && !by.equals("lock")) {
-                        System.err.println("bulwark-lab: --slowed-by: expected queries or lock, got " + by);
-                        System.exit(2);
-                    }
-                    slowedByLock = by.equals("lock");
-                }
+                case "--fixed-by" -> fixedByLittle = isSecond("--fixed-by", rest.get(++i), "simulator", "little");
+                case "--slowed-by" -> slowedByLock = isSecond("--slowed-by", rest.get(++i), "queries", "lock");
                 default -> {
                     System.err.println("bulwark-lab: unknown option " + rest.get(i));
                     System.exit(2);
@@ -83,6 +69,18 @@ public final class LabMain {
         System.out.println("\nwrote " + out.resolve(scenario.command() + ".txt") + ", "
                 + out.resolve(scenario.command() + ".json") + " and " + out.resolve(scenario.command() + ".html"));
         System.exit(0);
+    }
+
+    /**
+     * Reads a two-way option: whether {@code value} is {@code second}. Exits with status 2 and a message naming the
+     * option when it is neither choice.
+     */
+    private static boolean isSecond(String option, String value, String first, String second) {
+        if (!value.equals(first) && !value.equals(second)) {
+            System.err.println("bulwark-lab: " + option + ": expected " + first + " or " + second + ", got " + value);
+            System.exit(2);
+        }
+        return value.equals(second);
     }
 
     private static <M> List<M> parse(String list, M[] known, Function<M, String> label) {
