@@ -18,7 +18,13 @@ enum EdgeMode {
      * {@code CRITICAL} for {@code /edge/critical}, {@code SHEDDABLE} for {@code /edge/sheddable}. A freed slot goes
      * to a waiting critical request first, and a critical request that finds the queue full evicts a sheddable one.
      */
-    PRIORITIES("priorities", "/edge");
+    PRIORITIES("priorities", "/edge"),
+    /**
+     * {@link #PRIORITIES} on a third bulkhead ({@code keep}) whose routes answer a refusal with 429 instead of 503:
+     * Tomcat closes the connection after every 503 (and 400, 408, 411, 413, 414, 500, 501), so each refusal costs its
+     * client a new connection; after a 429 the connection stays open for the next request.
+     */
+    PRIORITIES_429("priorities429", "/keep");
 
     private final String label;
     private final String prefix;
@@ -40,7 +46,7 @@ enum EdgeMode {
     /**
      * Returns the path prefix of the mode's two routes.
      *
-     * @return {@code /open}, {@code /flat} or {@code /edge}
+     * @return {@code /open}, {@code /flat}, {@code /edge} or {@code /keep}
      */
     String prefix() {
         return prefix;

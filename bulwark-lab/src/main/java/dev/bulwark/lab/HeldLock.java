@@ -20,9 +20,9 @@ import java.util.concurrent.locks.LockSupport;
 final class HeldLock implements DatabaseSlowdown {
 
     /** How long each lock is held. */
-    static final long HOLD_MILLIS = 200;
+    static final long HOLD_MILLIS = 300;
     /** How long the rows are free between two locks. */
-    static final long GAP_MILLIS = 300;
+    static final long GAP_MILLIS = 200;
     /** How often a pause looks whether the slowdown was stopped. */
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 

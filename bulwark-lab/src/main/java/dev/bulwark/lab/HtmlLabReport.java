@@ -32,7 +32,9 @@ final class HtmlLabReport {
             Map.entry(EdgeMode.SHED.label() + " critical", "#2563eb"),
             Map.entry(EdgeMode.SHED.label() + " sheddable", "#93c5fd"),
             Map.entry(EdgeMode.PRIORITIES.label() + " critical", "#9333ea"),
-            Map.entry(EdgeMode.PRIORITIES.label() + " sheddable", "#d8b4fe"));
+            Map.entry(EdgeMode.PRIORITIES.label() + " sheddable", "#d8b4fe"),
+            Map.entry(EdgeMode.PRIORITIES_429.label() + " critical", "#15803d"),
+            Map.entry(EdgeMode.PRIORITIES_429.label() + " sheddable", "#86efac"));
     private static final String REFERENCE = "#475569";
     /** The runs table has thirteen columns: smaller type, and a scroll bar rather than an overflow on a narrow page. */
     private static final String LAB_STYLE = ".wide{overflow-x:auto}\n.wide table{font-size:.85rem}\n"

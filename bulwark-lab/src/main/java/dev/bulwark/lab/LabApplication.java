@@ -38,9 +38,9 @@ class LabApplication {
         properties.put("spring.datasource.hikari.maximum-pool-size", Integer.toString(POOL_SIZE));
         properties.put("spring.datasource.hikari.minimum-idle", Integer.toString(POOL_SIZE));
         properties.put("spring.datasource.hikari.connection-timeout", Integer.toString(POOL_TIMEOUT_MILLIS));
-        // The shedding experiment's edge (EdgeMode): two bulkheads at the pool's size, with the lab's queue and
-        // maximum wait, and three routes. /open/** matches none and is not shed.
-        for (String bulkhead : new String[] {"edge", "flat"}) {
+        // The shedding experiment's edge (EdgeMode): three bulkheads at the pool's size, with the lab's queue and
+        // maximum wait, and five routes. /open/** matches none and is not shed.
+        for (String bulkhead : new String[] {"edge", "flat", "keep"}) {
             properties.put("bulwark.bulkheads." + bulkhead + ".max-concurrency", Integer.toString(POOL_SIZE));
             properties.put("bulwark.bulkheads." + bulkhead + ".max-queue",
                     Integer.toString(DatabaseGuard.queueFor(POOL_SIZE)));
@@ -55,6 +55,14 @@ class LabApplication {
         properties.put("bulwark.shedding.routes[1].default-priority", "SHEDDABLE");
         properties.put("bulwark.shedding.routes[2].pattern", "/flat/**");
         properties.put("bulwark.shedding.routes[2].bulkhead", "flat");
+        properties.put("bulwark.shedding.routes[3].pattern", "/keep/critical");
+        properties.put("bulwark.shedding.routes[3].bulkhead", "keep");
+        properties.put("bulwark.shedding.routes[3].default-priority", "CRITICAL");
+        properties.put("bulwark.shedding.routes[3].status", "429");
+        properties.put("bulwark.shedding.routes[4].pattern", "/keep/sheddable");
+        properties.put("bulwark.shedding.routes[4].bulkhead", "keep");
+        properties.put("bulwark.shedding.routes[4].default-priority", "SHEDDABLE");
+        properties.put("bulwark.shedding.routes[4].status", "429");
         properties.put("spring.jmx.enabled", "false");
         properties.put("logging.level.root", "WARN");
         properties.put("logging.level.com.zaxxer.hikari", "ERROR");

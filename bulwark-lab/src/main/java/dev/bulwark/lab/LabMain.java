@@ -30,7 +30,7 @@ public final class LabMain {
             System.err.println("usage: bulwark-lab overload|slowdown|shedding [--quick] [--out DIR] "
                     + "[--guards none,fixed,selfTuning,resilience4j,springBlock,springReject] "
                     + "[--fixed-by simulator|little] [--slowed-by queries|lock]\n"
-                    + "  shedding's --guards: none,shed,priorities (all three by default)");
+                    + "  shedding's --guards: none,shed,priorities,priorities429 (all four by default)");
             System.exit(2);
         }
         rest.remove(0);

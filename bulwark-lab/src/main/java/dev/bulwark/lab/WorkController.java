@@ -39,7 +39,7 @@ class WorkController {
     }
 
     @GetMapping({"/work", "/open/critical", "/open/sheddable", "/flat/critical", "/flat/sheddable", "/edge/critical",
-        "/edge/sheddable"})
+        "/edge/sheddable", "/keep/critical", "/keep/sheddable"})
     ResponseEntity<String> work(HttpServletRequest request) {
         inFlight.incrementAndGet();
         try {
