@@ -25,8 +25,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * beside it, or in its place when asked), then runs the scenario's open-loop schedule once per guard; in
  * {@link Scenario#SLOWDOWN} a {@link DatabaseSlowdown} (competing queries, or a held lock) runs during each run's
  * second stage. In {@link Scenario#OVERLOAD} each run is paired with the simulator's prediction of it
- * ({@link SimVsReal}). In {@link Scenario#SHEDDING} the runs are per {@link EdgeMode} rather than per guard of the database path, which
- * stays unguarded: critical and sheddable requests at once, to the mode's routes. Everything is stopped at the end.
+ * ({@link SimVsReal}). In {@link Scenario#SHEDDING} the runs are per {@link EdgeMode} rather than per guard of the
+ * database path, which stays unguarded: critical and sheddable requests at once, to the mode's routes. Everything is
+ * stopped at the end.
  */
 final class LabExperiment {
 

@@ -38,8 +38,9 @@ final class Report {
         out.append(sizing(result));
         if (result.scenario() == Scenario.SHEDDING) {
             out.append(String.format(Locale.ROOT, "the fixed limit is not used: the edge's bulkheads are at the pool's"
-                    + " size, limit %d, queue %d, max wait %d ms; refused with 503 (priorities429: 429)%n", LabApplication.POOL_SIZE,
-                    DatabaseGuard.queueFor(LabApplication.POOL_SIZE), LabExperiment.MAX_WAIT.toMillis()));
+                    + " size, limit %d, queue %d, max wait %d ms; refused with 503 (priorities429: 429)%n",
+                    LabApplication.POOL_SIZE, DatabaseGuard.queueFor(LabApplication.POOL_SIZE),
+                    LabExperiment.MAX_WAIT.toMillis()));
         }
         if (result.scenario() == Scenario.SLOWDOWN) {
             out.append(String.format(Locale.ROOT, "slowed: %s during the second stage (rounds completed per run: %s);"
