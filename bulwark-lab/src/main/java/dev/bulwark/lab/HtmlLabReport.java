@@ -132,19 +132,16 @@ final class HtmlLabReport {
         }
         html.append("</tr>\n");
         for (RunResult run : runs) {
-            String limit = run.limit() == 0 ? "-" : run.finalLimit() >= 0 && run.finalLimit() != run.limit()
-                    ? run.limit() + " → " + run.finalLimit() : Integer.toString(run.limit());
-            String recovery = run.recoverySeconds() < 0 ? "none"
-                    : String.format(Locale.ROOT, "%.1f s", run.recoverySeconds());
             html.append("<tr><td>").append(Html.escape(run.guard())).append("</td>");
-            for (String cell : new String[] {limit, String.format(Locale.ROOT, "%.0f", run.surgeOfferedPerSecond()),
+            for (String cell : new String[] {Report.limit(run, " → "),
+                String.format(Locale.ROOT, "%.0f", run.surgeOfferedPerSecond()),
                 String.format(Locale.ROOT, "%.0f", run.surgeGoodputPerSecond()),
                 String.format(Locale.ROOT, "%.1f", run.surgeP50Millis()),
                 String.format(Locale.ROOT, "%.1f", run.surgeP99Millis()),
                 String.format(Locale.ROOT, "%.1f", run.surgeOkP99Millis()),
                 Integer.toString(run.surgeOutcomes().get(Outcome.REFUSED)), Long.toString(run.poolTimeouts()),
                 Integer.toString(run.surgeOutcomes().get(Outcome.CLIENT_TIMEOUT)),
-                Integer.toString(run.surgeOutcomes().get(Outcome.ERROR)), recovery,
+                Integer.toString(run.surgeOutcomes().get(Outcome.ERROR)), Report.recovery(run),
                 String.format(Locale.ROOT, "%.1f", run.surgeGeneratorLagP99Millis())}) {
                 html.append("<td>").append(Html.escape(cell)).append("</td>");
             }

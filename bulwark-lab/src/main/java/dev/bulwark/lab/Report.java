@@ -165,15 +165,34 @@ final class Report {
      * @return one line
      */
     static String row(RunResult r, int width) {
-        String limit = r.limit() == 0 ? "-" : r.finalLimit() >= 0 && r.finalLimit() != r.limit()
-                ? r.limit() + ">" + r.finalLimit() : Integer.toString(r.limit());
         return String.format(Locale.ROOT, "%-" + width + "s %5s %8.0f %8.0f %8.1f %8.1f %8.1f %7d %7d %7d %6d %9s "
                 + "%7.1f",
-                r.guard(), limit, r.surgeOfferedPerSecond(), r.surgeGoodputPerSecond(), r.surgeP50Millis(),
+                r.guard(), limit(r, ">"), r.surgeOfferedPerSecond(), r.surgeGoodputPerSecond(), r.surgeP50Millis(),
                 r.surgeP99Millis(), r.surgeOkP99Millis(), r.surgeOutcomes().get(Outcome.REFUSED), r.poolTimeouts(),
                 r.surgeOutcomes().get(Outcome.CLIENT_TIMEOUT), r.surgeOutcomes().get(Outcome.ERROR),
-                r.recoverySeconds() < 0 ? "none" : String.format(Locale.ROOT, "%.1f s", r.recoverySeconds()),
-                r.surgeGeneratorLagP99Millis());
+                recovery(r), r.surgeGeneratorLagP99Millis());
+    }
+
+    /**
+     * A run's limit cell: "-" without a limit, the limit, or the starting and final limits when they differ.
+     *
+     * @param r the run
+     * @param arrow what stands between the starting and the final limit
+     * @return the cell's text
+     */
+    static String limit(RunResult r, String arrow) {
+        return r.limit() == 0 ? "-" : r.finalLimit() >= 0 && r.finalLimit() != r.limit()
+                ? r.limit() + arrow + r.finalLimit() : Integer.toString(r.limit());
+    }
+
+    /**
+     * A run's recovery cell: "none", or the seconds to recover.
+     *
+     * @param r the run
+     * @return the cell's text
+     */
+    static String recovery(RunResult r) {
+        return r.recoverySeconds() < 0 ? "none" : String.format(Locale.ROOT, "%.1f s", r.recoverySeconds());
     }
 
     /**
