@@ -50,10 +50,7 @@ final class AsyncCallLauncher implements CallLauncher {
             call = CompletableFuture.failedFuture(unexpected);
         }
         call.whenComplete((ignored, failure) -> {
-            CallOutcome outcome = measurements.finished(failure, arrivalNanos);
-            if (kind != null) {
-                kind.finished(outcome, arrivalNanos);
-            }
+            measurements.finished(failure, arrivalNanos, kind);
             if (afterOutcome != null) {
                 afterOutcome.run();
             }

@@ -62,10 +62,16 @@ public final class RunMeasurements {
      * @param arrivalNanos when the call was due to arrive, on the ticker's clock; measuring from the intended
      *     time rather than the moment the arrival thread got round to it keeps a late arrival thread from hiding
      *     latency (coordinated omission)
+     * @param kind the call's class, whose own counts are updated too, or {@code null} when calls have no class
      * @return the outcome
      */
-    public CallOutcome finished(Throwable failure, long arrivalNanos) {
+    CallOutcome finished(Throwable failure, long arrivalNanos, CallClasses.Call kind) {
         CallOutcome outcome = CallOutcome.of(failure);
+        if (kind != null) {
+            // Before the call counts as ended: the run's end waits for every call to have ended and then reads the
+            // classes' counts, so a class counted after it could miss a call ended on another thread.
+            kind.finished(outcome, arrivalNanos);
+        }
         long latencyNanos = Math.max(0L, ticker.read() - arrivalNanos);
         if (outcome == CallOutcome.COMPLETED) {
             endToEndMicros.recordValue(latencyNanos / 1_000L);

@@ -81,19 +81,13 @@ final class ThreadPerCallLauncher implements CallLauncher {
                 } catch (RuntimeException | Error outcome) {
                     failure = outcome;
                 }
-                CallOutcome ended = measurements.finished(failure, arrivalNanos);
-                if (kind != null) {
-                    kind.finished(ended, arrivalNanos);
-                }
+                measurements.finished(failure, arrivalNanos, kind);
                 if (afterOutcome != null) {
                     afterOutcome.run();
                 }
             });
         } catch (RejectedExecutionException unexpected) {
-            CallOutcome ended = measurements.finished(unexpected, arrivalNanos);
-            if (kind != null) {
-                kind.finished(ended, arrivalNanos);
-            }
+            measurements.finished(unexpected, arrivalNanos, kind);
         }
     }
 
