@@ -36,6 +36,7 @@ class RunMeasurementsTest {
         assertThat(outcome).isEqualTo(CallOutcome.COMPLETED);
         assertThat(outstandingWhenTheClassCounted).containsExactly(1L);
         assertThat(measurements.get().outstanding()).isZero();
-        assertThat(classes.byPriority().orElseThrow().rows().get(0).counts().count(CallOutcome.COMPLETED)).isEqualTo(1L);
+        assertThat(classes.byPriority().orElseThrow().rows().get(0).counts().count(CallOutcome.COMPLETED))
+                .isEqualTo(1L);
     }
 }
