@@ -112,7 +112,7 @@ final class OpenLoopLoad {
             return Outcome.OK;
         }
         if (response.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json")) {
-            // Refused at the service's edge by Bulwark's shedding filter (its 503 and RFC 9457 body).
+            // Refused at the service's edge by Bulwark's shedding filter (an RFC 9457 body with 503, or 429).
             return Outcome.REFUSED;
         }
         String outcome = response.headers().firstValue(WorkController.OUTCOME_HEADER).orElse("");

@@ -17,7 +17,8 @@ import org.springframework.web.bind.annotation.RestController;
  * under each {@link EdgeMode}'s prefix, all the same database work through the current guard. Answers 200 with
  * the result; 503 with header {@code X-Lab-Outcome: refused} when the guard refused, {@code pool-timeout} when
  * HikariCP had no connection within its timeout; 500 on any other failure. A request the shedding filter refuses
- * never gets here: the filter answers it with 503 and a problem body ({@code application/problem+json}).
+ * never gets here: the filter answers it with a problem body ({@code application/problem+json}), status 503, or 429
+ * under the {@code /keep} prefix ({@link EdgeMode#PRIORITIES_429}).
  *
  * <p>Thread-safe (Tomcat's worker threads call it concurrently).
  */
@@ -29,7 +30,6 @@ class WorkController {
 
     private final DatabaseWork work;
     private final DatabaseGuard guard;
-    private final LongAdder poolTimeouts = new LongAdder();
     private final Map<String, LongAdder> poolTimeoutsByPath = new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
 
@@ -47,7 +47,6 @@ class WorkController {
         } catch (DatabaseGuard.Refused e) {
             return failure(HttpStatus.SERVICE_UNAVAILABLE, "refused");
         } catch (SQLTransientConnectionException e) {
-            poolTimeouts.increment();
             poolTimeoutsByPath.computeIfAbsent(request.getRequestURI(), path -> new LongAdder()).increment();
             return failure(HttpStatus.SERVICE_UNAVAILABLE, "pool-timeout");
         } catch (SQLException | RuntimeException e) {
@@ -67,7 +66,7 @@ class WorkController {
      * @return a running count
      */
     long poolTimeouts() {
-        return poolTimeouts.sum();
+        return poolTimeoutsByPath.values().stream().mapToLong(LongAdder::sum).sum();
     }
 
     /**
