@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.LongAdder;
  * Measures the service before an experiment, closed-loop: {@code n} clients each send a request as soon as their
  * previous one is answered, for a while, and the probe counts the successful answers per second. With {@code n}
  * equal to the pool's size this is the most the service completes (its capacity); with {@code n = 1}, together
- * with {@link DatabaseWork}'s timing, it gives the database time of a call without contention.
+ * with the loaded dependency's timing ({@link DependencyWork}), it gives its time of a call without contention.
  *
  * <p>A closed loop is right here, unlike for the overload itself: it measures throughput at a known concurrency,
  * not latency under an arrival rate.

@@ -6,7 +6,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
 import org.springframework.stereotype.Component;
 
@@ -19,7 +18,7 @@ import org.springframework.stereotype.Component;
  * <p>Thread-safe: every call takes its own connection from the pool.
  */
 @Component
-class DatabaseWork {
+class DatabaseWork implements DependencyWork {
 
     /** Rows of the hot table: calls on the same one serialise on its lock. */
     static final int HOT_ROWS = 4;
@@ -27,8 +26,7 @@ class DatabaseWork {
     static final int SCANNED_ROWS = 40_000;
 
     private final DataSource dataSource;
-    private final LongAdder calls = new LongAdder();
-    private final LongAdder nanos = new LongAdder();
+    private final CallTimes times = new CallTimes();
 
     DatabaseWork(DataSource dataSource) {
         this.dataSource = dataSource;
@@ -58,7 +56,8 @@ class DatabaseWork {
      * @return the hot row's new value plus the scan's count
      * @throws SQLException HikariCP's pool timeout or PostgreSQL's error, untouched
      */
-    long serve() throws SQLException {
+    @Override
+    public long serve() throws SQLException {
         int row = 1 + ThreadLocalRandom.current().nextInt(HOT_ROWS);
         int bucket = ThreadLocalRandom.current().nextInt(1000);
         try (Connection c = dataSource.getConnection()) {
@@ -79,8 +78,7 @@ class DatabaseWork {
                     result += rs.getLong(1);
                 }
                 c.commit();
-                nanos.add(System.nanoTime() - start);
-                calls.increment();
+                times.record(System.nanoTime() - start);
                 return result;
             } catch (SQLException | RuntimeException e) {
                 c.rollback();
@@ -90,20 +88,13 @@ class DatabaseWork {
     }
 
     /**
-     * Returns the number of transactions committed so far.
+     * Returns the times of the committed transactions, each from its first statement to the commit (not the wait for
+     * a connection).
      *
-     * @return a running count
+     * @return running sums
      */
-    long calls() {
-        return calls.sum();
-    }
-
-    /**
-     * Returns the total time committed transactions held a connection, from their first statement to the commit.
-     *
-     * @return nanoseconds
-     */
-    long nanos() {
-        return nanos.sum();
+    @Override
+    public CallTimes times() {
+        return times;
     }
 }

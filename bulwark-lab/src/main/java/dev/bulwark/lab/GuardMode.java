@@ -1,7 +1,7 @@
 package dev.bulwark.lab;
 
 /**
- * What protects the service's database path in one run of an experiment.
+ * What protects the loaded dependency's path (the database's, or the remote's) in one run of an experiment.
  */
 enum GuardMode {
     /** Nothing but HikariCP's own pool and its connection timeout. */

@@ -62,7 +62,8 @@ final class HtmlLabReport {
                         result.cores(), result.postgresBin()))).append("</p>\n");
         html.append("<div class=\"cards\">\n");
         card(html, String.format(Locale.ROOT, "%.0f/s", result.capacityPerSecond()), "capacity (probe's best)");
-        card(html, String.format(Locale.ROOT, "%.2f ms", result.dbMillisAlone()), "database time alone");
+        card(html, String.format(Locale.ROOT, "%.2f ms", result.workMillisAlone()),
+                result.scenario().dependency() + " time alone");
         if (result.scenario() == Scenario.SHEDDING) {
             card(html, Integer.toString(LabApplication.POOL_SIZE), "the edge's limit (the pool's size)");
         } else {

@@ -1,5 +1,6 @@
 package dev.bulwark.lab;
 
+import java.net.URI;
 import java.util.HashMap;
 import java.util.Map;
 import org.springframework.boot.Banner;
@@ -11,7 +12,8 @@ import org.springframework.resilience.annotation.EnableResilientMethods;
 
 /**
  * The service under test: Spring Boot (MVC on Tomcat with its default 200 worker threads) and HikariCP with a pool
- * of {@link #POOL_SIZE} connections to the lab's PostgreSQL, serving {@link WorkController}'s routes, and
+ * of {@link #POOL_SIZE} connections to the lab's PostgreSQL, and a JDK {@code HttpClient} to the lab's
+ * {@link RemoteService} ({@link RemoteWork}), serving {@link WorkController}'s routes, and
  * Bulwark's inbound shedding filter on the routes of {@link EdgeMode#SHED} and {@link EdgeMode#PRIORITIES}.
  */
 @SpringBootApplication
@@ -27,10 +29,12 @@ class LabApplication {
      * Starts the service on a free loopback port.
      *
      * @param jdbcUrl the database
+     * @param remote the second HTTP service's route
      * @return the running application; close it to stop it
      */
-    static ConfigurableApplicationContext start(String jdbcUrl) {
+    static ConfigurableApplicationContext start(String jdbcUrl, URI remote) {
         Map<String, Object> properties = new HashMap<>();
+        properties.put(RemoteWork.URI_PROPERTY, remote.toString());
         properties.put("server.port", "0");
         properties.put("server.address", "127.0.0.1");
         properties.put("spring.datasource.url", jdbcUrl);
@@ -43,7 +47,7 @@ class LabApplication {
         for (String bulkhead : new String[] {"edge", "flat", "keep"}) {
             properties.put("bulwark.bulkheads." + bulkhead + ".max-concurrency", Integer.toString(POOL_SIZE));
             properties.put("bulwark.bulkheads." + bulkhead + ".max-queue",
-                    Integer.toString(DatabaseGuard.queueFor(POOL_SIZE)));
+                    Integer.toString(DependencyGuard.queueFor(POOL_SIZE)));
             properties.put("bulwark.bulkheads." + bulkhead + ".max-wait",
                     LabExperiment.MAX_WAIT.toMillis() + "ms");
         }

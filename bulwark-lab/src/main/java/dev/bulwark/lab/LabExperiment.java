@@ -1,5 +1,6 @@
 package dev.bulwark.lab;
 
+import dev.bulwark.cli.internal.sim.BulkheadSettings;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
@@ -19,13 +20,15 @@ import java.util.concurrent.TimeUnit;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * One of the lab's experiments ({@link Scenario}). It starts PostgreSQL and the service, measures the service (the
- * database time of a call alone, and the capacity with the pool full), fits the simulator's downstream to them
+ * One of the lab's experiments ({@link Scenario}). It starts PostgreSQL, the second HTTP service
+ * ({@link RemoteService}) and the service, measures the service (the loaded dependency's time of a call alone, and
+ * the capacity with as many clients as the pool has connections), fits the simulator's downstream to them
  * ({@link ServiceModel}) and sizes a fixed limit with the simulator ({@link SimulatorSizing}; Little's law's figure
  * beside it, or in its place when asked), then runs the scenario's open-loop schedule once per guard; in
  * {@link Scenario#SLOWDOWN} a {@link DatabaseSlowdown} (competing queries, or a held lock) runs during each run's
- * second stage. In {@link Scenario#OVERLOAD} each run is paired with the simulator's prediction of it
- * ({@link SimVsReal}). In {@link Scenario#SHEDDING} the runs are per {@link EdgeMode} rather than per guard of the
+ * second stage. In {@link Scenario#OVERLOAD} and {@link Scenario#REMOTE} each run is paired with the simulator's
+ * prediction of it ({@link SimVsReal}); {@link Scenario#REMOTE} loads the path to the second HTTP service instead
+ * of the database's. In {@link Scenario#SHEDDING} the runs are per {@link EdgeMode} rather than per guard of the
  * database path, which stays unguarded: critical and sheddable requests at once, to the mode's routes. Everything is
  * stopped at the end.
  */
@@ -44,7 +47,8 @@ final class LabExperiment {
      * @param quick whether it ran the CI-sized schedule
      * @param cores the processors the JVM saw
      * @param postgresBin where PostgreSQL's binaries were
-     * @param dbMillisAlone mean database time of a call with one client (from the connection to the commit)
+     * @param workMillisAlone mean time of a call on the loaded dependency with one client: the database's (from the
+     *     connection to the commit), or in {@link Scenario#REMOTE} the remote call's
      * @param probe closed-loop throughput by number of clients, as measured ("1: 52/s, 2: 81/s, ...")
      * @param capacityPerSecond the best throughput of the probe
      * @param probeByClients the closed-loop throughput (per second) by number of clients
@@ -65,12 +69,12 @@ final class LabExperiment {
      * @param stages the schedule each run followed ({@link Scenario#SHEDDING}: its sheddable requests')
      * @param runs one per guard, in the order run; {@link Scenario#SHEDDING}: two per edge mode, its critical
      *     requests' then its sheddable ones', labelled {@code "<mode> critical"} and {@code "<mode> sheddable"}
-     * @param simVsReal {@link Scenario#OVERLOAD}: per run, in the same order, the simulator's prediction beside the
-     *     measured figures; empty in {@link Scenario#SLOWDOWN}, whose slowed database the model does not describe,
-     *     and in {@link Scenario#SHEDDING}
+     * @param simVsReal {@link Scenario#OVERLOAD} and {@link Scenario#REMOTE}: per run, in the same order, the
+     *     simulator's prediction beside the measured figures; empty in {@link Scenario#SLOWDOWN}, whose slowed
+     *     database the model does not describe, and in {@link Scenario#SHEDDING}
      */
     record Result(Scenario scenario, Instant started, boolean quick, int cores, String postgresBin,
-            double dbMillisAlone, String probe, double capacityPerSecond, Map<Integer, Double> probeByClients,
+            double workMillisAlone, String probe, double capacityPerSecond, Map<Integer, Double> probeByClients,
             ServiceModel model, SimulatorSizing sizing, String fixedSizedBy, int fixedLimit,
             double slowedCapacityPerSecond, double criticalPerSecond, String slowedBy, List<Long> slowdownRounds,
             List<Double> loadAverages, List<Stage> stages, List<RunResult> runs, List<SimVsReal> simVsReal) {
@@ -116,9 +120,12 @@ final class LabExperiment {
      */
     Result run() throws Exception {
         Instant started = Instant.now();
-        try (PostgresServer postgres = PostgresServer.start()) {
+        try (PostgresServer postgres = PostgresServer.start(); RemoteService remote = RemoteService.start()) {
             log.println("PostgreSQL from " + postgres.binDir() + " at " + postgres.jdbcUrl());
-            try (ConfigurableApplicationContext service = LabApplication.start(postgres.jdbcUrl())) {
+            log.println("remote service at " + remote.uri() + " (" + RemoteService.WORKERS + " workers; a SHA-256 of "
+                    + RemoteService.DIGESTED_BYTES / 1024 + " KiB and a wait of " + RemoteService.WAIT.toMillis()
+                    + " ms per request)");
+            try (ConfigurableApplicationContext service = LabApplication.start(postgres.jdbcUrl(), remote.uri())) {
                 service.getBean(DatabaseWork.class).createSchema();
                 try (DatabaseSlowdown slowdown = slowedByLock ? new HeldLock(postgres.jdbcUrl())
                         : new CompetingQueries(postgres.jdbcUrl())) {
@@ -130,10 +137,11 @@ final class LabExperiment {
 
     private Result measure(Instant started, PostgresServer postgres, ConfigurableApplicationContext service,
             DatabaseSlowdown slowdown) throws Exception {
-        DatabaseWork work = service.getBean(DatabaseWork.class);
-        DatabaseGuard guard = service.getBean(DatabaseGuard.class);
+        DependencyWork work = scenario == Scenario.REMOTE ? service.getBean(RemoteWork.class)
+                : service.getBean(DatabaseWork.class);
+        DependencyGuard guard = service.getBean(DependencyGuard.class);
         WorkController controller = service.getBean(WorkController.class);
-        URI target = URI.create("http://127.0.0.1:" + LabApplication.port(service) + "/work");
+        URI target = URI.create("http://127.0.0.1:" + LabApplication.port(service) + scenario.route());
         log.println("service at " + target + " (HikariCP pool " + LabApplication.POOL_SIZE + ", connection timeout "
                 + LabApplication.POOL_TIMEOUT_MILLIS + " ms)");
 
@@ -142,10 +150,10 @@ final class LabExperiment {
         guard.use(GuardMode.NONE, 0, MAX_WAIT);
         Duration step = Duration.ofSeconds(quick ? 2 : 4);
         probe.throughput(target, 4, step.multipliedBy(2));   // warms up the JIT and the pool
-        long calls = work.calls();
-        long nanos = work.nanos();
+        CallTimes.Snapshot before = work.times().snapshot();
         double capacity = probe.throughput(target, 1, step);
-        double dbMillis = (work.nanos() - nanos) / 1e6 / Math.max(1, work.calls() - calls);
+        CallTimes.Snapshot alone = work.times().snapshot().since(before);
+        double workMillis = alone.meanMillis();
         StringBuilder ramp = new StringBuilder(String.format(Locale.ROOT, "1: %.0f/s", capacity));
         Map<Integer, Double> byClients = new LinkedHashMap<>();
         byClients.put(1, Math.round(capacity * 10) / 10.0);
@@ -156,11 +164,11 @@ final class LabExperiment {
             byClients.put(clients, Math.round(throughput * 10) / 10.0);
             capacity = Math.max(capacity, throughput);
         }
-        int littleLimit = littleLimit(capacity, dbMillis);
+        int littleLimit = littleLimit(capacity, workMillis);
         log.println("closed-loop throughput by clients: " + ramp);
-        log.printf(Locale.ROOT, "measured: database time alone %.2f ms, capacity %.0f/s; Little's law: ceil(%.0f/s x "
-                + "%.2f ms) = %d%n", dbMillis, capacity, capacity, dbMillis, littleLimit);
-        ServiceModel model = ServiceModel.fit(dbMillis, byClients, LabApplication.POOL_SIZE);
+        log.printf(Locale.ROOT, "measured: %s time alone %.2f ms, capacity %.0f/s; Little's law: ceil(%.0f/s x "
+                + "%.2f ms) = %d%n", scenario.dependency(), workMillis, capacity, capacity, workMillis, littleLimit);
+        ServiceModel model = ServiceModel.fit(workMillis, alone.logSigma(), byClients, LabApplication.POOL_SIZE);
         log.println("simulator's downstream fitted to the probe: " + model.describe());
         SimulatorSizing sizing = SimulatorSizing.size(model, 2 * capacity, LabApplication.POOL_SIZE, CLIENT_TIMEOUT,
                 MAX_WAIT, littleLimit);
@@ -220,9 +228,10 @@ final class LabExperiment {
                 RunResult result = RunResult.of(mode.label(), limit, guard.bulwarkLimit(), samples, stages,
                         controller.poolTimeouts() - poolTimeouts);
                 runs.add(result);
-                if (scenario == Scenario.OVERLOAD) {
-                    simVsReal.add(SimVsReal.of(SimPredictor.predict(model, SimPredictor.settings(mode, fixedLimit,
-                            MAX_WAIT), stages, CLIENT_TIMEOUT), result));
+                if (scenario == Scenario.OVERLOAD || scenario == Scenario.REMOTE) {
+                    BulkheadSettings modelled = SimPredictor.settings(scenario, mode, fixedLimit, model.capacity(),
+                            MAX_WAIT);
+                    simVsReal.add(SimVsReal.of(SimPredictor.predict(model, modelled, stages, CLIENT_TIMEOUT), result));
                 }
                 if (scenario == Scenario.SLOWDOWN) {
                     slowdownRounds.add(slowdown.completed() - rounds);
@@ -236,7 +245,7 @@ final class LabExperiment {
             timer.shutdownNow();
         }
         return new Result(scenario, started, quick, Runtime.getRuntime().availableProcessors(),
-                postgres.binDir().toString(), Math.round(dbMillis * 100) / 100.0, ramp.toString(),
+                postgres.binDir().toString(), Math.round(workMillis * 100) / 100.0, ramp.toString(),
                 Math.round(capacity), byClients, model, sizing, fixedByLittle ? "little" : "simulator", fixedLimit,
                 Math.round(slowedCapacity), scenario == Scenario.SHEDDING
                         ? Math.round(Scenario.CRITICAL_RATE * capacity * 10) / 10.0 : 0,
@@ -256,12 +265,12 @@ final class LabExperiment {
      */
     private List<RunResult> runEdges(ConfigurableApplicationContext service, URI target, List<Stage> stages,
             double capacity, List<Double> loadAverages) throws Exception {
-        service.getBean(DatabaseGuard.class).use(GuardMode.NONE, 0, MAX_WAIT);
+        service.getBean(DependencyGuard.class).use(GuardMode.NONE, 0, MAX_WAIT);
         WorkController controller = service.getBean(WorkController.class);
         int edgeLimit = LabApplication.POOL_SIZE;
         List<Stage> criticalStages = scenario.criticalStages(capacity, quick);
         log.printf(Locale.ROOT, "critical requests at %.0f/s throughout; the edge's bulkheads at limit %d, queue %d%n",
-                criticalStages.get(0).fromRate(), edgeLimit, DatabaseGuard.queueFor(edgeLimit));
+                criticalStages.get(0).fromRate(), edgeLimit, DependencyGuard.queueFor(edgeLimit));
         List<RunResult> runs = new ArrayList<>();
         ExecutorService criticalSender = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "lab-critical-load");
@@ -302,11 +311,11 @@ final class LabExperiment {
      * Little's law's fixed limit: the calls in flight that the capacity needs when none waits for another.
      *
      * @param capacity requests per second
-     * @param dbMillis the database time of a call alone
-     * @return {@code ceil(capacity x dbMillis)}, at least 1, at most the pool's size
+     * @param workMillis the dependency's time of a call alone
+     * @return {@code ceil(capacity x workMillis)}, at least 1, at most the pool's size
      */
-    static int littleLimit(double capacity, double dbMillis) {
-        return (int) Math.max(1, Math.min(LabApplication.POOL_SIZE, Math.ceil(capacity * dbMillis / 1e3)));
+    static int littleLimit(double capacity, double workMillis) {
+        return (int) Math.max(1, Math.min(LabApplication.POOL_SIZE, Math.ceil(capacity * workMillis / 1e3)));
     }
 
     private static double loadAverage() {

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * The lab's command line: {@code java -jar bulwark-lab.jar overload|slowdown|shedding [--quick] [--out DIR]
+ * The lab's command line: {@code java -jar bulwark-lab.jar overload|slowdown|shedding|remote [--quick] [--out DIR]
  * [--guards a,b,...] [--fixed-by simulator|little] [--slowed-by queries|lock]}. See docs/lab.md.
  */
 public final class LabMain {
@@ -19,7 +19,7 @@ public final class LabMain {
     /**
      * Runs an experiment and writes its report.
      *
-     * @param args {@code overload}, {@code slowdown} or {@code shedding}, then options
+     * @param args {@code overload}, {@code slowdown}, {@code shedding} or {@code remote}, then options
      * @throws Exception when the experiment cannot run
      */
     public static void main(String[] args) throws Exception {
@@ -27,7 +27,7 @@ public final class LabMain {
         Scenario scenario = rest.isEmpty() ? null : Arrays.stream(Scenario.values())
                 .filter(s -> s.command().equals(rest.get(0))).findFirst().orElse(null);
         if (scenario == null) {
-            System.err.println("usage: bulwark-lab overload|slowdown|shedding [--quick] [--out DIR] "
+            System.err.println("usage: bulwark-lab overload|slowdown|shedding|remote [--quick] [--out DIR] "
                     + "[--guards none,fixed,selfTuning,resilience4j,springBlock,springReject] "
                     + "[--fixed-by simulator|little] [--slowed-by queries|lock]\n"
                     + "  shedding's --guards: none,shed,priorities,priorities429 (all four by default)");

@@ -33,13 +33,14 @@ final class Report {
                 result.quick() ? " --quick" : "",
                 result.started(), result.cores()));
         out.append(String.format(Locale.ROOT,
-                "database time alone %.2f ms; capacity %.0f/s (best closed-loop throughput of %s); fixed limit %d%n",
-                result.dbMillisAlone(), result.capacityPerSecond(), result.probe(), result.fixedLimit()));
+                "%s time alone %.2f ms; capacity %.0f/s (best closed-loop throughput of %s); fixed limit %d%n",
+                result.scenario().dependency(), result.workMillisAlone(), result.capacityPerSecond(), result.probe(),
+                result.fixedLimit()));
         out.append(sizing(result));
         if (result.scenario() == Scenario.SHEDDING) {
             out.append(String.format(Locale.ROOT, "the fixed limit is not used: the edge's bulkheads are at the pool's"
                     + " size, limit %d, queue %d, max wait %d ms; refused with 503 (priorities429: 429)%n",
-                    LabApplication.POOL_SIZE, DatabaseGuard.queueFor(LabApplication.POOL_SIZE),
+                    LabApplication.POOL_SIZE, DependencyGuard.queueFor(LabApplication.POOL_SIZE),
                     LabExperiment.MAX_WAIT.toMillis()));
         }
         if (result.scenario() == Scenario.SLOWDOWN) {

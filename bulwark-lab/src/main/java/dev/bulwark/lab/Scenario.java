@@ -24,7 +24,12 @@ enum Scenario {
      * capacity throughout, beside sheddable ones at 0.1x (warm), 2x (surge) and 0.1x again (recovery), once per
      * {@link EdgeMode}.
      */
-    SHEDDING("shedding");
+    SHEDDING("shedding"),
+    /**
+     * 2x overload on the path to the second HTTP service ({@link RemoteService}, a fixed pool of workers): the
+     * schedule of {@link #OVERLOAD}, requests to {@code /remote}.
+     */
+    REMOTE("remote");
 
     /** The steady rate of {@link #SLOWDOWN}, as a share of the measured capacity. */
     static final double SLOWDOWN_RATE = 0.7;
@@ -47,6 +52,24 @@ enum Scenario {
     }
 
     /**
+     * Returns which dependency its load reaches, for the reports.
+     *
+     * @return {@code "remote"} for {@link #REMOTE}, else {@code "database"}
+     */
+    String dependency() {
+        return this == REMOTE ? "remote" : "database";
+    }
+
+    /**
+     * Returns the route its load is sent to ({@link #SHEDDING}: the base its edge modes' routes resolve against).
+     *
+     * @return {@code /remote} for {@link #REMOTE}, else {@code /work}
+     */
+    String route() {
+        return this == REMOTE ? "/remote" : "/work";
+    }
+
+    /**
      * Returns the schedule of one run.
      *
      * @param capacity the measured capacity, requests per second
@@ -55,7 +78,7 @@ enum Scenario {
      */
     List<Stage> stages(double capacity, boolean quick) {
         return switch (this) {
-            case OVERLOAD -> List.of(
+            case OVERLOAD, REMOTE -> List.of(
                     Stage.plateau("warm 0.5x", capacity / 2, Duration.ofSeconds(quick ? 3 : 10)),
                     Stage.plateau("surge 2x", 2 * capacity, Duration.ofSeconds(quick ? 6 : 20)),
                     Stage.plateau("recovery 0.5x", capacity / 2, Duration.ofSeconds(quick ? 6 : 20)));

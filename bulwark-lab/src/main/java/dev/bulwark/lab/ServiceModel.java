@@ -16,22 +16,32 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The simulator's downstream fitted to what the lab measured: the database path as the simulator's
- * processor-sharing downstream ({@code --downstream-capacity}, {@code --degradation}, docs/simulator.md), with the
- * database time of a call alone as the mean of an exponential service time, and the rest of a request's time (HTTP,
- * Tomcat, Spring; the probe's time per call with one client less the database time) as a fixed overhead outside it.
+ * The simulator's downstream fitted to what the lab measured: the loaded dependency's path (the database's, or the
+ * second HTTP service's) as the simulator's processor-sharing downstream ({@code --downstream-capacity},
+ * {@code --degradation}, docs/simulator.md), with the dependency's time of a call alone as its service time: a
+ * log-normal with the measured mean and spread ({@link #serviceTime()}), and the rest of a request's time (HTTP,
+ * Tomcat, Spring; the probe's time per call with one client less the dependency's time) as a fixed overhead outside
+ * it.
  *
  * <p>{@link #fit} picks the capacity and degradation whose simulated closed-loop probe (the same numbers of clients,
  * each thinking for the overhead between calls, in virtual time) comes closest to the measured one. Immutable.
  *
- * @param serviceMillis the mean service time: the database time of a call alone
- * @param overheadMillis the time of a request outside the database path, at least 0
+ * @param serviceMillis the mean service time: the dependency's time of a call alone
+ * @param serviceSigma the spread of the service time: the standard deviation of the calls' log times (0: every
+ *     call as long; about 1: as spread as an exponential)
+ * @param overheadMillis the time of a request outside the dependency's path, at least 0
  * @param capacity calls the downstream serves at full speed at once ({@code --downstream-capacity})
  * @param degradation how steeply its throughput falls beyond the capacity ({@code --degradation})
  * @param probe per number of clients, the measured and the fitted model's closed-loop throughput
  */
-record ServiceModel(double serviceMillis, double overheadMillis, int capacity, double degradation,
-        List<ProbePoint> probe) {
+record ServiceModel(double serviceMillis, double serviceSigma, double overheadMillis, int capacity,
+        double degradation, List<ProbePoint> probe) {
+
+    /** Below this spread the service time is taken as fixed (a log-normal needs its p99 above its median). */
+    static final double MIN_SIGMA = 1e-3;
+
+    /** The 99th percentile of the standard normal distribution. */
+    private static final double Z_99 = 2.3263478740408408;
 
     /** The degradations the fit tries (the capacities are 1 to the pool's size). */
     static final double[] DEGRADATIONS = {0, 0.1, 0.25, 0.5, 1, 2};
@@ -52,20 +62,24 @@ record ServiceModel(double serviceMillis, double overheadMillis, int capacity, d
     /**
      * Fits the model to a probe.
      *
-     * @param serviceMillis the database time of a call alone, positive
+     * @param serviceMillis the dependency's time of a call alone, positive
+     * @param serviceSigma the standard deviation of its calls' log times, at least 0
      * @param probe the measured closed-loop throughput (per second) by number of clients; must hold 1 client
-     * @param maxCapacity the highest capacity to try (the pool's size: no more calls reach the database)
+     * @param maxCapacity the highest capacity to try (the pool's size: the probe's most clients)
      * @return the capacity and degradation (of 1 to {@code maxCapacity} and {@link #DEGRADATIONS}) whose simulated
      *     probe has the smallest sum of squared log ratios to the measured one; ties go to the smaller capacity,
      *     then the smaller degradation
      * @throws IllegalArgumentException when the probe has no 1-client point or a throughput is not positive
      */
-    static ServiceModel fit(double serviceMillis, Map<Integer, Double> probe, int maxCapacity) {
+    static ServiceModel fit(double serviceMillis, double serviceSigma, Map<Integer, Double> probe, int maxCapacity) {
         Double alone = probe.get(1);
-        if (alone == null || probe.values().stream().anyMatch(x -> !(x > 0)) || !(serviceMillis > 0)) {
-            throw new IllegalArgumentException("probe needs positive throughputs including 1 client and a positive "
-                    + "serviceMillis, got " + probe + " and " + serviceMillis);
+        if (alone == null || probe.values().stream().anyMatch(x -> !(x > 0)) || !(serviceMillis > 0)
+                || !(serviceSigma >= 0)) {
+            throw new IllegalArgumentException("probe needs positive throughputs including 1 client, a positive "
+                    + "serviceMillis and a serviceSigma of at least 0, got " + probe + ", " + serviceMillis + " and "
+                    + serviceSigma);
         }
+        Distribution serviceTime = serviceTime(serviceMillis, serviceSigma);
         double overhead = Math.max(0, 1000 / alone - serviceMillis);
         // n clients never put more than n calls in the downstream: at a capacity of n or more, neither the capacity
         // nor the degradation changes their run (the same seed gives the same calls), so it is made once.
@@ -79,16 +93,17 @@ record ServiceModel(double serviceMillis, double overheadMillis, int capacity, d
                 for (Map.Entry<Integer, Double> e : probe.entrySet()) {
                     int clients = e.getKey();
                     double model = clients <= capacity
-                            ? belowCapacity.computeIfAbsent(clients, n -> closedLoop(serviceMillis, overhead,
+                            ? belowCapacity.computeIfAbsent(clients, n -> closedLoop(serviceTime, overhead,
                                     n, 0, n))
-                            : closedLoop(serviceMillis, overhead, capacity, degradation, clients);
+                            : closedLoop(serviceTime, overhead, capacity, degradation, clients);
                     double log = Math.log(Math.max(model, 1e-9) / e.getValue());
                     error += log * log;
                     points.add(new ProbePoint(e.getKey(), e.getValue(), Math.round(model * 10) / 10.0));
                 }
                 if (error < bestError - 1e-12) {
                     bestError = error;
-                    best = new ServiceModel(serviceMillis, overhead, capacity, degradation, List.copyOf(points));
+                    best = new ServiceModel(serviceMillis, serviceSigma, overhead, capacity, degradation,
+                            List.copyOf(points));
                 }
             }
         }
@@ -99,16 +114,16 @@ record ServiceModel(double serviceMillis, double overheadMillis, int capacity, d
      * The simulator's closed-loop throughput of this downstream: {@code clients} clients each calling as soon as
      * their previous call ended and the overhead passed, no bulkhead, in virtual time (seed 42).
      *
-     * @param serviceMillis mean service time
+     * @param serviceTime the service time's distribution ({@link #serviceTime(double, double)})
      * @param overheadMillis think time between calls
      * @param capacity the downstream's capacity
      * @param degradation its degradation
      * @param clients how many clients
      * @return completed calls per second
      */
-    static double closedLoop(double serviceMillis, double overheadMillis, int capacity, double degradation,
+    static double closedLoop(Distribution serviceTime, double overheadMillis, int capacity, double degradation,
             int clients) {
-        SimulationSettings settings = base(serviceMillis, capacity, degradation)
+        SimulationSettings settings = base(serviceTime, capacity, degradation)
                 .arrivals(new ArrivalModel.ClosedLoop(clients, new Distribution.Fixed(nanos(overheadMillis))))
                 .duration(PROBE_STEP).drain(Duration.ZERO).build();
         SimulationResult result = new Simulation(settings).run(ProgressListener.none());
@@ -121,13 +136,37 @@ record ServiceModel(double serviceMillis, double overheadMillis, int capacity, d
      * @return a builder to complete
      */
     SimulationSettings.Builder settings() {
-        return base(serviceMillis, capacity, degradation);
+        return base(serviceTime(), capacity, degradation);
     }
 
-    private static SimulationSettings.Builder base(double serviceMillis, int capacity, double degradation) {
-        return SimulationSettings.builder().mode(ExecutionMode.VIRTUAL_TIME).seed(42)
-                .serviceTime(new Distribution.Exponential(nanos(serviceMillis))).downstreamCapacity(capacity)
-                .degradation(degradation).bulkhead(null);
+    /**
+     * Returns the model's service time.
+     *
+     * @return {@link #serviceTime(double, double)} of this model's mean and spread
+     */
+    Distribution serviceTime() {
+        return serviceTime(serviceMillis, serviceSigma);
+    }
+
+    /**
+     * Returns the service time of a mean and a spread: the log-normal with that mean and {@code sigma} (its median
+     * {@code mean / exp(sigma^2 / 2)}), or a fixed time below {@link #MIN_SIGMA}.
+     *
+     * @param meanMillis the mean, positive
+     * @param sigma the standard deviation of the log times, at least 0
+     * @return the distribution
+     */
+    static Distribution serviceTime(double meanMillis, double sigma) {
+        if (sigma < MIN_SIGMA) {
+            return new Distribution.Fixed(nanos(meanMillis));
+        }
+        double medianMillis = meanMillis / Math.exp(sigma * sigma / 2);
+        return new Distribution.LogNormal(nanos(medianMillis), nanos(medianMillis * Math.exp(Z_99 * sigma)));
+    }
+
+    private static SimulationSettings.Builder base(Distribution serviceTime, int capacity, double degradation) {
+        return SimulationSettings.builder().mode(ExecutionMode.VIRTUAL_TIME).seed(42).serviceTime(serviceTime)
+                .downstreamCapacity(capacity).degradation(degradation).bulkhead(null);
     }
 
     static Duration nanos(double millis) {
@@ -137,7 +176,8 @@ record ServiceModel(double serviceMillis, double overheadMillis, int capacity, d
     /**
      * Describes the model in one line.
      *
-     * @return for example {@code service time exp:16.90ms + 5.3 ms outside, capacity 2, degradation 0}
+     * @return for example {@code service time lognormal:median=15ms,p99=42ms (mean 16.90 ms) + 5.30 ms outside the
+     *     dependency's path, --downstream-capacity 2 --degradation 0.1 (its closed-loop throughput of ...)}
      */
     String describe() {
         StringBuilder fit = new StringBuilder();
@@ -145,8 +185,8 @@ record ServiceModel(double serviceMillis, double overheadMillis, int capacity, d
             fit.append(fit.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%d: %.0f/s", p.clients(),
                     p.modelPerSecond()));
         }
-        return String.format(Locale.ROOT, "service time exp:%.2fms + %.2f ms outside the database path, "
-                + "--downstream-capacity %d --degradation %s (its closed-loop throughput of %s)", serviceMillis,
-                overheadMillis, capacity, degradation, fit);
+        return String.format(Locale.ROOT, "service time %s (mean %.2f ms) + %.2f ms outside the dependency's path, "
+                + "--downstream-capacity %d --degradation %s (its closed-loop throughput of %s)", serviceTime().spec(),
+                serviceMillis, overheadMillis, capacity, degradation, fit);
     }
 }

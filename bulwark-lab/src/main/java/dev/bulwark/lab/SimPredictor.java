@@ -18,7 +18,7 @@ import java.util.List;
  * driven by the run's schedule in virtual time (one Poisson lane following the stages, seed 42), each call's figures
  * split by the stage it was due in, as the lab splits its requests.
  *
- * <p>The lab's client sees a call's time in the database path plus the overhead outside it, and gives up after its
+ * <p>The lab's client sees a call's time in the dependency's path plus the overhead outside it, and gives up after its
  * timeout while the service goes on with the call. So every simulated call's latency gets the model's overhead added;
  * a completed call within the client's timeout succeeds, any later one counts as a client timeout (the simulated
  * downstream still does its work, as the real service does); a refusal keeps its own latency, capped at the timeout
@@ -49,24 +49,32 @@ final class SimPredictor {
     }
 
     /**
-     * The simulator's bulkhead standing for a guard: the guard's admission policy on the database path.
-     * {@code none} is HikariCP's pool (its size, a queue without bound, its connection timeout as the maximum wait);
-     * {@code fixed} and {@code selfTuning} are the lab's Bulwark bulkheads as {@link DatabaseGuard} builds them;
+     * The simulator's bulkhead standing for a guard: the guard's admission policy on the loaded dependency's path.
+     * {@code none} is HikariCP's pool on the database's path (its size, a queue without bound, its connection timeout
+     * as the maximum wait), and on the remote's the remote's own worker pool: a queue without bound and without a
+     * maximum wait, served in order by the fitted downstream's capacity (the service puts every request through, and
+     * the remote's executor queues what its workers cannot take; a processor-sharing downstream alone would slow
+     * every call at once instead of serving the earliest);
+     * {@code fixed} and {@code selfTuning} are the lab's Bulwark bulkheads as {@link DependencyGuard} builds them;
      * {@code resilience4j} is a semaphore with the maximum wait and no bound on waiters; Spring's {@code BLOCK} waits
      * without bound and {@code REJECT} has no queue.
      *
+     * @param scenario the experiment: which dependency's path the run loads
      * @param mode the guard
      * @param fixedLimit the fixed limit of the run
+     * @param downstreamCapacity the fitted downstream's capacity ({@link ServiceModel#capacity()})
      * @param maxWait the guards' maximum wait
      * @return the settings
      */
-    static BulkheadSettings settings(GuardMode mode, int fixedLimit, Duration maxWait) {
+    static BulkheadSettings settings(Scenario scenario, GuardMode mode, int fixedLimit, int downstreamCapacity,
+            Duration maxWait) {
         int pool = LabApplication.POOL_SIZE;
         return switch (mode) {
-            case NONE -> new BulkheadSettings(pool, UNBOUNDED_QUEUE,
-                    Duration.ofMillis(LabApplication.POOL_TIMEOUT_MILLIS));
-            case FIXED -> new BulkheadSettings(fixedLimit, DatabaseGuard.queueFor(fixedLimit), maxWait);
-            case SELF_TUNING -> new BulkheadSettings(pool, DatabaseGuard.queueFor(pool), maxWait, QueueOrder.FIFO,
+            case NONE -> scenario == Scenario.REMOTE ? new BulkheadSettings(downstreamCapacity, UNBOUNDED_QUEUE, null)
+                    : new BulkheadSettings(pool, UNBOUNDED_QUEUE,
+                            Duration.ofMillis(LabApplication.POOL_TIMEOUT_MILLIS));
+            case FIXED -> new BulkheadSettings(fixedLimit, DependencyGuard.queueFor(fixedLimit), maxWait);
+            case SELF_TUNING -> new BulkheadSettings(pool, DependencyGuard.queueFor(pool), maxWait, QueueOrder.FIFO,
                     AdaptiveLimit.selfTuning().maxLimit(pool).build());
             case RESILIENCE4J -> new BulkheadSettings(fixedLimit, UNBOUNDED_QUEUE, maxWait);
             case SPRING_BLOCK -> new BulkheadSettings(fixedLimit, UNBOUNDED_QUEUE, null);

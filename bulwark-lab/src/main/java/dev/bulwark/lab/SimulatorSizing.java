@@ -16,13 +16,13 @@ import java.util.Locale;
  * lab's probe, open-loop Poisson arrivals at the rate to size for, one run in virtual time (seed 42) per limit from 1
  * to the pool's size, each with the fixed guard's queue ({@code 4 x limit + 20}) and maximum wait, judged by
  * {@link SweepTargets}: the end-to-end p99 of completed calls within half the client's timeout (less the model's
- * overhead outside the database path), and a share of unserved calls no more than one percentage point above the
+ * overhead outside the dependency's path), and a share of unserved calls no more than one percentage point above the
  * fewest that any limit meeting that p99 leaves unserved. The chosen limit is the smallest that meets both, as
  * {@code sweep} names the smallest setting that meets its targets: the smallest limit that serves about as much as
  * any limit can without its p99 passing the target. Immutable.
  *
  * @param limit the chosen limit
- * @param littleLimit Little's law's figure from the same measurements, {@code ceil(capacity x dbMillisAlone)}, for
+ * @param littleLimit Little's law's figure from the same measurements, {@code ceil(capacity x workMillisAlone)}, for
  *     comparison
  * @param ratePerSecond the arrival rate it was sized for
  * @param p99TargetMillis the p99 target of completed calls, in the simulator's time (without the overhead)
@@ -70,7 +70,8 @@ record SimulatorSizing(int limit, int littleLimit, double ratePerSecond, double 
             SimulationResult result = new Simulation(model.settings()
                     .arrivals(new ArrivalModel.OpenLoop(new Rate(ratePerSecond))).duration(RUN)
                     .drain(Duration.ofSeconds(2))
-                    .bulkhead(SimPredictor.settings(GuardMode.FIXED, limit, maxWait)).build())
+                    .bulkhead(SimPredictor.settings(Scenario.OVERLOAD, GuardMode.FIXED, limit, model.capacity(),
+                            maxWait)).build())
                     .run(ProgressListener.none());
             results.add(result);
             if (p99Only.metBy(result)) {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.bulwark.cli.internal.sim.ArrivalModel;
+import dev.bulwark.cli.internal.sim.BulkheadSettings;
+import dev.bulwark.cli.internal.sim.Distribution;
 import dev.bulwark.cli.internal.sim.ProgressListener;
 import dev.bulwark.cli.internal.sim.Rate;
 import dev.bulwark.cli.internal.sim.Simulation;
@@ -11,6 +13,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -24,11 +27,18 @@ import org.junit.jupiter.api.Test;
 class SimulatorSizingTest {
 
     private static final double SERVICE_MILLIS = 16.9;
+    /** A moderate spread (p99 about 3x the median): calls vary, none holds a slot for long. */
+    private static final double SERVICE_SIGMA = 0.5;
     private static final double OVERHEAD_MILLIS = 5.0;
     private static final int CAPACITY = 3;
     private static final double DEGRADATION = 0.5;
     private static final Duration TIMEOUT = Duration.ofSeconds(1);
     private static final Duration MAX_WAIT = Duration.ofMillis(50);
+
+    private static final BulkheadSettings FIXED_AT_CAPACITY = SimPredictor.settings(Scenario.OVERLOAD,
+            GuardMode.FIXED, CAPACITY, CAPACITY, MAX_WAIT);
+    private static final BulkheadSettings UNGUARDED = SimPredictor.settings(Scenario.OVERLOAD, GuardMode.NONE,
+            CAPACITY, CAPACITY, MAX_WAIT);
 
     private static ServiceModel model;
 
@@ -38,10 +48,10 @@ class SimulatorSizingTest {
         // Four points rather than the lab's five (no 10 clients): the fit's cost grows with the clients above each
         // capacity it tries, and four are enough to tell capacity 3 and degradation 0.5 from their neighbours.
         for (int clients : new int[] {1, 2, 4, 6}) {
-            probe.put(clients, ServiceModel.closedLoop(SERVICE_MILLIS, OVERHEAD_MILLIS, CAPACITY, DEGRADATION,
-                    clients));
+            probe.put(clients, ServiceModel.closedLoop(ServiceModel.serviceTime(SERVICE_MILLIS, SERVICE_SIGMA),
+                    OVERHEAD_MILLIS, CAPACITY, DEGRADATION, clients));
         }
-        model = ServiceModel.fit(SERVICE_MILLIS, probe, LabApplication.POOL_SIZE);
+        model = ServiceModel.fit(SERVICE_MILLIS, SERVICE_SIGMA, probe, LabApplication.POOL_SIZE);
     }
 
     /** The downstream's full-speed rate: capacity calls at once, each taking the service time. */
@@ -82,7 +92,8 @@ class SimulatorSizingTest {
         SimulatorSizing.Row chosen = sizing.rows().get(sizing.limit() - 1);
         double direct = new Simulation(model.settings().arrivals(new ArrivalModel.OpenLoop(new Rate(surge)))
                 .duration(SimulatorSizing.RUN).drain(Duration.ofSeconds(2))
-                .bulkhead(SimPredictor.settings(GuardMode.FIXED, sizing.limit(), MAX_WAIT)).build())
+                .bulkhead(SimPredictor.settings(Scenario.OVERLOAD, GuardMode.FIXED, sizing.limit(), CAPACITY,
+                        MAX_WAIT)).build())
                 .run(ProgressListener.none()).goodput();
         assertThat(chosen.goodputPerSecond()).isCloseTo(direct, within(0.1));
         assertThat(chosen.queue()).isEqualTo(4 * CAPACITY + 20);
@@ -93,7 +104,8 @@ class SimulatorSizingTest {
     void withoutDegradationTheSmallestLimitThatServesAsMuchAsAnyIsChosenNotTheLargest() {
         // Sharing only (degradation 0): every limit from the capacity up serves about as much, with a longer p99 the
         // higher it is; the sizing must name the smallest of them, as sweep names the smallest setting.
-        ServiceModel sharing = new ServiceModel(SERVICE_MILLIS, OVERHEAD_MILLIS, CAPACITY, 0, List.of());
+        ServiceModel sharing = new ServiceModel(SERVICE_MILLIS, SERVICE_SIGMA, OVERHEAD_MILLIS, CAPACITY, 0,
+                List.of());
         SimulatorSizing sizing = SimulatorSizing.size(sharing, 2 * capacityRate(), LabApplication.POOL_SIZE, TIMEOUT,
                 MAX_WAIT, 1);
 
@@ -105,20 +117,24 @@ class SimulatorSizingTest {
     @Test
     void predictedLatenciesIncludeTheOverheadAndTheClientsTimeoutCutsThem() {
         List<Stage> stages = Scenario.OVERLOAD.stages(capacityRate(), true);
-        // 600 ms outside the database path: every call of the warm stage is seen after 600 ms and more, and still
-        // within the client's second; at 990 ms only calls served within 10 ms (45% of an exponential of mean
-        // 16.9 ms) make it in time.
-        ServiceModel slowOutside = new ServiceModel(SERVICE_MILLIS, 600, CAPACITY, DEGRADATION, List.of());
-        ServiceModel almostTimedOut = new ServiceModel(SERVICE_MILLIS, 990, CAPACITY, DEGRADATION, List.of());
+        // 600 ms outside the dependency's path: every call of the warm stage is seen after 600 ms and more, and still
+        // within the client's second; at 990 ms only calls served within 10 ms make it in time.
+        ServiceModel slowOutside = new ServiceModel(SERVICE_MILLIS, SERVICE_SIGMA, 600, CAPACITY, DEGRADATION,
+                List.of());
+        ServiceModel almostTimedOut = new ServiceModel(SERVICE_MILLIS, SERVICE_SIGMA, 990, CAPACITY, DEGRADATION,
+                List.of());
+        double servedWithin10Millis = shareWithin(almostTimedOut.serviceTime(), Duration.ofMillis(10));
 
         SimPredictor.StageFigures warm = SimPredictor.predict(slowOutside,
-                SimPredictor.settings(GuardMode.FIXED, CAPACITY, MAX_WAIT), stages, TIMEOUT).get(0);
+                FIXED_AT_CAPACITY, stages, TIMEOUT).get(0);
         SimPredictor.StageFigures cut = SimPredictor.predict(almostTimedOut,
-                SimPredictor.settings(GuardMode.FIXED, CAPACITY, MAX_WAIT), stages, TIMEOUT).get(0);
+                FIXED_AT_CAPACITY, stages, TIMEOUT).get(0);
 
         assertThat(warm.okP99Millis()).isBetween(600.0, 750.0);
         assertThat(warm.goodputPerSecond()).isCloseTo(capacityRate() / 2, within(0.1 * capacityRate()));
-        assertThat(cut.goodputPerSecond()).isCloseTo(0.45 * capacityRate() / 2, within(0.1 * capacityRate()));
+        assertThat(servedWithin10Millis).isBetween(0.1, 0.5);
+        assertThat(cut.goodputPerSecond()).isCloseTo(servedWithin10Millis * capacityRate() / 2,
+                within(0.1 * capacityRate()));
         assertThat(cut.p99Millis()).isEqualTo(TIMEOUT.toMillis());
     }
 
@@ -126,9 +142,9 @@ class SimulatorSizingTest {
     void thePredictionSplitsARunByStageAndSeparatesTheGuards() {
         List<Stage> stages = Scenario.OVERLOAD.stages(capacityRate(), true);
         List<SimPredictor.StageFigures> fixed = SimPredictor.predict(model,
-                SimPredictor.settings(GuardMode.FIXED, CAPACITY, MAX_WAIT), stages, TIMEOUT);
+                FIXED_AT_CAPACITY, stages, TIMEOUT);
         List<SimPredictor.StageFigures> none = SimPredictor.predict(model,
-                SimPredictor.settings(GuardMode.NONE, CAPACITY, MAX_WAIT), stages, TIMEOUT);
+                UNGUARDED, stages, TIMEOUT);
 
         assertThat(fixed).extracting(SimPredictor.StageFigures::stage)
                 .containsExactly("warm 0.5x", "surge 2x", "recovery 0.5x");
@@ -139,7 +155,7 @@ class SimulatorSizingTest {
         // Behind HikariCP's pool alone (10 connections, waits of up to 2 s) the surge outlasts the client's patience.
         assertThat(none.get(1).goodputPerSecond()).isLessThan(0.5 * capacityRate());
         assertThat(none.get(1).p99Millis()).isEqualTo(TIMEOUT.toMillis());
-        // Latencies include the overhead outside the database path.
+        // Latencies include the overhead outside the dependency's path.
         assertThat(fixed.get(0).okP99Millis()).isGreaterThan(model.overheadMillis());
     }
 
@@ -163,5 +179,17 @@ class SimulatorSizingTest {
         assertThat(table.stages()).extracting(SimVsReal.Row::withinBar).containsExactly(true, false, false, true);
         assertThat(Report.simVsReal(List.of(table))).contains("fixed         surge").contains("100 / 80 (1.25)")
                 .contains("120 / 100 (1.20)");
+    }
+
+    /** The share of a distribution's draws at or below {@code bound} (100,000 draws, seed 42). */
+    private static double shareWithin(Distribution distribution, Duration bound) {
+        SplittableRandom random = new SplittableRandom(42);
+        int within = 0;
+        for (int i = 0; i < 100_000; i++) {
+            if (distribution.sampleNanos(random) <= bound.toNanos()) {
+                within++;
+            }
+        }
+        return within / 100_000.0;
     }
 }

@@ -20,24 +20,20 @@ import org.springframework.resilience.annotation.EnableResilientMethods;
 
 /**
  * The lab's Spring guards are Spring Framework 7's own {@code @ConcurrencyLimit}, with the run's limit: a real
- * Spring context with {@code @EnableResilientMethods}, {@link DatabaseGuard} and {@link SpringLimitedWork}, and
- * database work that holds until released (no PostgreSQL needed, so it runs in the default build, in about a
+ * Spring context with {@code @EnableResilientMethods}, {@link DependencyGuard} and {@link SpringLimitedWork}, and
+ * work that holds until released (no PostgreSQL needed, so it runs in the default build, in about a
  * second). Each run gets a new proxy, whose limit Spring resolves at its first call: a second run with a higher
  * limit admits more calls.
  */
 class SpringConcurrencyLimitGuardTest {
 
-    /** Database work that enters, then holds until released. */
-    static final class HeldWork extends DatabaseWork {
+    /** A dependency's work that enters, then holds until released. */
+    static final class HeldWork implements DependencyWork {
         final Semaphore entered = new Semaphore(0);
         volatile CountDownLatch release = new CountDownLatch(1);
 
-        HeldWork() {
-            super(null);
-        }
-
         @Override
-        long serve() {
+        public long serve() {
             entered.release();
             try {
                 release.await();
@@ -46,14 +42,19 @@ class SpringConcurrencyLimitGuardTest {
             }
             return 1;
         }
+
+        @Override
+        public CallTimes times() {
+            return new CallTimes();
+        }
     }
 
     /**
      * The test's beans. Deliberately not a {@code @Configuration}: the lab application's component scan, which
-     * covers this package in {@link OverloadLabTest}, must not find a second {@link DatabaseWork} here.
+     * covers this package in {@link OverloadLabTest}, must not find the held work here.
      */
     @EnableResilientMethods
-    @Import({DatabaseGuard.class, SpringLimitedWork.class})
+    @Import({DependencyGuard.class, SpringLimitedWork.class})
     static class Config {
         @Bean
         HeldWork work() {
@@ -65,7 +66,7 @@ class SpringConcurrencyLimitGuardTest {
     void rejectRefusesBeyondEachRunsLimit() throws Exception {
         ExecutorService threads = Executors.newCachedThreadPool();
         try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Config.class)) {
-            DatabaseGuard guard = context.getBean(DatabaseGuard.class);
+            DependencyGuard guard = context.getBean(DependencyGuard.class);
             HeldWork work = context.getBean(HeldWork.class);
             for (int limit : new int[] {2, 3}) {
                 guard.use(GuardMode.SPRING_REJECT, limit, Duration.ofMillis(50));
@@ -77,7 +78,7 @@ class SpringConcurrencyLimitGuardTest {
                 assertThat(work.entered.tryAcquire(limit, 10, TimeUnit.SECONDS))
                         .as("limit %d: %d calls in the work", limit, limit).isTrue();
                 assertThatThrownBy(() -> guard.call(work)).as("limit %d: one more is refused", limit)
-                        .isInstanceOf(DatabaseGuard.Refused.class);
+                        .isInstanceOf(DependencyGuard.Refused.class);
                 work.release.countDown();
                 for (CompletableFuture<Long> f : held) {
                     assertThat(f.get(10, TimeUnit.SECONDS)).isEqualTo(1L);
@@ -91,7 +92,7 @@ class SpringConcurrencyLimitGuardTest {
     @Test
     void blockMakesTheCallBeyondTheLimitWaitForASlot() throws Exception {
         try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Config.class)) {
-            DatabaseGuard guard = context.getBean(DatabaseGuard.class);
+            DependencyGuard guard = context.getBean(DependencyGuard.class);
             HeldWork work = context.getBean(HeldWork.class);
             guard.use(GuardMode.SPRING_BLOCK, 1, Duration.ofMillis(50));
             Thread first = new Thread(() -> call(guard, work));
@@ -113,10 +114,10 @@ class SpringConcurrencyLimitGuardTest {
         }
     }
 
-    private static long call(DatabaseGuard guard, DatabaseWork work) {
+    private static long call(DependencyGuard guard, DependencyWork work) {
         try {
             return guard.call(work);
-        } catch (java.sql.SQLException e) {
+        } catch (Exception e) {
             throw new IllegalStateException(e);
         }
     }

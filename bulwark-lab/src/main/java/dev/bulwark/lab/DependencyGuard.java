@@ -5,7 +5,6 @@ import dev.bulwark.Bulkhead;
 import dev.bulwark.BulkheadRejectedException;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.bulkhead.BulkheadFullException;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -17,19 +16,20 @@ import org.springframework.resilience.InvocationRejectedException;
 import org.springframework.stereotype.Component;
 
 /**
- * What stands in front of {@link DatabaseWork} for the current run, switched by the lab between runs with
- * {@link #use(GuardMode, int, Duration)}: nothing, a Bulwark bulkhead (fixed or {@code selfTuning()}),
- * Resilience4j's semaphore bulkhead, or Spring Framework 7's {@code @ConcurrencyLimit} ({@link SpringLimitedWork}).
+ * What stands in front of the service's dependencies ({@link DependencyWork}: the database, the second HTTP service)
+ * for the current run, switched by the lab between runs with {@link #use(GuardMode, int, Duration)}: nothing, a
+ * Bulwark bulkhead (fixed or {@code selfTuning()}), Resilience4j's semaphore bulkhead, or Spring Framework 7's
+ * {@code @ConcurrencyLimit} ({@link SpringLimitedWork}). An experiment loads one dependency at a time.
  *
  * <p>Thread-safe: a request reads the current guard once; switching between runs publishes a new one.
  */
 @Component
-class DatabaseGuard {
+class DependencyGuard {
 
-    /** Runs the database work, or refuses it with {@link Refused}. */
+    /** Runs a dependency's work, or refuses it with {@link Refused}. */
     @FunctionalInterface
     private interface Guard {
-        long call(DatabaseWork work) throws SQLException;
+        long call(DependencyWork work) throws Exception;
     }
 
     /** The guard refused the call: the service answers 503 at once. */
@@ -41,12 +41,12 @@ class DatabaseGuard {
         }
     }
 
-    private volatile Guard guard = DatabaseWork::serve;
+    private volatile Guard guard = DependencyWork::serve;
     private volatile Bulkhead bulwark;
     private final ObjectProvider<SpringLimitedWork> springWork;
     private final Map<String, Object> springProperties = new ConcurrentHashMap<>();
 
-    DatabaseGuard(ObjectProvider<SpringLimitedWork> springWork, ConfigurableEnvironment environment) {
+    DependencyGuard(ObjectProvider<SpringLimitedWork> springWork, ConfigurableEnvironment environment) {
         this.springWork = springWork;
         // Highest precedence: the limit of the next @ConcurrencyLimit proxy, set by use() before it is created.
         environment.getPropertySources().addFirst(new MapPropertySource("lab-guard", springProperties));
@@ -78,7 +78,7 @@ class DatabaseGuard {
         switch (mode) {
             case NONE -> {
                 bulwark = null;
-                guard = DatabaseWork::serve;
+                guard = DependencyWork::serve;
             }
             case FIXED, SELF_TUNING -> {
                 Bulkhead.Builder builder = Bulkhead.builder().name("lab-db").maxConcurrency(limit)
@@ -117,11 +117,11 @@ class DatabaseGuard {
                 SpringLimitedWork limited = springWork.getObject();
                 bulwark = null;
                 if (mode == GuardMode.SPRING_BLOCK) {
-                    guard = work -> limited.serveBlocking();
+                    guard = limited::serveBlocking;
                 } else {
                     guard = work -> {
                         try {
-                            return limited.serveRejecting();
+                            return limited.serveRejecting(work);
                         } catch (InvocationRejectedException e) {
                             throw new Refused(e);
                         }
@@ -135,12 +135,12 @@ class DatabaseGuard {
     /**
      * Runs the work through the current guard.
      *
-     * @param work the database work
+     * @param work a dependency's work
      * @return the work's result
-     * @throws SQLException the work's own, untouched (HikariCP's pool timeout among them)
+     * @throws Exception the work's own, untouched (HikariCP's pool timeout among them)
      * @throws Refused when the guard refused the call
      */
-    long call(DatabaseWork work) throws SQLException {
+    long call(DependencyWork work) throws Exception {
         return guard.call(work);
     }
 
