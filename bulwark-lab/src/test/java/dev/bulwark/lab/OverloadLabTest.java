@@ -11,14 +11,19 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Runs the lab's CI-sized overload experiment for real (PostgreSQL, the Spring Boot service, the open-loop load)
- * and checks its qualitative outcome, not exact figures: without a bulkhead the surge's latency reaches the
- * client's timeout and goodput collapses; with Bulwark's fixed or selfTuning bulkhead the p99 stays bounded, nothing
- * times out, and goodput is above the unguarded run's. About a minute: tagged {@code lab}, run with
- * {@code -Dlab.groups=lab}.
+ * Runs the lab's CI-sized overload experiments for real (PostgreSQL, the second HTTP service, the Spring Boot
+ * service, the open-loop load), on the database's path ({@link Scenario#OVERLOAD}) and on the second HTTP
+ * service's ({@link Scenario#REMOTE}), and checks their qualitative outcome, not exact figures: without a bulkhead
+ * the surge's latency reaches the client's timeout and goodput collapses; with Bulwark's fixed or selfTuning bulkhead
+ * the p99 stays bounded, nothing times out, and goodput is above the unguarded run's. On the remote's path, whose
+ * capacity is its four workers' (which a busy machine barely moves, unlike the database's CPU), also: goodput above
+ * 60% of the probe's capacity, and the simulator's surge goodput behind each bulkhead within 25% of the measured
+ * (issue 42's bar is 10%; a CI-sized run on a shared machine is held to a looser one). About a minute and a half
+ * each: tagged {@code lab}, run with {@code -Dlab.groups=lab}.
  */
 @Tag("lab")
 class OverloadLabTest {
@@ -26,15 +31,18 @@ class OverloadLabTest {
     /** Above this p99 lag of the load generator in a bulkhead's run, the run's figures are the machine's. */
     private static final double MAX_GENERATOR_LAG_MILLIS = 20;
 
-    @Test
-    void aBulkheadHoldsGoodputAndLatencyWhereTheUnguardedServiceCollapses() throws Exception {
+    @ParameterizedTest
+    @EnumSource(value = Scenario.class, names = {"OVERLOAD", "REMOTE"})
+    void aBulkheadHoldsGoodputAndLatencyWhereTheUnguardedServiceCollapses(Scenario scenario) throws Exception {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        LabExperiment.Result result = new LabExperiment(Scenario.OVERLOAD, true,
+        LabExperiment.Result result = new LabExperiment(scenario, true,
                 List.of(GuardMode.NONE, GuardMode.FIXED, GuardMode.SELF_TUNING), List.of(), false, false,
                 new PrintStream(log, true, StandardCharsets.UTF_8)).run();
         String report = Report.text(result);
         Map<String, RunResult> runs = result.runs().stream()
                 .collect(Collectors.toMap(RunResult::guard, Function.identity()));
+        Map<String, SimVsReal> predictions = result.simVsReal().stream()
+                .collect(Collectors.toMap(SimVsReal::guard, Function.identity()));
         double capacity = result.capacityPerSecond();
         long clientTimeoutMillis = LabExperiment.CLIENT_TIMEOUT.toMillis();
 
@@ -56,13 +64,21 @@ class OverloadLabTest {
             RunResult run = runs.get(guard);
             assertThat(run.surgeP99Millis()).as(guard + ": p99 bounded\n" + report)
                     .isLessThan(0.5 * clientTimeoutMillis);
-            // Only "more than without a bulkhead": on two cores shared with other builds the CPU left to the
-            // service during a run differs from the probe's by tens of percent, so a share of the probe's capacity
-            // is reported but not asserted (docs/lab.md).
+            // On the database's path only "more than without a bulkhead": on two cores shared with other builds the
+            // CPU left to the service during a run differs from the probe's by tens of percent, so a share of the
+            // probe's capacity is reported but not asserted (docs/lab.md).
             assertThat(run.surgeGoodputPerSecond()).as(guard + ": goodput above the unguarded run's\n" + report)
                     .isGreaterThan(none.surgeGoodputPerSecond());
             assertThat(run.surgeOutcomes().get(Outcome.CLIENT_TIMEOUT) + run.surgeOutcomes().get(Outcome.ERROR))
                     .as(guard + ": refuses rather than times out\n" + report).isZero();
+            if (scenario == Scenario.REMOTE) {
+                assertThat(run.surgeGoodputPerSecond()).as(guard + ": the remote kept busy\n" + report)
+                        .isGreaterThan(0.6 * capacity);
+                // The surge is the schedule's second stage.
+                assertThat(predictions.get(guard).stages().get(1).goodputRatio())
+                        .as(guard + ": the simulator's surge goodput within 25% of the measured\n" + report)
+                        .isBetween(0.75, 1.25);
+            }
         }
     }
 }
