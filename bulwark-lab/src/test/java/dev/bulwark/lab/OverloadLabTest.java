@@ -22,10 +22,12 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the p99 stays bounded, nothing times out, and goodput is above the unguarded run's. On the remote's path, whose
  * capacity is its four workers' (which a busy machine barely moves, unlike the database's CPU), also: goodput above
  * 60% of the probe's capacity, and the simulator's surge goodput behind each bulkhead within 25% of the measured
- * (issue 42's bar is 10%; a CI-sized run on a shared machine is held to a looser one). About a minute and a half
- * each: tagged {@code lab}, run with {@code -Dlab.groups=lab}.
+ * (issue 42's bar is 10%; a CI-sized run on a shared machine is held to a looser one). About 70 s each: tagged
+ * {@code lab} and {@code ci-lab}, run with {@code -Dlab.groups=lab}, and by README's test command (with
+ * {@code -Dlab.groups='none() | ci-lab'}).
  */
 @Tag("lab")
+@Tag("ci-lab")
 class OverloadLabTest {
 
     /** Above this p99 lag of the load generator in a bulkhead's run, the run's figures are the machine's. */
