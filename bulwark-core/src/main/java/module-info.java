@@ -16,8 +16,9 @@ module dev.bulwark {
     exports dev.bulwark;
     exports dev.bulwark.internal.spi to dev.bulwark.redis;
     // Plain utilities: argument checks, field handles and the listener fan-out for Redis, the wording of a wait for
-    // Spring's refusals, a stage's failure as the operation threw it for Redis, gRPC and HTTP.
-    exports dev.bulwark.internal.util to dev.bulwark.redis, dev.bulwark.spring, dev.bulwark.grpc, dev.bulwark.http;
+    // Spring's refusals, a stage's failure as the operation threw it for Redis, Spring, Reactor, gRPC and HTTP.
+    exports dev.bulwark.internal.util to dev.bulwark.redis, dev.bulwark.spring, dev.bulwark.grpc, dev.bulwark.http,
+            dev.bulwark.reactor;
     // The bulkhead's own statistics (striped counters, sampled timers), read by the metrics bindings at scrape; the
     // OpenTelemetry binding uses the same timing sampler.
     exports dev.bulwark.internal.stats to dev.bulwark.micrometer, dev.bulwark.opentelemetry;

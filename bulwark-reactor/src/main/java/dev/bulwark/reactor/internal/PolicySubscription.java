@@ -2,6 +2,7 @@ package dev.bulwark.reactor.internal;
 
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Policy;
+import dev.bulwark.internal.util.Stages;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
@@ -158,8 +159,7 @@ final class PolicySubscription<T> implements Subscription {
      * too), except when the source itself emitted that {@code CompletionException}: its errors pass through untouched.
      */
     private Throwable unwrap(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                ? failure.getCause() : failure;
+        Throwable cause = Stages.unwrap(failure);
         Throwable own = sourceFailure;
         if (own instanceof CompletionException && (own == failure || own.getCause() == cause)) {
             return own;

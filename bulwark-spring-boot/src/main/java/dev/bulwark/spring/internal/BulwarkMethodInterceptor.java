@@ -1,13 +1,13 @@
 package dev.bulwark.spring.internal;
 
 import dev.bulwark.Policy;
+import dev.bulwark.internal.util.Stages;
 import dev.bulwark.spring.BulwarkPolicies;
 import dev.bulwark.spring.FallbackMethodListener;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -124,8 +124,7 @@ public final class BulwarkMethodInterceptor implements MethodInterceptor {
             return result;
         }
         CompletableFuture<Object> handled = result.exceptionallyCompose(stageFailure -> {
-            Throwable failure = stageFailure instanceof CompletionException && stageFailure.getCause() != null
-                    ? stageFailure.getCause() : stageFailure;
+            Throwable failure = Stages.unwrap(stageFailure);
             if (!fallback.handles(failure)) {
                 return CompletableFuture.failedFuture(failure);
             }

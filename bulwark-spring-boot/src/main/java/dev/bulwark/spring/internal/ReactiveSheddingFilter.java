@@ -4,11 +4,11 @@ import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.util.Stages;
 import java.security.Principal;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.springframework.core.Ordered;
@@ -190,8 +190,7 @@ public final class ReactiveSheddingFilter implements WebFilter, Ordered {
         }
 
         void ended(Void ignored, Throwable failure) {
-            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                    ? failure.getCause() : failure;
+            Throwable cause = Stages.unwrap(failure);
             if (cause instanceof BulkheadRejectedException refused) {
                 decision.complete(refused.rejection());
             }

@@ -4,6 +4,7 @@ import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.util.Stages;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -11,7 +12,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -137,8 +137,7 @@ final class ServletAdmission implements AsyncListener {
 
     /** Told of the admission's end: a refusal moves the state; a cancellation was ours; success is the release. */
     void ended(Void ignored, Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                ? failure.getCause() : failure;
+        Throwable cause = Stages.unwrap(failure);
         if (!(cause instanceof BulkheadRejectedException refused)) {
             return;
         }

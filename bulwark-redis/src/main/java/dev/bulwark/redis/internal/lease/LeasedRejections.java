@@ -5,8 +5,8 @@ import dev.bulwark.BulkheadRejectedException;
 import dev.bulwark.Permit;
 import dev.bulwark.Priority;
 import dev.bulwark.Rejection;
+import dev.bulwark.internal.util.Stages;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -94,8 +94,7 @@ final class LeasedRejections {
                 }
                 return;
             }
-            Throwable refusal = failure instanceof CompletionException && failure.getCause() != null
-                    ? failure.getCause() : failure;
+            Throwable refusal = Stages.unwrap(failure);
             caller.completeExceptionally(refusal instanceof BulkheadRejectedException rejected
                     && refusedHere.getAsBoolean() ? translate(rejected) : failure);
         });
