@@ -77,6 +77,23 @@ class HtmlLabReportTest {
     }
 
     @Test
+    void namesTheLoadedDependencyInTheRemoteExperiment() {
+        LabExperiment.Result o = experiment();
+        LabExperiment.Result remote = new LabExperiment.Result(Scenario.REMOTE, o.started(), o.quick(), o.cores(),
+                o.postgresBin(), 21.94, o.probe(), o.capacityPerSecond(), o.probeByClients(), o.model(), o.sizing(),
+                o.fixedSizedBy(), o.fixedLimit(), 0, 0, "", List.of(), o.loadAverages(), o.stages(), o.runs(),
+                o.simVsReal());
+
+        String html = HtmlLabReport.render(remote);
+
+        assertThat(html).contains("<title>bulwark-lab remote --quick</title>")
+                .contains("<div class=\"value\">21.94 ms</div><div class=\"name\">remote time alone")
+                .contains("<h2>The simulator against the lab</h2>");
+        assertThat(Report.text(remote)).contains("remote time alone 21.94 ms;");
+        assertThat(HtmlLabReport.render(o)).contains("<div class=\"name\">database time alone");
+    }
+
+    @Test
     void isWrittenBesideTheTextAndJson(@TempDir Path directory) throws Exception {
         Report.write(experiment(), directory);
 
