@@ -23,8 +23,9 @@ import java.util.Map;
  * Tomcat, Spring; the probe's time per call with one client less the dependency's time) as a fixed overhead outside
  * it.
  *
- * <p>{@link #fit} picks the capacity and degradation whose simulated closed-loop probe (the same numbers of clients,
- * each thinking for the overhead between calls, in virtual time) comes closest to the measured one. Immutable.
+ * <p>{@link #fit} picks the capacity and degradation, or the contention, whose simulated closed-loop probe (the same
+ * numbers of clients, each thinking for the overhead between calls, in virtual time) comes closest to the measured
+ * one. Immutable.
  *
  * @param serviceMillis the mean service time: the dependency's time of a call alone
  * @param serviceSigma the spread of the service time: the standard deviation of the calls' log times (0: every
@@ -32,10 +33,12 @@ import java.util.Map;
  * @param overheadMillis the time of a request outside the dependency's path, at least 0
  * @param capacity calls the downstream serves at full speed at once ({@code --downstream-capacity})
  * @param degradation how steeply its throughput falls beyond the capacity ({@code --degradation})
+ * @param contention the serial fraction that slows every call when several progress (Amdahl's law;
+ *     {@code SimulationSettings.Builder#contention}), 0 for none
  * @param probe per number of clients, the measured and the fitted model's closed-loop throughput
  */
 record ServiceModel(double serviceMillis, double serviceSigma, double overheadMillis, int capacity,
-        double degradation, List<ProbePoint> probe) {
+        double degradation, double contention, List<ProbePoint> probe) {
 
     /** Below this spread the service time is taken as fixed (a log-normal needs its p99 above its median). */
     static final double MIN_SIGMA = 1e-3;
@@ -45,6 +48,8 @@ record ServiceModel(double serviceMillis, double serviceSigma, double overheadMi
 
     /** The degradations the fit tries (the capacities are 1 to the pool's size). */
     static final double[] DEGRADATIONS = {0, 0.1, 0.25, 0.5, 1, 2};
+    /** The contentions the fit tries, at the pool's size as the capacity. */
+    static final double[] CONTENTIONS = {0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.85, 1};
 
     /** Virtual time of each simulated probe step: long enough for a few thousand calls at the lab's rates. */
     private static final Duration PROBE_STEP = Duration.ofSeconds(10);
@@ -66,9 +71,10 @@ record ServiceModel(double serviceMillis, double serviceSigma, double overheadMi
      * @param serviceSigma the standard deviation of its calls' log times, at least 0
      * @param probe the measured closed-loop throughput (per second) by number of clients; must hold 1 client
      * @param maxCapacity the highest capacity to try (the pool's size: the probe's most clients)
-     * @return the capacity and degradation (of 1 to {@code maxCapacity} and {@link #DEGRADATIONS}) whose simulated
-     *     probe has the smallest sum of squared log ratios to the measured one; ties go to the smaller capacity,
-     *     then the smaller degradation
+     * @return of the capacities and degradations (1 to {@code maxCapacity} and {@link #DEGRADATIONS}, without
+     *     contention) and the contentions ({@link #CONTENTIONS}, at capacity {@code maxCapacity}, degradation 0), the
+     *     one whose simulated probe has the smallest sum of squared log ratios to the measured one; ties go to the
+     *     smaller capacity, then the smaller degradation, and to no contention
      * @throws IllegalArgumentException when the probe has no 1-client point or a throughput is not positive
      */
     static ServiceModel fit(double serviceMillis, double serviceSigma, Map<Integer, Double> probe, int maxCapacity) {
@@ -94,20 +100,40 @@ record ServiceModel(double serviceMillis, double serviceSigma, double overheadMi
                     int clients = e.getKey();
                     double model = clients <= capacity
                             ? belowCapacity.computeIfAbsent(clients, n -> closedLoop(serviceTime, overhead,
-                                    n, 0, n))
-                            : closedLoop(serviceTime, overhead, capacity, degradation, clients);
-                    double log = Math.log(Math.max(model, 1e-9) / e.getValue());
-                    error += log * log;
-                    points.add(new ProbePoint(e.getKey(), e.getValue(), Math.round(model * 10) / 10.0));
+                                    n, 0, 0, n))
+                            : closedLoop(serviceTime, overhead, capacity, degradation, 0, clients);
+                    error += addPoint(points, e, model);
                 }
                 if (error < bestError - 1e-12) {
                     bestError = error;
-                    best = new ServiceModel(serviceMillis, serviceSigma, overhead, capacity, degradation,
+                    best = new ServiceModel(serviceMillis, serviceSigma, overhead, capacity, degradation, 0,
                             List.copyOf(points));
                 }
             }
         }
+        // A database whose calls serialise in part scales sublinearly from the second client on, which no whole
+        // number of full-speed slots describes; Amdahl's serial fraction does.
+        for (double contention : CONTENTIONS) {
+            List<ProbePoint> points = new ArrayList<>();
+            double error = 0;
+            for (Map.Entry<Integer, Double> e : probe.entrySet()) {
+                error += addPoint(points, e, closedLoop(serviceTime, overhead, maxCapacity, 0, contention,
+                        e.getKey()));
+            }
+            if (error < bestError - 1e-12) {
+                bestError = error;
+                best = new ServiceModel(serviceMillis, serviceSigma, overhead, maxCapacity, 0, contention,
+                        List.copyOf(points));
+            }
+        }
         return best;
+    }
+
+    /** Adds the model's point beside the measured one; returns the squared log ratio of the two. */
+    private static double addPoint(List<ProbePoint> points, Map.Entry<Integer, Double> measured, double model) {
+        points.add(new ProbePoint(measured.getKey(), measured.getValue(), Math.round(model * 10) / 10.0));
+        double log = Math.log(Math.max(model, 1e-9) / measured.getValue());
+        return log * log;
     }
 
     /**
@@ -118,12 +144,13 @@ record ServiceModel(double serviceMillis, double serviceSigma, double overheadMi
      * @param overheadMillis think time between calls
      * @param capacity the downstream's capacity
      * @param degradation its degradation
+     * @param contention its contention
      * @param clients how many clients
      * @return completed calls per second
      */
     static double closedLoop(Distribution serviceTime, double overheadMillis, int capacity, double degradation,
-            int clients) {
-        SimulationSettings settings = base(serviceTime, capacity, degradation)
+            double contention, int clients) {
+        SimulationSettings settings = base(serviceTime, capacity, degradation, contention)
                 .arrivals(new ArrivalModel.ClosedLoop(clients, new Distribution.Fixed(nanos(overheadMillis))))
                 .duration(PROBE_STEP).drain(Duration.ZERO).build();
         SimulationResult result = new Simulation(settings).run(ProgressListener.none());
@@ -136,7 +163,7 @@ record ServiceModel(double serviceMillis, double serviceSigma, double overheadMi
      * @return a builder to complete
      */
     SimulationSettings.Builder settings() {
-        return base(serviceTime(), capacity, degradation);
+        return base(serviceTime(), capacity, degradation, contention);
     }
 
     /**
@@ -164,9 +191,10 @@ record ServiceModel(double serviceMillis, double serviceSigma, double overheadMi
         return new Distribution.LogNormal(nanos(medianMillis), nanos(medianMillis * Math.exp(Z_99 * sigma)));
     }
 
-    private static SimulationSettings.Builder base(Distribution serviceTime, int capacity, double degradation) {
+    private static SimulationSettings.Builder base(Distribution serviceTime, int capacity, double degradation,
+            double contention) {
         return SimulationSettings.builder().mode(ExecutionMode.VIRTUAL_TIME).seed(42).serviceTime(serviceTime)
-                .downstreamCapacity(capacity).degradation(degradation).bulkhead(null);
+                .downstreamCapacity(capacity).degradation(degradation).contention(contention).bulkhead(null);
     }
 
     static Duration nanos(double millis) {
@@ -186,7 +214,8 @@ record ServiceModel(double serviceMillis, double serviceSigma, double overheadMi
                     p.modelPerSecond()));
         }
         return String.format(Locale.ROOT, "service time %s (mean %.2f ms) + %.2f ms outside the dependency's path, "
-                + "--downstream-capacity %d --degradation %s (its closed-loop throughput of %s)", serviceTime().spec(),
-                serviceMillis, overheadMillis, capacity, degradation, fit);
+                + "--downstream-capacity %d --degradation %s%s (its closed-loop throughput of %s)",
+                serviceTime().spec(), serviceMillis, overheadMillis, capacity, degradation,
+                contention > 0 ? ", contention " + contention + " (Amdahl's serial fraction)" : "", fit);
     }
 }

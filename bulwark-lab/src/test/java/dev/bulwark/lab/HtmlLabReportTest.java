@@ -118,7 +118,7 @@ class HtmlLabReportTest {
     static LabExperiment.Result experiment() {
         List<RunResult> runs = List.of(run("none", 0, -1, 2, Outcome.CLIENT_TIMEOUT, 1_000),
                 run("fixed", 4, -1, 3, Outcome.REFUSED, 2), run("selfTuning", 10, 7, 4, Outcome.REFUSED, 3));
-        ServiceModel model = new ServiceModel(20, 0.5, 1, 2, 0.1, List.of(new ServiceModel.ProbePoint(1, 30, 31),
+        ServiceModel model = new ServiceModel(20, 0.5, 1, 2, 0.1, 0, List.of(new ServiceModel.ProbePoint(1, 30, 31),
                 new ServiceModel.ProbePoint(2, 40, 39)));
         SimulatorSizing sizing = new SimulatorSizing(4, 3, 80, 300, 0.5, List.of());
         List<SimVsReal> simVsReal = new ArrayList<>();

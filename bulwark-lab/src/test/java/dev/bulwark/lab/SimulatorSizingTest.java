@@ -49,7 +49,7 @@ class SimulatorSizingTest {
         // capacity it tries, and four are enough to tell capacity 3 and degradation 0.5 from their neighbours.
         for (int clients : new int[] {1, 2, 4, 6}) {
             probe.put(clients, ServiceModel.closedLoop(ServiceModel.serviceTime(SERVICE_MILLIS, SERVICE_SIGMA),
-                    OVERHEAD_MILLIS, CAPACITY, DEGRADATION, clients));
+                    OVERHEAD_MILLIS, CAPACITY, DEGRADATION, 0, clients));
         }
         model = ServiceModel.fit(SERVICE_MILLIS, SERVICE_SIGMA, probe, LabApplication.POOL_SIZE);
     }
@@ -57,6 +57,24 @@ class SimulatorSizingTest {
     /** The downstream's full-speed rate: capacity calls at once, each taking the service time. */
     private static double capacityRate() {
         return CAPACITY * 1000 / SERVICE_MILLIS;
+    }
+
+    @Test
+    void theFitFindsTheContentionOfADownstreamThatScalesSublinearly() {
+        // Amdahl's law with a serial fraction of 0.4: two clients get 1.43 times one client's throughput, not 2, and
+        // no whole number of full-speed slots, with any degradation, draws that curve.
+        Map<Integer, Double> probe = new LinkedHashMap<>();
+        for (int clients : new int[] {1, 2, 4, 6}) {
+            probe.put(clients, ServiceModel.closedLoop(ServiceModel.serviceTime(SERVICE_MILLIS, SERVICE_SIGMA),
+                    OVERHEAD_MILLIS, LabApplication.POOL_SIZE, 0, 0.4, clients));
+        }
+
+        ServiceModel contended = ServiceModel.fit(SERVICE_MILLIS, SERVICE_SIGMA, probe, LabApplication.POOL_SIZE);
+
+        assertThat(contended.contention()).isEqualTo(0.4);
+        assertThat(contended.capacity()).isEqualTo(LabApplication.POOL_SIZE);
+        assertThat(contended.describe()).contains("contention 0.4 (Amdahl's serial fraction)");
+        assertThat(model.contention()).as("the probe without contention is fitted without").isZero();
     }
 
     @Test
@@ -104,7 +122,7 @@ class SimulatorSizingTest {
     void withoutDegradationTheSmallestLimitThatServesAsMuchAsAnyIsChosenNotTheLargest() {
         // Sharing only (degradation 0): every limit from the capacity up serves about as much, with a longer p99 the
         // higher it is; the sizing must name the smallest of them, as sweep names the smallest setting.
-        ServiceModel sharing = new ServiceModel(SERVICE_MILLIS, SERVICE_SIGMA, OVERHEAD_MILLIS, CAPACITY, 0,
+        ServiceModel sharing = new ServiceModel(SERVICE_MILLIS, SERVICE_SIGMA, OVERHEAD_MILLIS, CAPACITY, 0, 0,
                 List.of());
         SimulatorSizing sizing = SimulatorSizing.size(sharing, 2 * capacityRate(), LabApplication.POOL_SIZE, TIMEOUT,
                 MAX_WAIT, 1);
@@ -119,9 +137,9 @@ class SimulatorSizingTest {
         List<Stage> stages = Scenario.OVERLOAD.stages(capacityRate(), true);
         // 600 ms outside the dependency's path: every call of the warm stage is seen after 600 ms and more, and still
         // within the client's second; at 990 ms only calls served within 10 ms make it in time.
-        ServiceModel slowOutside = new ServiceModel(SERVICE_MILLIS, SERVICE_SIGMA, 600, CAPACITY, DEGRADATION,
+        ServiceModel slowOutside = new ServiceModel(SERVICE_MILLIS, SERVICE_SIGMA, 600, CAPACITY, DEGRADATION, 0,
                 List.of());
-        ServiceModel almostTimedOut = new ServiceModel(SERVICE_MILLIS, SERVICE_SIGMA, 990, CAPACITY, DEGRADATION,
+        ServiceModel almostTimedOut = new ServiceModel(SERVICE_MILLIS, SERVICE_SIGMA, 990, CAPACITY, DEGRADATION, 0,
                 List.of());
         double servedWithin10Millis = shareWithin(almostTimedOut.serviceTime(), Duration.ofMillis(10));
 

@@ -29,6 +29,13 @@ import java.util.PriorityQueue;
  * therefore finish in order of {@code v + w}, kept in a priority queue: starting and finishing a call cost
  * {@code O(log n)}, and 100 000 calls in flight are no burden.
  *
+ * <p>A <em>contention</em> {@code k} (0 by default) slows calls below capacity too, as Amdahl's law does: with
+ * {@code m = min(n, c)} calls progressing, each does so at {@code 1 / (1 + k (m - 1))} of full speed (beyond capacity,
+ * times the speed above), so {@code m} calls together complete {@code m / (1 + k (m - 1))} calls' worth, which grows
+ * with every call but less and less: a database whose calls serialise in part (locks, latches, its log, shared
+ * cores), whose throughput with two clients is well under twice that with one. {@code k} is the serial fraction; 0
+ * leaves the model as described above.
+ *
  * <p>With {@code d = 0} this is a plain processor-sharing queue: throughput holds at capacity and overload shows
  * as ever-growing latency. With {@code d > 0} overload also destroys throughput (goodput collapse), which is
  * what a bulkhead prevents by never letting more than its limit reach the downstream.
@@ -47,6 +54,7 @@ public final class ProcessorSharingModel<P> {
     /** A factor on every call's speed: 1 normally, less during a slow period, 0 while paused. */
     private double speedFactor = 1.0;
     private final double degradation;
+    private final double contention;
     private final PriorityQueue<Job<P>> jobs = new PriorityQueue<>();
 
     private long now;
@@ -58,7 +66,7 @@ public final class ProcessorSharingModel<P> {
     private double inFlightIntegral;
 
     /**
-     * Creates an idle downstream.
+     * Creates an idle downstream without contention.
      *
      * @param capacity how many calls run at full speed at once, at least 1
      * @param degradation how steeply throughput falls beyond capacity, finite and at least 0
@@ -66,14 +74,32 @@ public final class ProcessorSharingModel<P> {
      * @throws IllegalArgumentException when {@code capacity} or {@code degradation} is out of range
      */
     public ProcessorSharingModel(int capacity, double degradation, long startNanos) {
+        this(capacity, degradation, 0, startNanos);
+    }
+
+    /**
+     * Creates an idle downstream.
+     *
+     * @param capacity how many calls progress without thrashing at once, at least 1
+     * @param degradation how steeply throughput falls beyond capacity, finite and at least 0
+     * @param contention the serial fraction that slows every call when several progress, finite and at least 0
+     * @param startNanos the time of creation, on the same clock as every later argument
+     * @throws IllegalArgumentException when {@code capacity}, {@code degradation} or {@code contention} is out of
+     *     range
+     */
+    public ProcessorSharingModel(int capacity, double degradation, double contention, long startNanos) {
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be at least 1 but was " + capacity);
         }
         if (!(degradation >= 0) || Double.isInfinite(degradation)) {
             throw new IllegalArgumentException("degradation must be finite and at least 0 but was " + degradation);
         }
+        if (!(contention >= 0) || Double.isInfinite(contention)) {
+            throw new IllegalArgumentException("contention must be finite and at least 0 but was " + contention);
+        }
         this.capacity = capacity;
         this.degradation = degradation;
+        this.contention = contention;
         this.now = startNanos;
     }
 
@@ -81,14 +107,17 @@ public final class ProcessorSharingModel<P> {
      * Returns how fast each call progresses when {@code inFlight} calls share the downstream.
      *
      * @param inFlight the number of calls in flight, at least 1
-     * @return the fraction of full speed, 1 at or below capacity and less beyond
+     * @return the fraction of full speed: without contention 1 at or below capacity and less beyond; with it,
+     *     less than 1 as soon as two calls progress
      */
     public double speed(int inFlight) {
+        int progressing = Math.min(inFlight, capacity);
+        double contended = 1.0 / (1.0 + contention * (progressing - 1));
         if (inFlight <= capacity) {
-            return 1.0;
+            return contended;
         }
         double overload = (double) (inFlight - capacity) / capacity;
-        return ((double) capacity / inFlight) / (1.0 + degradation * overload);
+        return contended * ((double) capacity / inFlight) / (1.0 + degradation * overload);
     }
 
     /**

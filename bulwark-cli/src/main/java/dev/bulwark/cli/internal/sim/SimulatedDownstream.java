@@ -49,8 +49,22 @@ public final class SimulatedDownstream implements Downstream {
      * @throws IllegalArgumentException when {@code capacity} or {@code degradation} is out of range
      */
     public SimulatedDownstream(int capacity, double degradation, Ticker ticker) {
+        this(capacity, degradation, 0, ticker);
+    }
+
+    /**
+     * Creates the downstream and starts its scheduler thread ({@code bulwark-sim-downstream}, a daemon).
+     *
+     * @param capacity how many calls progress without thrashing at once
+     * @param degradation how steeply throughput falls beyond capacity
+     * @param contention the serial fraction that slows every call when several progress ({@link ProcessorSharingModel})
+     * @param ticker the clock
+     * @throws IllegalArgumentException when {@code capacity}, {@code degradation} or {@code contention} is out of
+     *     range
+     */
+    public SimulatedDownstream(int capacity, double degradation, double contention, Ticker ticker) {
         this.ticker = ticker;
-        this.model = new ProcessorSharingModel<>(capacity, degradation, ticker.read());
+        this.model = new ProcessorSharingModel<>(capacity, degradation, contention, ticker.read());
         this.scheduler = new Thread(this::completeCallsAsTheirWorkEnds, "bulwark-sim-downstream");
         scheduler.setDaemon(true);
         scheduler.start();

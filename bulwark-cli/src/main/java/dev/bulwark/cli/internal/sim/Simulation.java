@@ -116,7 +116,7 @@ public final class Simulation {
             return thread;
         });
         try (SimulatedDownstream downstream = new SimulatedDownstream(settings.downstreamCapacity(),
-                settings.degradation(), ticker);
+                settings.degradation(), settings.contention(), ticker);
              CallLauncher launcher = settings.mode() == ExecutionMode.ASYNC
                      ? new AsyncCallLauncher(policy, classes, bulkhead, downstream, endOfRun, measurements)
                      : new ThreadPerCallLauncher(policy, classes, downstream, endOfRun, measurements);

@@ -17,6 +17,7 @@ public final class SimulationSettings {
     private final Distribution serviceTime;
     private final int downstreamCapacity;
     private final double degradation;
+    private final double contention;
     private final BulkheadSettings bulkhead;
     private final RetrySettings retry;
     private final Duration timeout;
@@ -32,6 +33,7 @@ public final class SimulationSettings {
         this.serviceTime = builder.serviceTime;
         this.downstreamCapacity = builder.downstreamCapacity;
         this.degradation = builder.degradation;
+        this.contention = builder.contention;
         this.bulkhead = builder.bulkhead;
         this.retry = builder.retry;
         this.timeout = builder.timeout;
@@ -65,6 +67,7 @@ public final class SimulationSettings {
         builder.serviceTime = serviceTime;
         builder.downstreamCapacity = downstreamCapacity;
         builder.degradation = degradation;
+        builder.contention = contention;
         builder.bulkhead = bulkhead;
         builder.retry = retry;
         builder.timeout = timeout;
@@ -129,6 +132,16 @@ public final class SimulationSettings {
      */
     public double degradation() {
         return degradation;
+    }
+
+    /**
+     * Returns the serial fraction that slows every call of the downstream when several progress at once (Amdahl's
+     * law; see {@link ProcessorSharingModel}); 0 unless set.
+     *
+     * @return at least 0
+     */
+    public double contention() {
+        return contention;
     }
 
     /**
@@ -215,7 +228,8 @@ public final class SimulationSettings {
     public String toString() {
         return "SimulationSettings[" + Durations.format(duration) + ", " + arrivals.describe() + ", seed " + seed
                 + ", service time " + serviceTime.spec() + ", capacity " + downstreamCapacity + ", degradation "
-                + degradation + ", " + (bulkhead == null ? "no bulkhead" : bulkhead.describe())
+                + degradation + (contention > 0 ? ", contention " + contention : "") + ", "
+                + (bulkhead == null ? "no bulkhead" : bulkhead.describe())
                 + (retry == null ? "" : ", " + retry.describe())
                 + (timeout == null ? "" : ", timeout " + Durations.format(timeout)) + ", " + mode
                 + ", drain " + Durations.format(drain) + (callMix == null ? "" : ", " + callMix.describe()) + "]";
@@ -231,6 +245,7 @@ public final class SimulationSettings {
         private Distribution serviceTime = new Distribution.Exponential(Duration.ofMillis(20));
         private int downstreamCapacity = 32;
         private double degradation = 1.0;
+        private double contention;
         private BulkheadSettings bulkhead = new BulkheadSettings(32, 64, Duration.ofMillis(100));
         private RetrySettings retry;
         private Duration timeout;
@@ -319,6 +334,23 @@ public final class SimulationSettings {
                         + degradation);
             }
             this.degradation = degradation;
+            return this;
+        }
+
+        /**
+         * Sets the downstream's contention: the serial fraction that slows every call when several progress at once
+         * (0, the default: none; see {@link ProcessorSharingModel}). Not a command-line option: the lab
+         * ({@code bulwark-lab}) fits it to a real database's probe.
+         *
+         * @param contention finite and at least 0
+         * @return this builder
+         * @throws IllegalArgumentException when {@code contention} is negative or not finite
+         */
+        public Builder contention(double contention) {
+            if (!(contention >= 0) || Double.isInfinite(contention)) {
+                throw new IllegalArgumentException("contention must be finite and at least 0 but was " + contention);
+            }
+            this.contention = contention;
             return this;
         }
 

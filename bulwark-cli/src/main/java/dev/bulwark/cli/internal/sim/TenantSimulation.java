@@ -161,7 +161,7 @@ public final class TenantSimulation {
     public TenantSimulation(Settings settings) {
         this.settings = settings;
         this.downstream = settings.downstreamCapacity() == null ? null
-                : new VirtualDownstream(settings.downstreamCapacity(), settings.degradation(), clock);
+                : new VirtualDownstream(settings.downstreamCapacity(), settings.degradation(), 0, clock);
     }
 
     /**

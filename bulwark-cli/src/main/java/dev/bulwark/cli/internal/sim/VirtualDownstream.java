@@ -25,9 +25,9 @@ final class VirtualDownstream implements Downstream {
     private long completedNanos;
     private long aborts;
 
-    VirtualDownstream(int capacity, double degradation, VirtualClock clock) {
+    VirtualDownstream(int capacity, double degradation, double contention, VirtualClock clock) {
         this.clock = clock;
-        this.model = new ProcessorSharingModel<>(capacity, degradation, clock.read());
+        this.model = new ProcessorSharingModel<>(capacity, degradation, contention, clock.read());
     }
 
     @Override

@@ -61,7 +61,7 @@ final class VirtualTimeSimulation {
         CallClasses classes = Simulation.callClasses(settings, bulkhead, policyEvents, clock, clock);
         CancellationSignal endOfRun = CancellationSignal.create();
         VirtualDownstream downstream = new VirtualDownstream(settings.downstreamCapacity(), settings.degradation(),
-                clock);
+                settings.contention(), clock);
         AsyncCallLauncher launcher = new AsyncCallLauncher(policy, classes, bulkhead, downstream, endOfRun,
                 measurements);
         long start = clock.read();

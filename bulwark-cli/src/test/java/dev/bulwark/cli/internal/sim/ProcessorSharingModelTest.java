@@ -116,6 +116,32 @@ class ProcessorSharingModelTest {
     void rejectsBadParameters() {
         assertThatThrownBy(() -> new ProcessorSharingModel<>(0, 1.0, 0)).hasMessageContaining("capacity");
         assertThatThrownBy(() -> new ProcessorSharingModel<>(1, -1.0, 0)).hasMessageContaining("degradation");
+        assertThatThrownBy(() -> new ProcessorSharingModel<>(1, 1.0, -0.1, 0)).hasMessageContaining("contention");
+        assertThatThrownBy(() -> new ProcessorSharingModel<>(1, 1.0, Double.POSITIVE_INFINITY, 0))
+                .hasMessageContaining("contention");
+    }
+
+    @Test
+    void contentionMakesThroughputGrowSublinearlyBelowCapacityAsAmdahlsLawDoes() {
+        ProcessorSharingModel<String> model = new ProcessorSharingModel<>(10, 1.0, 0.5, 0);
+
+        assertThat(model.speed(1)).isEqualTo(1.0);
+        assertThat(model.speed(2)).isEqualTo(1 / 1.5);
+        // n calls complete n / (1 + k (n - 1)) calls' worth: more with every call, never n.
+        double previous = 0;
+        for (int n = 1; n <= 10; n++) {
+            double throughput = n * model.speed(n);
+            assertThat(throughput).as("n = %d", n).isCloseTo(n / (1 + 0.5 * (n - 1)), within(1e-12))
+                    .isGreaterThan(previous);
+            previous = throughput;
+        }
+        // Beyond capacity the contention of the capacity's calls holds, and sharing and thrashing come on top.
+        ProcessorSharingModel<String> plain = new ProcessorSharingModel<>(10, 1.0, 0);
+        assertThat(model.speed(20)).isCloseTo(plain.speed(20) * model.speed(10), within(1e-12));
+        // Two calls of 10 ms, each at 1 / 1.5 of full speed: both end after 15 ms.
+        model.start(0, 10_000_000L, "a");
+        model.start(0, 10_000_000L, "b");
+        assertThat(model.nanosUntilNextFinish()).isCloseTo(15_000_000L, within(1L));
     }
 
     private static List<String> finishAt(ProcessorSharingModel<String> model, long now) {
