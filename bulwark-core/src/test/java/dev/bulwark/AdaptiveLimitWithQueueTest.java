@@ -33,7 +33,9 @@ class AdaptiveLimitWithQueueTest {
         AdaptiveLimit gradient = AdaptiveLimit.gradient().minLimit(1).maxLimit(100).windowSamples(20).build();
         AdaptiveLimit selfTuning = AdaptiveLimit.selfTuning().maxLimit(100).build();
         return Stream.of(Arguments.of("selfTuning", selfTuning, QueueOrder.FIFO),
-                Arguments.of("selfTuning", selfTuning, QueueOrder.LIFO), Arguments.of("aimd", aimd, QueueOrder.FIFO), Arguments.of("aimd", aimd, QueueOrder.LIFO),
+                Arguments.of("selfTuning", selfTuning, QueueOrder.LIFO),
+                Arguments.of("aimd", aimd, QueueOrder.FIFO),
+                Arguments.of("aimd", aimd, QueueOrder.LIFO),
                 Arguments.of("gradient", gradient, QueueOrder.FIFO),
                 Arguments.of("gradient", gradient, QueueOrder.LIFO));
     }

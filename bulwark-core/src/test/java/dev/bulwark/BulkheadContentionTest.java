@@ -125,7 +125,8 @@ class BulkheadContentionTest {
     }
 
     @Test
-    @DisplayName("stack overflow while draining (SmallRye): immediately-completing calls, small stack, via a limit raise")
+    @DisplayName("stack overflow while draining (SmallRye): immediately-completing calls, small stack, "
+            + "via a limit raise")
     void drainingImmediatelyCompletingCallsOnASmallStackStaysShallow() throws Exception {
         Bulkhead bulkhead = Bulkhead.builder().maxConcurrency(1).maxQueue(100_000).build();
         Permit holder = bulkhead.acquire();

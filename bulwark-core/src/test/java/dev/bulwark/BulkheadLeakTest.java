@@ -63,7 +63,8 @@ class BulkheadLeakTest {
             batchSignal.cancel();
             assertThat(bulkhead.queuedCount()).isZero();
             // 3. and 4. Timed out by the shared timer (cheaper than cancellations, which each carry a
-            // CancellationException with a stack trace, so most of the million are these), half of them registered on the long-lived signal.
+            // CancellationException with a stack trace, so most of the million are these), half of them registered on
+            // the long-lived signal.
             bulkhead.changeMaxWait(Duration.ofMillis(20));
             for (int i = 0; i < TIMED_OUT / 2; i++) {
                 futures.add(bulkhead.acquireAsync(longLived));

@@ -258,7 +258,8 @@ class BulkheadRaceTest {
         // bulkhead grants to the waiter before the waiter's own listener (registered later) can give up.
         signal.onCancel(holder::close);
         AtomicInteger runs = new AtomicInteger();
-        FutureTask<Integer> waiter = startQueued(bulkhead, "waiter", () -> bulkhead.call(runs::incrementAndGet, signal));
+        FutureTask<Integer> waiter = startQueued(bulkhead, "waiter",
+                () -> bulkhead.call(runs::incrementAndGet, signal));
         CountDownLatch nextRunning = new CountDownLatch(1);
         CountDownLatch nextMayFinish = new CountDownLatch(1);
         FutureTask<String> next = startQueued(bulkhead, "next", () -> bulkhead.call(() -> {
@@ -363,7 +364,8 @@ class BulkheadRaceTest {
     // Release versus limit change
 
     @Test
-    @DisplayName("release vs limit change (Resilience4j #979): lowering during a release neither blocks nor over-admits")
+    @DisplayName("release vs limit change (Resilience4j #979): lowering during a release "
+            + "neither blocks nor over-admits")
     void loweringTheLimitWhileASlotIsBeingReleasedRetiresThatSlot() throws Exception {
         PausingListener listener = new PausingListener();
         Bulkhead bulkhead = builder().maxConcurrency(2).maxQueue(1).listener(listener).build();

@@ -225,7 +225,8 @@ class BulkheadWeightTest {
         Bulkhead bulkhead = bulkhead(3, 5);
         Permit holder = bulkhead.acquire(2);
         CancellationSignal signal = CancellationSignal.create();
-        CompletableFuture<Permit> heavy = bulkhead.acquireAsyncWith(CallOptions.builder().weight(3).signal(signal).build());
+        CompletableFuture<Permit> heavy = bulkhead.acquireAsyncWith(CallOptions.builder().weight(3)
+                .signal(signal).build());
         CompletableFuture<Permit> light = bulkhead.acquireAsync(1);
         assertThat(light).isNotDone();
         signal.cancel();

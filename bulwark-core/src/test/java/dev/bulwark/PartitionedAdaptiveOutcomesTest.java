@@ -24,7 +24,8 @@ class PartitionedAdaptiveOutcomesTest {
         SYNC, ASYNC, SYNC_GLOBAL, ASYNC_GLOBAL, SYNC_FAIR, ASYNC_FAIR;
 
         PartitionedBulkhead<String> build(BulkheadConfig keyConfig, Bulkhead global) {
-            PartitionedBulkhead.Builder<String> builder = PartitionedBulkhead.<String>builder().defaultConfig(keyConfig);
+            PartitionedBulkhead.Builder<String> builder = PartitionedBulkhead.<String>builder()
+                    .defaultConfig(keyConfig);
             if (this != SYNC && this != ASYNC) {
                 builder.globalLimit(global);
             }
@@ -40,7 +41,8 @@ class PartitionedAdaptiveOutcomesTest {
     }
 
     private static BulkheadConfig adaptive() {
-        return Bulkhead.builder().maxConcurrency(LIMIT).adaptive(AdaptiveLimit.aimd().windowSamples(5).build()).config();
+        return Bulkhead.builder().maxConcurrency(LIMIT).adaptive(AdaptiveLimit.aimd().windowSamples(5).build())
+                .config();
     }
 
     private static void timeOut(PartitionedBulkhead<String> bulkhead, Path path) {

@@ -60,7 +60,8 @@ class WeightedBulkheadRaceTest {
     }
 
     @Test
-    @DisplayName("weighted head vs release and cancel: the head cancelled while its grant is delivered passes 2 slots on")
+    @DisplayName("weighted head vs release and cancel: the head cancelled while its grant is delivered "
+            + "passes 2 slots on")
     void aWeightedHeadCancelledWhileItsGrantIsDeliveredPassesItsWholeWeightOn() throws Exception {
         Bulkhead bulkhead = builder().maxConcurrency(2).maxQueue(3).build();
         Permit holder = bulkhead.acquire(2);

@@ -28,8 +28,10 @@ class LockBlockHoundTest {
     static void installBlockHound() {
         // install(...) also applies every integration its service loader finds, Bulwark's among them.
         BlockHound.install(builder -> builder
-                .nonBlockingThreadPredicate(current -> current.or(thread -> thread.getName().startsWith("non-blocking")))
-                .blockingMethodCallback(method -> BLOCKING_CALLS.add(method + " on " + Thread.currentThread().getName())));
+                .nonBlockingThreadPredicate(current -> current.or(
+                        thread -> thread.getName().startsWith("non-blocking")))
+                .blockingMethodCallback(method -> BLOCKING_CALLS.add(
+                        method + " on " + Thread.currentThread().getName())));
     }
 
     @BeforeEach

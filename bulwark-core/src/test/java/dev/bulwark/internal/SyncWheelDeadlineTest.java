@@ -86,7 +86,8 @@ class SyncWheelDeadlineTest {
         Timeout outer = Timeout.builder().timeout(Duration.ofMillis(200)).interruptOnTimeout(true).build();
         Timeout inner = Timeout.builder().timeout(Duration.ofMillis(20)).interruptOnTimeout(true).build();
         long startedAt = System.nanoTime();
-        Throwable thrown = catchThrowable(() -> outer.call(() -> inner.call(SyncWheelDeadlineTest::parkUntilInterrupted)));
+        Throwable thrown = catchThrowable(
+                () -> outer.call(() -> inner.call(SyncWheelDeadlineTest::parkUntilInterrupted)));
         assertThat(thrown).isInstanceOf(TimeoutExceededException.class);
         assertThat(((TimeoutExceededException) thrown).timeout()).isEqualTo(Duration.ofMillis(20));
         assertThat(System.nanoTime() - startedAt).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(20));
@@ -135,7 +136,8 @@ class SyncWheelDeadlineTest {
                     }
                     if (value % 1_000 == 0) {
                         long startedAt = System.nanoTime();
-                        Throwable thrown = catchThrowable(() -> quick.call(SyncWheelDeadlineTest::parkUntilInterrupted));
+                        Throwable thrown = catchThrowable(
+                                () -> quick.call(SyncWheelDeadlineTest::parkUntilInterrupted));
                         if (thrown instanceof TimeoutExceededException
                                 && System.nanoTime() - startedAt >= TimeUnit.MILLISECONDS.toNanos(5)
                                 && !Thread.currentThread().isInterrupted()) {

@@ -21,7 +21,9 @@ public final class GatedKey {
         this.name = name;
     }
 
-    /** Makes {@code thread} stop in its {@code hashCode} call number {@code skip + 1} from now, until {@link #open()}. */
+    /**
+     * Makes {@code thread} stop in its {@code hashCode} call number {@code skip + 1} from now, until {@link #open()}.
+     */
     public void closeOn(Thread thread, int skip) {
         arrived = new CountDownLatch(1);
         proceed = new CountDownLatch(1);

@@ -57,7 +57,8 @@ class BulkheadServerInterceptorTest {
                 HoldService.Outcome outcome = call.await();
                 assertThat(outcome.status().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
                 assertThat(outcome.status().getDescription())
-                        .isEqualTo("Bulkhead 'grpc-in' rejected the call: QUEUE_FULL (executing 2 of 2, queued 2 of 2)");
+                        .isEqualTo("Bulkhead 'grpc-in' rejected the call: QUEUE_FULL (executing 2 of 2, "
+                                + "queued 2 of 2)");
                 assertThat(outcome.trailers().get(RETRY_PUSHBACK)).isEqualTo("1000");
                 assertThat(outcome.trailers().get(REJECTION_REASON)).isEqualTo("queue_full");
             }

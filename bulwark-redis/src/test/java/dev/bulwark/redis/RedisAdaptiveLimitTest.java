@@ -140,8 +140,8 @@ class RedisAdaptiveLimitTest {
     }
 
     /**
-     * Waits until the fleet's limit on the server lies within {@code [low, high]}, and again 2 s later, then reads it as
-     * {@link #observeLimit} does: the readings, sorted.
+     * Waits until the fleet's limit on the server lies within {@code [low, high]}, and again 2 s later, then reads it
+     * as {@link #observeLimit} does: the readings, sorted.
      */
     private static List<Integer> settledLimits(TestInfo test, int low, int high) {
         await().atMost(Duration.ofSeconds(60)).untilAsserted(
@@ -292,7 +292,8 @@ class RedisAdaptiveLimitTest {
         try (Load load = new Load(fleet, 6, downstream::serve)) {
             List<Integer> sorted = settledLimits(test, 7, 12);
             assertThat(sorted.get(sorted.size() / 2)).as("median fleet limit of %s", sorted).isBetween(6, 13);
-            assertThat(sorted.get(sorted.size() - 1)).as("highest fleet limit of %s", sorted).isLessThanOrEqualTo(24); // slow start may overshoot once
+            assertThat(sorted.get(sorted.size() - 1)).as("highest fleet limit of %s", sorted)
+                    .isLessThanOrEqualTo(24); // slow start may overshoot once
             assertThat(load.failed).hasValue(0);
         }
         assertThat(fleet.stream().filter(instance -> instance.engine.adaptiveLimit().decisionsWon() > 0).count())

@@ -52,7 +52,8 @@ class RedisModuleTest {
                     .collect(Collectors.toList());
         }
 
-        assertThat(publicTypes).extracting(Class::getName).contains("dev.bulwark.redis.RedisBulkhead", "dev.bulwark.redis.RedisBulkhead$Builder",
+        assertThat(publicTypes).extracting(Class::getName).contains("dev.bulwark.redis.RedisBulkhead",
+                "dev.bulwark.redis.RedisBulkhead$Builder",
                 "dev.bulwark.redis.FailureMode", "dev.bulwark.redis.LostPermit",
                 "dev.bulwark.redis.RedisBulkheadListener", "dev.bulwark.redis.RedisBulkheadException");
         for (Class<?> type : publicTypes) {

@@ -80,7 +80,8 @@ class ComparisonTableTest {
     void theMarkdownTableHasOneLinePerRowAndEscapesPipes() {
         String markdown = ComparisonTable.markdown(results);
 
-        assertThat(markdown).startsWith("| scenario | subject | time/op | ± error | B/op | × floor | × bulwark | note |");
+        assertThat(markdown).startsWith("| scenario | subject | time/op | ± error | B/op | × floor | × bulwark | "
+                + "note |");
         assertThat(markdown).contains("| uncontended sync call, 1 thread | semaphore | 8.00 ns | 0.40 | 0 | 1.00× | "
                 + "0.80× | floor |");
         assertThat(markdown).contains("|  | bulwark | 10.0 ns | 0.50 | 0 | 1.25× | 1.00× |  |");

@@ -25,16 +25,21 @@ class BadInputTest {
         "simulate --clients 0            | --clients: expected a whole number of at least 1, got '0'",
         "simulate --downstream-capacity 0 | --downstream-capacity: expected a whole number of at least 1",
         "simulate --duration 10          | --duration: expected a duration such as 20ms, 1.5s, 250us or 2m, got '10'",
-        "simulate --duration 0s          | --duration: expected a duration such as 20ms, 1.5s, 250us or 2m (more than zero)",
-        "simulate --max-wait soon        | --max-wait: expected a duration such as 20ms, 1.5s, 250us or 2m (more than zero), or none",
+        "simulate --duration 0s          | --duration: expected a duration such as 20ms, 1.5s, 250us or 2m "
+                + "(more than zero)",
+        "simulate --max-wait soon        | --max-wait: expected a duration such as 20ms, 1.5s, 250us or 2m "
+                + "(more than zero), or none",
         "simulate --drain -1s            | --drain: expected a duration such as 20ms",
         "simulate --timeout 0ms          | --timeout: expected a duration such as 20ms",
         "simulate --retry-delay x --retry 1 | --retry-delay: expected a duration such as 20ms",
         "simulate --retry 0              | --retry: expected a whole number of at least 1, got '0'",
         "simulate --rate fast            | --rate: expected a rate such as 2000/s, 120000/m or 5/ms, got 'fast'",
         "simulate --rate 0/s             | --rate: expected a rate such as 2000/s",
-        "simulate --service-time gauss:3ms | --service-time: expected fixed:20ms, exp:20ms, lognormal:median=20ms,p99=200ms, pareto:mean=20ms,shape=2.5 or mix:fast=5ms,slow=100ms,share=10%, got 'gauss:3ms'",
-        "simulate --service-time lognormal:median=20ms | --service-time: expected fixed:20ms, exp:20ms, lognormal:median=20ms,p99=200ms, pareto:mean=20ms,shape=2.5 or mix:fast=5ms,slow=100ms,share=10%",
+        "simulate --service-time gauss:3ms | --service-time: expected fixed:20ms, exp:20ms, "
+                + "lognormal:median=20ms,p99=200ms, pareto:mean=20ms,shape=2.5 or mix:fast=5ms,slow=100ms,share=10%, "
+                + "got 'gauss:3ms'",
+        "simulate --service-time lognormal:median=20ms | --service-time: expected fixed:20ms, exp:20ms, "
+                + "lognormal:median=20ms,p99=200ms, pareto:mean=20ms,shape=2.5 or mix:fast=5ms,slow=100ms,share=10%",
         "simulate --think-time x --clients 2 | --think-time: expected fixed:20ms, exp:20ms, lognormal",
         "simulate --degradation -1       | --degradation: expected a number of at least 0 such as 1 or 0.5, got '-1'",
         "simulate --seed x               | --seed: expected a whole number such as 42, got 'x'",
@@ -49,20 +54,25 @@ class BadInputTest {
         "simulate --queue-order random   | --queue-order: expected fifo or lifo, got 'random'",
         "simulate --max-limit 50         | --max-limit needs --adaptive",
         "simulate --adaptive gradient --latency-threshold 5ms | --latency-threshold needs --adaptive aimd",
-        "simulate --adaptive aimd --limit 50 --max-limit 20 | --limit (50) is the starting limit and must lie within --min-limit 1 and --max-limit 20",
-        "simulate --adaptive aimd --min-limit 9 --max-limit 3 --limit 5 | --max-limit (3) must be at least --min-limit (9)",
+        "simulate --adaptive aimd --limit 50 --max-limit 20 | --limit (50) is the starting limit "
+                + "and must lie within --min-limit 1 and --max-limit 20",
+        "simulate --adaptive aimd --min-limit 9 --max-limit 3 --limit 5 | --max-limit (3) "
+                + "must be at least --min-limit (9)",
         "simulate --no-bulkhead --adaptive aimd | --no-bulkhead cannot be combined with --adaptive",
         "simulate extra                  | unexpected argument 'extra'",
-        "simulate --service-time 0ms     | --service-time: expected a service time of more than zero, such as exp:20ms, got '0ms' (its mean is zero)",
+        "simulate --service-time 0ms     | --service-time: expected a service time of more than zero, "
+                + "such as exp:20ms, got '0ms' (its mean is zero)",
         "simulate --service-time fixed:0ms | --service-time: expected a service time of more than zero",
-        "simulate --max-wait 2562048h    | --max-wait: expected a duration such as 20ms, 1.5s, 250us or 2m (more than zero), or none, got '2562048h' (too long)",
+        "simulate --max-wait 2562048h    | --max-wait: expected a duration such as 20ms, 1.5s, 250us or 2m "
+                + "(more than zero), or none, got '2562048h' (too long)",
         "simulate --retry 101            | --retry: expected a whole number from 1 to 100, got '101'",
         "simulate --tenants 100001 --duration 1ms | --tenants: expected a whole number from 1 to 100000, got '100001'",
         "simulate --clients 100001 --virtual-time --duration 1ms | --clients: expected a whole number from 1 to 100000",
         "compare --duration 999ms        | --duration: compare needs at least 1s of virtual time per run",
         "sweep --limit 4,0               | --limit: expected a whole number of at least 1, got '0'",
         "sweep --queue 0,x               | --queue: expected a whole number of at least 0, got 'x'",
-        "sweep --max-reject 200%         | --max-reject: expected a percentage from 0% to 100% such as 1% or 0.5%, got '200%'",
+        "sweep --max-reject 200%         | --max-reject: expected a percentage from 0% to 100% "
+                + "such as 1% or 0.5%, got '200%'",
         "sweep --target-p99 fast         | --target-p99: expected a duration such as 20ms",
         "sweep --no-bulkhead             | unknown option '--no-bulkhead'",
         "frobnicate                      | unexpected argument 'frobnicate' (did you mean migrate or simulate?)",

@@ -33,23 +33,34 @@ class PriorityMixCommandTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-        "--priority-mix critical:20%,normal:50%         | --priority-mix: the shares must add up to 100% but add up to 70%, got 'critical:20%,normal:50%'",
-        "--priority-mix critical:60%,normal:50%         | --priority-mix: the shares must add up to 100% but add up to 110%",
-        "--priority-mix urgent:50%,normal:50%           | --priority-mix: unknown priority 'urgent'; expected critical, high, normal, low or sheddable",
-        "--priority-mix critical:50,normal:50%          | --priority-mix: expected VALUE:SHARE%[,VALUE:SHARE%...] such as critical:20%,normal:50%,sheddable:30%",
-        "--priority-mix critical:0%,normal:100%         | --priority-mix: share of critical must be more than 0% and at most 100%, got '0%'",
+        "--priority-mix critical:20%,normal:50%         | --priority-mix: the shares must add up to 100% "
+                + "but add up to 70%, got 'critical:20%,normal:50%'",
+        "--priority-mix critical:60%,normal:50%         | --priority-mix: the shares must add up to 100% "
+                + "but add up to 110%",
+        "--priority-mix urgent:50%,normal:50%           | --priority-mix: unknown priority 'urgent'; "
+                + "expected critical, high, normal, low or sheddable",
+        "--priority-mix critical:50,normal:50%          | --priority-mix: expected VALUE:SHARE%[,VALUE:SHARE%...] "
+                + "such as critical:20%,normal:50%,sheddable:30%",
+        "--priority-mix critical:0%,normal:100%         | --priority-mix: share of critical must be more than 0% and "
+                + "at most 100%, got '0%'",
         "--priority-mix normal:50%,NORMAL:50%           | --priority-mix: NORMAL is given twice",
         "--weights 1:70%,2:20%                          | --weights: the shares must add up to 100% but add up to 90%",
         "--weights 0:100%                               | --weights: weight '0' is not a whole number of at least 1",
-        "--weights 1:50%,40:50%                         | --weights: weight 40 is above --limit 32; such a call could never run",
+        "--weights 1:50%,40:50%                         | --weights: weight 40 is above --limit 32; "
+                + "such a call could never run",
         "--weights 1:50%,4:50% --adaptive aimd --min-limit 2 --limit 8 | --weights: weight 4 is above --min-limit 2",
-        "--reserve critical                             | --reserve: expected PRIORITY:SLOTS[,PRIORITY:SLOTS...] such as critical:2,high:1",
+        "--reserve critical                             | --reserve: expected PRIORITY:SLOTS[,PRIORITY:SLOTS...] "
+                + "such as critical:2,high:1",
         "--reserve sheddable:2                          | --reserve: sheddable cannot have a reserve",
-        "--reserve critical:0                           | --reserve: slots of critical must be a whole number of at least 1, got '0'",
+        "--reserve critical:0                           | --reserve: slots of critical must be a whole number of "
+                + "at least 1, got '0'",
         "--reserve vip:1                                | --reserve: unknown priority 'vip'",
-        "--reserve critical:20,high:12                  | --reserve: the reserves add up to 32 slots; they must stay below --limit 32",
-        "--reserve critical:2 --adaptive aimd --min-limit 2 --limit 8 | --reserve: the reserves add up to 2 slots; they must stay below --min-limit 2",
-        "--reserve critical:2 --weights 1:50%,31:50%    | --weights: weight 31 is above --limit 32 less the 2 slots reserved above the lowest priority; such a call could never run",
+        "--reserve critical:20,high:12                  | --reserve: the reserves add up to 32 slots; "
+                + "they must stay below --limit 32",
+        "--reserve critical:2 --adaptive aimd --min-limit 2 --limit 8 | --reserve: the reserves add up to 2 slots; "
+                + "they must stay below --min-limit 2",
+        "--reserve critical:2 --weights 1:50%,31:50%    | --weights: weight 31 is above --limit 32 less the 2 slots "
+                + "reserved above the lowest priority; such a call could never run",
         "--no-bulkhead --priority-mix normal:100%       | --no-bulkhead cannot be combined with --priority-mix",
         "--no-bulkhead --weights 2:100%                 | --no-bulkhead cannot be combined with --weights",
     })

@@ -34,7 +34,8 @@ class ProgressPrinterTest {
         assertThat(output.lines()).hasSize(5 + 1);
         assertThat(output).doesNotContain("\r").doesNotContain("\u001b");
         assertThat(output.lines().findFirst().orElseThrow())
-                .isEqualTo("[  0.1s/10s] arrivals  2,000/s  in flight     32  queued    61  rejected    402/s  p99 118 ms");
+                .isEqualTo("[  0.1s/10s] arrivals  2,000/s  in flight     32  queued    61  "
+                        + "rejected    402/s  p99 118 ms");
     }
 
     @Test

@@ -40,7 +40,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <pre>
  * ./mvnw -B -q -pl bulwark-redis -am test-compile dependency:build-classpath \
  *     -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test
- * java -cp bulwark-redis/target/test-classes:bulwark-redis/target/classes:$(cat bulwark-redis/target/test-classpath.txt) \
+ * java -cp \
+ *     bulwark-redis/target/test-classes:bulwark-redis/target/classes:$(cat bulwark-redis/target/test-classpath.txt) \
  *     org.openjdk.jmh.Main RedisBulkheadBenchmark
  * </pre>
  */

@@ -176,7 +176,8 @@ class LuaScriptsFastPathTest {
             if (ranAPurge()) {
                 full++;
             } else if (state.configPresent() && argv.size() <= 6) {
-                // The fast path at the top: with the limits read and one release at most, no other path skips the purge.
+                // The fast path at the top: with the limits read and one release at most, no other path skips the
+                // purge.
                 fast++;
             }
             assertSame(withFastPath, run(reference, state, argv), scenario);

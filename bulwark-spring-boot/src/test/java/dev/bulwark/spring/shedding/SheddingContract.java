@@ -121,7 +121,8 @@ abstract class SheddingContract {
                     type -> assertThat(type).startsWith("application/problem+json"));
             assertThat(evicted.body()).startsWith("{\"type\":\"about:blank\",\"title\":\"Service Unavailable\","
                     + "\"status\":503,\"detail\":\"A request of higher priority (or, in a LIFO queue, a newer "
-                    + "one) took this request's place in the full queue of bulkhead 'api'.\",\"instance\":\"/api/hold/2\","
+                    + "one) took this request's place in the full queue of bulkhead 'api'.\","
+                    + "\"instance\":\"/api/hold/2\","
                     + "\"bulkhead\":\"api\",\"reason\":\"EVICTED\",\"priority\":\"SHEDDABLE\",\"limit\":1,"
                     + "\"queueLimit\":1,").endsWith(",\"retryAfter\":1}");
             await().until(() -> api.queuedCount() == 1);

@@ -74,7 +74,8 @@ class SimulationTest {
 
     @Test
     void callsOnAThreadEachAddUpAndNeverExceedTheLimits() {
-        SimulationResult result = run(oneSecond().arrivals(new ArrivalModel.OpenLoop(new Rate(500))).mode(ExecutionMode.THREADS)
+        SimulationResult result = run(oneSecond().arrivals(new ArrivalModel.OpenLoop(new Rate(500)))
+                .mode(ExecutionMode.THREADS)
                 .bulkhead(new BulkheadSettings(8, 8, Duration.ofMillis(30))).build());
 
         assertEveryArrivalHasOneOutcome(result);
@@ -99,7 +100,8 @@ class SimulationTest {
     @Test
     void withoutABulkheadAnOverloadedDownstreamCollapses() {
         // Twice the downstream's capacity offered: it falls further behind every second.
-        SimulationResult result = run(oneSecond().arrivals(new ArrivalModel.OpenLoop(new Rate(800))).downstreamCapacity(8).bulkhead(null).build());
+        SimulationResult result = run(oneSecond().arrivals(new ArrivalModel.OpenLoop(new Rate(800)))
+                .downstreamCapacity(8).bulkhead(null).build());
 
         assertEveryArrivalHasOneOutcome(result);
         assertThat(result.bulkheadEvents()).isEmpty();
