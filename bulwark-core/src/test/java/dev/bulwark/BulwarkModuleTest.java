@@ -54,11 +54,11 @@ class BulwarkModuleTest {
         assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.spi"))
                 .flatExtracting(ModuleDescriptor.Exports::targets).containsExactly("dev.bulwark.redis");
         // Plain utilities: argument checks and field handles (Redis), the wording of a wait (Spring's refusals), a
-        // stage's failure as the operation threw it (Redis, gRPC, HTTP).
+        // stage's failure as the operation threw it (Redis, Spring, Reactor, gRPC, HTTP).
         assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.util"))
                 .flatExtracting(ModuleDescriptor.Exports::targets)
                 .containsExactlyInAnyOrder("dev.bulwark.redis", "dev.bulwark.spring", "dev.bulwark.grpc",
-                        "dev.bulwark.http");
+                        "dev.bulwark.http", "dev.bulwark.reactor");
         assertThat(descriptor.exports()).filteredOn(e -> e.source().equals("dev.bulwark.internal.stats"))
                 .flatExtracting(ModuleDescriptor.Exports::targets)
                 .containsExactlyInAnyOrder("dev.bulwark.micrometer", "dev.bulwark.opentelemetry");
