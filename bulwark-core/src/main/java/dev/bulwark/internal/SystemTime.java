@@ -4,7 +4,7 @@ import dev.bulwark.Ticker;
 
 /**
  * The one system ticker, so that a policy can tell real time from a ticker a test set: a synchronous waiter parks
- * on real time alone only under this one (see {@code bulkhead.SyncWaiter}).
+ * on real time alone only under this one (see {@code bulkhead.Waiter.Sync}).
  */
 public final class SystemTime {
 

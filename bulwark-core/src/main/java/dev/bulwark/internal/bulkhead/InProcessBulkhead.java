@@ -104,7 +104,8 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep, AdaptiveTar
     public InProcessBulkhead(BulkheadConfig config) {
         this.name = config.name();
         this.slots = new SlotQueue(name, AdaptiveLimiters.startingLimit(config), config.maxQueue(),
-                config.maxWait().orElse(null), config.queueOrder() == QueueOrder.LIFO, WaiterQueue.headroomOf(config));
+                config.maxWait().orElse(null), config.queueOrder() == QueueOrder.LIFO,
+                SlotQueue.WaiterQueue.headroomOf(config));
         this.config = config;
         this.ticker = config.ticker();
         this.scheduler = config.scheduler();
@@ -305,7 +306,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep, AdaptiveTar
         if (outcome != SlotQueue.MUST_WAIT) {
             throw rejectQueueFull(outcome);
         }
-        SyncWaiter.await(room, signal, 1, Priority.NORMAL);
+        Waiter.Sync.await(room, signal, 1, Priority.NORMAL);
         return false;
     }
 
@@ -329,7 +330,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep, AdaptiveTar
         } else if (outcome != SlotQueue.MUST_WAIT) {
             result.completeExceptionally(rejectQueueFull(outcome));
         } else {
-            waitAsync(new AsyncWaiter.ForCall<>(room, signal, operation, result), result);
+            waitAsync(new Waiter.Async.ForCall<>(room, signal, operation, result), result);
         }
         return result;
     }
@@ -360,12 +361,12 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep, AdaptiveTar
             return CompletableFuture.failedFuture(reported ? rejectQueueFull(outcome) : quietQueueFull(outcome));
         }
         CompletableFuture<Permit> future = new WaiterFuture<>();
-        waitAsync(new AsyncWaiter.ForPermit(room, signal, future, reported), future);
+        waitAsync(new Waiter.Async.ForPermit(room, signal, future, reported), future);
         return future;
     }
 
     /** Queues an async waiter (or starts it, granted on arrival) and arms the early ends of its wait. */
-    private void waitAsync(AsyncWaiter waiter, CompletableFuture<?> callerFuture) {
+    private void waitAsync(Waiter.Async waiter, CompletableFuture<?> callerFuture) {
         Rejection rejection = slots.enqueue(waiter);
         if (rejection != null) {
             callerFuture.completeExceptionally(room.refusedOnArrival(rejection, waiter));
@@ -454,7 +455,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep, AdaptiveTar
         } else if (outcome != SlotQueue.MUST_WAIT) {
             throw reject(slots.refusal(Rejection.Reason.QUEUE_FULL, outcome, 0L, level));
         } else {
-            SyncWaiter.await(room, signal, weight, options.priority());
+            Waiter.Sync.await(room, signal, weight, options.priority());
         }
         return weight;
     }
@@ -498,7 +499,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep, AdaptiveTar
         if (outcome == SlotQueue.ADMITTED) {
             startAsync(operation, result, options.weight());
         } else if (outcome == SlotQueue.MUST_WAIT) {
-            AsyncWaiter.ForCall<T> waiter = new AsyncWaiter.ForCall<>(room, options.signal(), operation, result);
+            Waiter.Async.ForCall<T> waiter = new Waiter.Async.ForCall<>(room, options.signal(), operation, result);
             waiter.options(options.weight(), options.priority());
             waitAsync(waiter, result);
         }
@@ -516,7 +517,7 @@ public final class InProcessBulkhead implements Bulkhead, ChainStep, AdaptiveTar
         if (outcome == SlotQueue.ADMITTED) {
             future.complete(newPermit(options.weight()));
         } else if (outcome == SlotQueue.MUST_WAIT) {
-            AsyncWaiter.ForPermit waiter = new AsyncWaiter.ForPermit(room, options.signal(), future, true);
+            Waiter.Async.ForPermit waiter = new Waiter.Async.ForPermit(room, options.signal(), future, true);
             waiter.options(options.weight(), options.priority());
             waitAsync(waiter, future);
         }

@@ -101,7 +101,7 @@ final class FairWaiter extends WaiterFate implements WaiterFuture.Owner {
 
     /**
      * Blocks the calling thread until the wait ends. An interrupt while queued ends the wait, as in a plain
-     * bulkhead's blocking wait ({@code SyncWaiter}): also when it meets a grant decided at the same instant (the
+     * bulkhead's blocking wait ({@code Waiter.Sync}): also when it meets a grant decided at the same instant (the
      * pump took the waiter out of its queue, or even delivered the slot before the thread woke), whose slot is
      * then passed on rather than run for a caller that was interrupted.
      *

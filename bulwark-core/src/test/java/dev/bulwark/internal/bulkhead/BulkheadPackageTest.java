@@ -48,9 +48,9 @@ class BulkheadPackageTest {
                         && !f.getFileName().toString().startsWith("PumpAcquire"))
                 .collect(Collectors.toList());
         assertThat(below).extracting(f -> f.getFileName().toString())
-                .contains("Waiter.class", "SyncWaiter.class", "AsyncWaiter.class", "AsyncWaiter$ForCall.class",
-                        "AsyncWaiter$ForPermit.class", "LocalPermit.class", "SlotQueue.class", "WaiterQueue.class",
-                        "GrantDispatch.class");
+                .contains("Waiter.class", "Waiter$Sync.class", "Waiter$Async.class", "Waiter$Async$ForCall.class",
+                        "Waiter$Async$ForPermit.class", "LocalPermit.class", "SlotQueue.class",
+                        "SlotQueue$WaiterQueue.class", "GrantDispatch.class");
         for (Path file : below) {
             // Class names sit in the constant pool as modified UTF-8, which is ASCII for these names.
             String pool = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);

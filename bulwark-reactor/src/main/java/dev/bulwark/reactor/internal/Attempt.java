@@ -1,5 +1,6 @@
 package dev.bulwark.reactor.internal;
 
+import dev.bulwark.internal.util.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CancellationException;
@@ -19,7 +20,8 @@ import reactor.util.context.Context;
  */
 final class Attempt<T> implements CoreSubscriber<T> {
 
-    private static final VarHandle UPSTREAM;
+    private static final VarHandle UPSTREAM =
+            VarHandles.field(MethodHandles.lookup(), "upstream", Subscription.class);
     private static final Subscription ABANDONED = new Subscription() {
         @Override
         public void request(long n) {
@@ -29,14 +31,6 @@ final class Attempt<T> implements CoreSubscriber<T> {
         public void cancel() {
         }
     };
-
-    static {
-        try {
-            UPSTREAM = MethodHandles.lookup().findVarHandle(Attempt.class, "upstream", Subscription.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     /** What the policy waits on; ending it from outside (a timeout cancels it) stops the source first. */
     final CompletableFuture<Void> done = new Stage(this);

@@ -3,6 +3,7 @@ package dev.bulwark.reactor.internal;
 import dev.bulwark.CancellationSignal;
 import dev.bulwark.Policy;
 import dev.bulwark.internal.util.Stages;
+import dev.bulwark.internal.util.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
@@ -35,29 +36,16 @@ import reactor.core.publisher.Operators;
  */
 final class PolicySubscription<T> implements Subscription {
 
-    private static final VarHandle WIP;
-    private static final VarHandle MISSED_REQUESTED;
-    private static final VarHandle MISSED_PRODUCED;
-    private static final VarHandle MISSED_SUBSCRIPTION;
-    private static final VarHandle EMITTING;
-    private static final VarHandle CURRENT;
-    private static final VarHandle TERMINATED;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            WIP = lookup.findVarHandle(PolicySubscription.class, "wip", int.class);
-            MISSED_REQUESTED = lookup.findVarHandle(PolicySubscription.class, "missedRequested", long.class);
-            MISSED_PRODUCED = lookup.findVarHandle(PolicySubscription.class, "missedProduced", long.class);
-            MISSED_SUBSCRIPTION = lookup.findVarHandle(PolicySubscription.class, "missedSubscription",
-                    Subscription.class);
-            EMITTING = lookup.findVarHandle(PolicySubscription.class, "emitting", int.class);
-            CURRENT = lookup.findVarHandle(PolicySubscription.class, "current", Attempt.class);
-            TERMINATED = lookup.findVarHandle(PolicySubscription.class, "terminated", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle WIP = VarHandles.field(MethodHandles.lookup(), "wip", int.class);
+    private static final VarHandle MISSED_REQUESTED =
+            VarHandles.field(MethodHandles.lookup(), "missedRequested", long.class);
+    private static final VarHandle MISSED_PRODUCED =
+            VarHandles.field(MethodHandles.lookup(), "missedProduced", long.class);
+    private static final VarHandle MISSED_SUBSCRIPTION =
+            VarHandles.field(MethodHandles.lookup(), "missedSubscription", Subscription.class);
+    private static final VarHandle EMITTING = VarHandles.field(MethodHandles.lookup(), "emitting", int.class);
+    private static final VarHandle CURRENT = VarHandles.field(MethodHandles.lookup(), "current", Attempt.class);
+    private static final VarHandle TERMINATED = VarHandles.field(MethodHandles.lookup(), "terminated", int.class);
 
     final CoreSubscriber<? super T> actual;
     private final Publisher<? extends T> source;
