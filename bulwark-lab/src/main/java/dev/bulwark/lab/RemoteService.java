@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -105,7 +106,7 @@ final class RemoteService implements AutoCloseable {
             }
             byte[] digest = digest();
             LockSupport.parkNanos(WAIT.toNanos());
-            byte[] answer = hex(digest, 8).getBytes(StandardCharsets.US_ASCII);
+            byte[] answer = HexFormat.of().formatHex(digest, 0, 8).getBytes(StandardCharsets.US_ASCII);
             exchange.sendResponseHeaders(200, answer.length);
             try (OutputStream out = exchange.getResponseBody()) {
                 out.write(answer);
@@ -122,14 +123,6 @@ final class RemoteService implements AutoCloseable {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK has SHA-256", e);
         }
-    }
-
-    private static String hex(byte[] bytes, int count) {
-        StringBuilder out = new StringBuilder();
-        for (int i = 0; i < count; i++) {
-            out.append(String.format("%02x", bytes[i]));
-        }
-        return out.toString();
     }
 
     /** Stops accepting, then stops the workers (a request still queued is dropped with its connection). */

@@ -70,9 +70,7 @@ final class SimPredictor {
             Duration maxWait) {
         int pool = LabApplication.POOL_SIZE;
         return switch (mode) {
-            case NONE -> scenario == Scenario.REMOTE ? new BulkheadSettings(downstreamCapacity, UNBOUNDED_QUEUE, null)
-                    : new BulkheadSettings(pool, UNBOUNDED_QUEUE,
-                            Duration.ofMillis(LabApplication.POOL_TIMEOUT_MILLIS));
+            case NONE -> unguardedPath(scenario, downstreamCapacity);
             case FIXED -> new BulkheadSettings(fixedLimit, DependencyGuard.queueFor(fixedLimit), maxWait);
             case SELF_TUNING -> new BulkheadSettings(pool, DependencyGuard.queueFor(pool), maxWait, QueueOrder.FIFO,
                     AdaptiveLimit.selfTuning().maxLimit(pool).build());
@@ -80,6 +78,19 @@ final class SimPredictor {
             case SPRING_BLOCK -> new BulkheadSettings(fixedLimit, UNBOUNDED_QUEUE, null);
             case SPRING_REJECT -> new BulkheadSettings(fixedLimit, 0, null);
         };
+    }
+
+    /**
+     * The bound an unguarded request meets on its dependency's path, as bulkhead settings: on the database's,
+     * HikariCP's pool (its size, waiters without bound, each giving up after the pool timeout); on the remote's, the
+     * remote's worker pool (the fitted capacity, its executor's queue without bound and without a timeout).
+     */
+    private static BulkheadSettings unguardedPath(Scenario scenario, int downstreamCapacity) {
+        if (scenario == Scenario.REMOTE) {
+            return new BulkheadSettings(downstreamCapacity, UNBOUNDED_QUEUE, null);
+        }
+        return new BulkheadSettings(LabApplication.POOL_SIZE, UNBOUNDED_QUEUE,
+                Duration.ofMillis(LabApplication.POOL_TIMEOUT_MILLIS));
     }
 
     /**

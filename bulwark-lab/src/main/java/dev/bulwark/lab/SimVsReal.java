@@ -24,7 +24,8 @@ record SimVsReal(String guard, List<Row> stages) {
      * @param stage its name
      * @param predictedGoodput the simulator's goodput, per second
      * @param measuredGoodput the lab's
-     * @param goodputRatio predicted over measured (1 when both are 0; infinite when only the measured one is)
+     * @param goodputRatio predicted over measured, unrounded (1 when both are 0; infinite when only the measured
+     *     one is)
      * @param predictedP99Millis the simulator's p99, every outcome
      * @param measuredP99Millis the lab's
      * @param p99Ratio predicted over measured
@@ -56,7 +57,7 @@ record SimVsReal(String guard, List<Row> stages) {
             double goodputRatio = ratio(p.goodputPerSecond(), goodput);
             double p99Ratio = ratio(p.p99Millis(), p99);
             rows.add(new Row(p.stage(), p.goodputPerSecond(), goodput, goodputRatio, p.p99Millis(), p99, p99Ratio,
-                    Math.abs(goodputRatio - 1) <= GOODPUT_BAR && Math.abs(p99Ratio - 1) <= P99_BAR));
+                    within(p.goodputPerSecond(), goodput, GOODPUT_BAR) && within(p.p99Millis(), p99, P99_BAR)));
         }
         return new SimVsReal(measured.guard(), List.copyOf(rows));
     }
@@ -66,6 +67,15 @@ record SimVsReal(String guard, List<Row> stages) {
             // Nothing measured: right when nothing was predicted either (a guard that served no one, as foreseen).
             return predicted == 0 ? 1 : Double.POSITIVE_INFINITY;
         }
-        return Math.round(predicted / measured * 100) / 100.0;
+        return predicted / measured;
+    }
+
+    /**
+     * Whether the prediction is within {@code bar} of the measured figure, decided on the figures themselves: neither
+     * on a ratio rounded for display (a 1.096 shown as 1.10 is within 10%) nor on {@code |ratio - 1|}, whose floating
+     * point puts an exact 110 against 100 at 0.10000000000000009, just outside.
+     */
+    static boolean within(double predicted, double measured, double bar) {
+        return Math.abs(predicted - measured) <= bar * measured;
     }
 }

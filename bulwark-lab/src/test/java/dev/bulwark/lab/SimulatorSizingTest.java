@@ -192,11 +192,31 @@ class SimulatorSizingTest {
 
         assertThat(table.guard()).isEqualTo("fixed");
         // A stage where no request succeeded, as predicted, matches (ratio 1) rather than dividing by zero.
-        assertThat(table.stages()).extracting(SimVsReal.Row::goodputRatio).containsExactly(1.05, 1.25, 0.92, 1.0);
-        assertThat(table.stages()).extracting(SimVsReal.Row::p99Ratio).containsExactly(1.11, 1.2, 1.25, 1.0);
+        assertThat(table.stages()).extracting(r -> Math.round(r.goodputRatio() * 100) / 100.0)
+                .containsExactly(1.05, 1.25, 0.92, 1.0);
+        assertThat(table.stages()).extracting(r -> Math.round(r.p99Ratio() * 100) / 100.0)
+                .containsExactly(1.11, 1.2, 1.25, 1.0);
         assertThat(table.stages()).extracting(SimVsReal.Row::withinBar).containsExactly(true, false, false, true);
         assertThat(Report.simVsReal(List.of(table))).contains("fixed         surge").contains("100 / 80 (1.25)")
                 .contains("120 / 100 (1.20)");
+    }
+
+    @Test
+    void theBarsAreDecidedOnTheFiguresNotOnARoundedRatio() {
+        // 110 against 100 is exactly at the goodput bar (|1.1 - 1| is 0.10000000000000009 in floating point), and
+        // 109.6 against 100 is shown as 1.10 but within it: both within, as a reader of the table expects.
+        assertThat(SimVsReal.within(110, 100, SimVsReal.GOODPUT_BAR)).isTrue();
+        assertThat(SimVsReal.within(109.6, 100, SimVsReal.GOODPUT_BAR)).isTrue();
+        assertThat(SimVsReal.within(90, 100, SimVsReal.GOODPUT_BAR)).isTrue();
+        assertThat(SimVsReal.within(110.1, 100, SimVsReal.GOODPUT_BAR)).isFalse();
+        assertThat(SimVsReal.within(120, 100, SimVsReal.P99_BAR)).isTrue();
+        assertThat(SimVsReal.within(1, 0, SimVsReal.P99_BAR)).isFalse();
+        assertThat(SimVsReal.within(0, 0, SimVsReal.P99_BAR)).isTrue();
+
+        SimVsReal table = SimVsReal.of(List.of(new SimPredictor.StageFigures("surge", 110, 120, 120)),
+                new RunResult("fixed", 3, 3, 0, 0, 0, 0, 0, Map.of(), 0, 0, 0, List.of(100.0), List.of(1.0),
+                        List.of(100.0), List.of()));
+        assertThat(table.stages().get(0).withinBar()).isTrue();
     }
 
     /** The share of a distribution's draws at or below {@code bound} (100,000 draws, seed 42). */

@@ -32,20 +32,25 @@ class SpringConcurrencyLimitGuardTest {
         final Semaphore entered = new Semaphore(0);
         volatile CountDownLatch release = new CountDownLatch(1);
 
+        /** Shared, as {@link DependencyWork#times()} says: the calls that held and were released. */
+        private final CallTimes times = new CallTimes();
+
         @Override
         public long serve() {
+            long start = System.nanoTime();
             entered.release();
             try {
                 release.await();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+            times.record(System.nanoTime() - start);
             return 1;
         }
 
         @Override
         public CallTimes times() {
-            return new CallTimes();
+            return times;
         }
     }
 
@@ -68,6 +73,7 @@ class SpringConcurrencyLimitGuardTest {
         try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Config.class)) {
             DependencyGuard guard = context.getBean(DependencyGuard.class);
             HeldWork work = context.getBean(HeldWork.class);
+            int served = 0;
             for (int limit : new int[] {2, 3}) {
                 guard.use(GuardMode.SPRING_REJECT, limit, Duration.ofMillis(50));
                 work.release = new CountDownLatch(1);
@@ -83,6 +89,9 @@ class SpringConcurrencyLimitGuardTest {
                 for (CompletableFuture<Long> f : held) {
                     assertThat(f.get(10, TimeUnit.SECONDS)).isEqualTo(1L);
                 }
+                served += limit;
+                assertThat(work.times().snapshot().calls()).as("limit %d: the refused call never reached the work",
+                        limit).isEqualTo(served);
             }
         } finally {
             threads.shutdownNow();
