@@ -11,8 +11,9 @@ import java.lang.reflect.Method;
  * <p>Each listener bean is called once per fallback, in bean order, on the thread that saw the failure (the caller's
  * thread for a plain method, the completing thread for a {@code CompletionStage}, a Reactor thread for a
  * {@code Mono}/{@code Flux}), just before the fallback method runs. A listener must be thread-safe. One that throws,
- * whatever it throws (an {@link Error} or a checked exception included), is logged at WARNING (once per listener and
- * annotated method) and changes nothing: the fallback method still runs and its result or failure is the call's.
+ * whatever it throws (an {@link Error} or a checked exception included), is logged at WARNING the first time (per
+ * listener and annotated method; later failures at DEBUG, as a core policy's listeners are) and changes nothing: the
+ * fallback method still runs and its result or failure is the call's.
  */
 @FunctionalInterface
 public interface FallbackMethodListener {

@@ -1,5 +1,6 @@
 package dev.bulwark.spring.internal;
 
+import dev.bulwark.internal.util.ListenerFailureLog;
 import dev.bulwark.spring.FallbackMethodListener;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -10,7 +11,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.beans.factory.ObjectProvider;
@@ -22,8 +22,9 @@ import org.springframework.util.ReflectionUtils;
  * of that name share the work: a failure goes to the overload whose failure parameter has the most specific type the
  * failure is an instance of, and one that none of them takes to the overload without a failure parameter, if any
  * (see {@link #handles}). Each time one is taken, the {@link FallbackMethodListener} beans are told first (that is how
- * {@code bulwark.fallback.used} counts annotation fallbacks). Immutable, apart from remembering which listeners
- * already had a failure logged.
+ * {@code bulwark.fallback.used} counts annotation fallbacks). Immutable, apart from each listener's
+ * {@link ListenerFailureLog} (the core's rule for a listener that throws: its first failure at WARNING, later ones at
+ * DEBUG), made when it first fails.
  */
 final class FallbackMethod {
 
@@ -37,8 +38,8 @@ final class FallbackMethod {
     private final Method annotated;
     private final String policyName;
     private final ObjectProvider<FallbackMethodListener> listeners;
-    /** Listeners whose failure was logged already: each is logged once, not once per call. */
-    private final Set<FallbackMethodListener> loggedListeners = ConcurrentHashMap.newKeySet();
+    /** How each listener that failed is logged: once at WARNING, not once per call. */
+    private final Map<FallbackMethodListener, ListenerFailureLog> failureLogs = new ConcurrentHashMap<>();
 
     private FallbackMethod(Map<Class<?>, Method> withFailure, Method withoutFailure, Method annotated,
                            String policyName, ObjectProvider<FallbackMethodListener> listeners) {
@@ -160,10 +161,8 @@ final class FallbackMethod {
             } catch (Throwable listenerFailure) {
                 // Any throwable, as the core's listeners: an Error (a failed assertion) or a checked exception thrown
                 // sneakily must not replace the fallback's result either.
-                if (loggedListeners.add(listener)) {
-                    LOGGER.log(System.Logger.Level.WARNING, "FallbackMethodListener " + listener + " failed for "
-                            + annotated + " (logged once; the fallback runs regardless)", listenerFailure);
-                }
+                failureLogs.computeIfAbsent(listener, failed -> new ListenerFailureLog()).log(LOGGER, listener,
+                        "the fallback method of " + annotated, "fallbackTaken", listenerFailure);
             }
         });
     }
