@@ -1,6 +1,7 @@
 package dev.bulwark.lab;
 
 import dev.bulwark.cli.internal.sim.BulkheadSettings;
+import dev.bulwark.cli.internal.sim.Slowdown;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
@@ -58,6 +59,8 @@ final class LabExperiment {
      * @param fixedLimit the fixed limit the runs used
      * @param slowedCapacityPerSecond {@link Scenario#SLOWDOWN}: the closed-loop throughput of as many clients as the
      *     pool has while the slowdown runs; 0 in the others
+     * @param simulatedSpeed {@link Scenario#SLOWDOWN}: the share of its speed the simulator's downstream works at
+     *     during the slow stage ({@link SimPredictor#slowdownOf}); 1 in the others
      * @param criticalPerSecond {@link Scenario#SHEDDING}: the critical requests' steady rate; 0 in the others
      * @param slowedBy {@link Scenario#SLOWDOWN}: what slowed the database ({@link DatabaseSlowdown#describe()});
      *     empty in the others
@@ -69,14 +72,15 @@ final class LabExperiment {
      * @param stages the schedule each run followed ({@link Scenario#SHEDDING}: its sheddable requests')
      * @param runs one per guard, in the order run; {@link Scenario#SHEDDING}: two per edge mode, its critical
      *     requests' then its sheddable ones', labelled {@code "<mode> critical"} and {@code "<mode> sheddable"}
-     * @param simVsReal {@link Scenario#OVERLOAD} and {@link Scenario#REMOTE}: per run, in the same order, the
-     *     simulator's prediction beside the measured figures; empty in {@link Scenario#SLOWDOWN}, whose slowed
-     *     database the model does not describe, and in {@link Scenario#SHEDDING}
+     * @param simVsReal per run, in the same order, the simulator's prediction beside the measured figures
+     *     ({@link Scenario#SLOWDOWN}: the fitted downstream slowed during the second stage by the measured factor,
+     *     {@link SimPredictor#slowdownOf}); empty in {@link Scenario#SHEDDING}
      */
     record Result(Scenario scenario, Instant started, boolean quick, int cores, String postgresBin,
             double workMillisAlone, String probe, double capacityPerSecond, Map<Integer, Double> probeByClients,
             ServiceModel model, SimulatorSizing sizing, String fixedSizedBy, int fixedLimit,
-            double slowedCapacityPerSecond, double criticalPerSecond, String slowedBy, List<Long> slowdownRounds,
+            double slowedCapacityPerSecond, double simulatedSpeed, double criticalPerSecond, String slowedBy,
+            List<Long> slowdownRounds,
             List<Double> loadAverages, List<Stage> stages, List<RunResult> runs, List<SimVsReal> simVsReal) {
     }
 
@@ -186,6 +190,12 @@ final class LabExperiment {
         }
 
         List<Stage> stages = scenario.stages(capacity, quick);
+        List<Slowdown> slowdowns = scenario == Scenario.SLOWDOWN
+                ? List.of(SimPredictor.slowdownOf(stages, slowedCapacity, byClients.get(LabApplication.POOL_SIZE)))
+                : List.of();
+        if (!slowdowns.isEmpty()) {
+            log.println("simulator's slow stage: " + slowdowns.get(0).describe());
+        }
         long firstNanos = stages.get(0).length().toNanos();
         long stressNanos = stages.get(1).length().toNanos();
         OpenLoopLoad load = new OpenLoopLoad(CLIENT_TIMEOUT);
@@ -228,10 +238,11 @@ final class LabExperiment {
                 RunResult result = RunResult.of(mode.label(), limit, guard.bulwarkLimit(), samples, stages,
                         controller.poolTimeouts() - poolTimeouts);
                 runs.add(result);
-                if (scenario == Scenario.OVERLOAD || scenario == Scenario.REMOTE) {
+                if (scenario != Scenario.SHEDDING) {
                     BulkheadSettings modelled = SimPredictor.settings(scenario, mode, fixedLimit, model.capacity(),
                             MAX_WAIT);
-                    simVsReal.add(SimVsReal.of(SimPredictor.predict(model, modelled, stages, CLIENT_TIMEOUT), result));
+                    simVsReal.add(SimVsReal.of(SimPredictor.predict(model, modelled, stages, CLIENT_TIMEOUT,
+                            slowdowns), result));
                 }
                 if (scenario == Scenario.SLOWDOWN) {
                     slowdownRounds.add(slowdown.completed() - rounds);
@@ -247,7 +258,8 @@ final class LabExperiment {
         return new Result(scenario, started, quick, Runtime.getRuntime().availableProcessors(),
                 postgres.binDir().toString(), Math.round(workMillis * 100) / 100.0, ramp.toString(),
                 Math.round(capacity), byClients, model, sizing, fixedByLittle ? "little" : "simulator", fixedLimit,
-                Math.round(slowedCapacity), scenario == Scenario.SHEDDING
+                Math.round(slowedCapacity), slowdowns.isEmpty() ? 1.0 : slowdowns.get(0).speed(),
+                scenario == Scenario.SHEDDING
                         ? Math.round(Scenario.CRITICAL_RATE * capacity * 10) / 10.0 : 0,
                 scenario == Scenario.SLOWDOWN ? slowdown.describe() : "", slowdownRounds, loadAverages, stages, runs,
                 simVsReal);

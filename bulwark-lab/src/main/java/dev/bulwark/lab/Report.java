@@ -45,8 +45,9 @@ final class Report {
         }
         if (result.scenario() == Scenario.SLOWDOWN) {
             out.append(String.format(Locale.ROOT, "slowed: %s during the second stage (rounds completed per run: %s);"
-                    + " closed-loop throughput of %d clients meanwhile %.0f/s%n", result.slowedBy(),
-                    result.slowdownRounds(), LabApplication.POOL_SIZE, result.slowedCapacityPerSecond()));
+                    + " closed-loop throughput of %d clients meanwhile %.0f/s, so the simulator's downstream works at"
+                    + " %.2f of its speed then%n", result.slowedBy(), result.slowdownRounds(), LabApplication.POOL_SIZE,
+                    result.slowedCapacityPerSecond(), result.simulatedSpeed()));
         }
         out.append("load average (1 min) at the start and after each run: ").append(result.loadAverages()
                 .toString().replaceAll("[\\[\\]]", "")).append('\n');

@@ -8,6 +8,7 @@ import dev.bulwark.cli.internal.sim.CallOutcome;
 import dev.bulwark.cli.internal.sim.LoadSchedule;
 import dev.bulwark.cli.internal.sim.ProgressListener;
 import dev.bulwark.cli.internal.sim.Simulation;
+import dev.bulwark.cli.internal.sim.Slowdown;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -100,10 +101,11 @@ final class SimPredictor {
      * @param bulkhead the guard's settings ({@link #settings})
      * @param stages the run's schedule
      * @param clientTimeout when the client gives up
+     * @param slowdowns when the downstream works slower ({@link #slowdownOf}); empty for a run at full speed
      * @return one entry per stage, in order
      */
     static List<StageFigures> predict(ServiceModel model, BulkheadSettings bulkhead, List<Stage> stages,
-            Duration clientTimeout) {
+            Duration clientTimeout, List<Slowdown> slowdowns) {
         List<LoadSchedule.Phase> phases = new ArrayList<>();
         long[] ends = new long[stages.size()];
         long end = 0;
@@ -123,7 +125,8 @@ final class SimPredictor {
             ok.add(new ArrayList<>());
         }
         new Simulation(model.settings().arrivals(new ArrivalModel.OpenLoop(schedule)).duration(schedule.length())
-                .drain(DRAIN).bulkhead(bulkhead).build()).run(ProgressListener.none(), (due, outcome, latency) -> {
+                .drain(DRAIN).bulkhead(bulkhead).slowdowns(slowdowns).build()).run(ProgressListener.none(),
+                (due, outcome, latency) -> {
                     int stage = 0;
                     while (stage < ends.length - 1 && due >= ends[stage]) {
                         stage++;
@@ -142,6 +145,31 @@ final class SimPredictor {
                     RunResult.millis(percentile(all.get(i), 0.99)), RunResult.millis(percentile(ok.get(i), 0.99))));
         }
         return figures;
+    }
+
+    /**
+     * The slowdown experiment's slow stage as the simulator's {@link Slowdown}: the second stage, at the speed the
+     * lab measured for the slowed database, its closed-loop throughput at the pool's size with the slowdown running
+     * over the same throughput without it (like for like: the same clients, so the same contention). The
+     * processor-sharing downstream slows every call by that factor, so its throughput at any concurrency falls by it.
+     *
+     * @param stages the run's schedule, at least two stages
+     * @param slowedPerSecond the throughput measured while the database was slowed
+     * @param normalPerSecond the throughput of as many clients without the slowdown
+     * @return the slow stage at that speed, at most 1
+     * @throws IllegalArgumentException when the slowed throughput is negative (0 is a pause), the normal one not
+     *     positive, or there are fewer than two stages
+     */
+    static Slowdown slowdownOf(List<Stage> stages, double slowedPerSecond, double normalPerSecond) {
+        if (!(slowedPerSecond >= 0) || !(normalPerSecond > 0)) {
+            throw new IllegalArgumentException("the slowed throughput must be at least 0 and the normal one positive"
+                    + " but they were " + slowedPerSecond + " and " + normalPerSecond);
+        }
+        if (stages.size() < 2) {
+            throw new IllegalArgumentException("a slowdown is the second stage, but there are " + stages.size());
+        }
+        Duration from = stages.get(0).length();
+        return new Slowdown(from, from.plus(stages.get(1).length()), Math.min(1.0, slowedPerSecond / normalPerSecond));
     }
 
     private static long percentile(List<Long> values, double q) {

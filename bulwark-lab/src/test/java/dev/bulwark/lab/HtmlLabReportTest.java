@@ -63,7 +63,7 @@ class HtmlLabReportTest {
         LabExperiment.Result overload = experiment();
         String html = HtmlLabReport.render(new LabExperiment.Result(Scenario.SHEDDING, overload.started(), false, 2,
                 "/usr/lib/postgresql/15/bin", 20.5, overload.probe(), 40, overload.probeByClients(), overload.model(),
-                overload.sizing(), "simulator", 4, 0, 16, "", List.of(), List.of(0.5, 1.0, 1.2), STAGES, runs,
+                overload.sizing(), "simulator", 4, 0, 1, 16, "", List.of(), List.of(0.5, 1.0, 1.2), STAGES, runs,
                 List.of()));
 
         assertThat(html).contains("<title>bulwark-lab shedding</title>")
@@ -77,11 +77,26 @@ class HtmlLabReportTest {
     }
 
     @Test
+    void theSlowdownsReportSaysHowFastTheSimulatorsDownstreamWorkedWhileSlowed() {
+        LabExperiment.Result o = experiment();
+        LabExperiment.Result slowdown = new LabExperiment.Result(Scenario.SLOWDOWN, o.started(), o.quick(), o.cores(),
+                o.postgresBin(), o.workMillisAlone(), o.probe(), o.capacityPerSecond(), o.probeByClients(), o.model(),
+                o.sizing(), o.fixedSizedBy(), o.fixedLimit(), 89, 0.4734, 0, "4 sessions run a heavy query",
+                List.of(90L, 121L), o.loadAverages(), o.stages(), o.runs(), o.simVsReal());
+
+        assertThat(Report.text(slowdown)).contains("slowed: 4 sessions run a heavy query during the second stage")
+                .contains("closed-loop throughput of 10 clients meanwhile 89/s, so the simulator's downstream works at"
+                        + " 0.47 of its speed then")
+                .contains("simulator against the lab, per stage");
+        assertThat(HtmlLabReport.render(slowdown)).contains("<h2>The simulator against the lab</h2>");
+    }
+
+    @Test
     void namesTheLoadedDependencyInTheRemoteExperiment() {
         LabExperiment.Result o = experiment();
         LabExperiment.Result remote = new LabExperiment.Result(Scenario.REMOTE, o.started(), o.quick(), o.cores(),
                 o.postgresBin(), 21.94, o.probe(), o.capacityPerSecond(), o.probeByClients(), o.model(), o.sizing(),
-                o.fixedSizedBy(), o.fixedLimit(), 0, 0, "", List.of(), o.loadAverages(), o.stages(), o.runs(),
+                o.fixedSizedBy(), o.fixedLimit(), 0, 1, 0, "", List.of(), o.loadAverages(), o.stages(), o.runs(),
                 o.simVsReal());
 
         String html = HtmlLabReport.render(remote);
@@ -128,7 +143,7 @@ class HtmlLabReportTest {
         }
         return new LabExperiment.Result(Scenario.OVERLOAD, Instant.parse("2026-12-07T04:00:00Z"), true, 2,
                 "/opt/<pg>&bin", 20.5, "1: 30/s, 2: 40/s", 40, Map.of(1, 30.0, 2, 40.0), model, sizing, "simulator",
-                4, 0, 0, "", List.of(), List.of(0.5, 1.5, 1.7, 1.9), STAGES, runs, simVsReal);
+                4, 0, 1, 0, "", List.of(), List.of(0.5, 1.5, 1.7, 1.9), STAGES, runs, simVsReal);
     }
 
     /**

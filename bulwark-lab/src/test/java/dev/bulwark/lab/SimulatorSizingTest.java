@@ -1,6 +1,7 @@
 package dev.bulwark.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.bulwark.cli.internal.sim.ArrivalModel;
@@ -9,6 +10,7 @@ import dev.bulwark.cli.internal.sim.Distribution;
 import dev.bulwark.cli.internal.sim.ProgressListener;
 import dev.bulwark.cli.internal.sim.Rate;
 import dev.bulwark.cli.internal.sim.Simulation;
+import dev.bulwark.cli.internal.sim.Slowdown;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -144,9 +146,9 @@ class SimulatorSizingTest {
         double servedWithin10Millis = shareWithin(almostTimedOut.serviceTime(), Duration.ofMillis(10));
 
         SimPredictor.StageFigures warm = SimPredictor.predict(slowOutside,
-                FIXED_AT_CAPACITY, stages, TIMEOUT).get(0);
+                FIXED_AT_CAPACITY, stages, TIMEOUT, List.of()).get(0);
         SimPredictor.StageFigures cut = SimPredictor.predict(almostTimedOut,
-                FIXED_AT_CAPACITY, stages, TIMEOUT).get(0);
+                FIXED_AT_CAPACITY, stages, TIMEOUT, List.of()).get(0);
 
         assertThat(warm.okP99Millis()).isBetween(600.0, 750.0);
         assertThat(warm.goodputPerSecond()).isCloseTo(capacityRate() / 2, within(0.1 * capacityRate()));
@@ -157,12 +159,49 @@ class SimulatorSizingTest {
     }
 
     @Test
+    void theSlowStageIsTheSecondAtTheMeasuredShareOfTheThroughput() {
+        List<Stage> stages = Scenario.SLOWDOWN.stages(capacityRate(), true);
+
+        Slowdown slow = SimPredictor.slowdownOf(stages, 64, 100);
+
+        assertThat(slow.from()).isEqualTo(stages.get(0).length());
+        assertThat(slow.until()).isEqualTo(stages.get(0).length().plus(stages.get(1).length()));
+        assertThat(slow.speed()).isEqualTo(0.64);
+        // Faster than without it (noise in two probes) is not a slowdown; nothing measured is a pause.
+        assertThat(SimPredictor.slowdownOf(stages, 120, 100).speed()).isEqualTo(1.0);
+        assertThat(SimPredictor.slowdownOf(stages, 0, 100).speed()).isZero();
+        assertThatThrownBy(() -> SimPredictor.slowdownOf(stages, 50, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aSlowedDownstreamServesLessOnlyWhileSlowed() {
+        // 0.7x the capacity throughout; during the second stage the downstream works at half speed, so the load is
+        // 1.4x what it can serve then: the fixed guard holds goodput at about the slowed capacity and recovers after.
+        List<Stage> stages = Scenario.SLOWDOWN.stages(capacityRate(), true);
+        Slowdown half = SimPredictor.slowdownOf(stages, 50, 100);
+
+        List<SimPredictor.StageFigures> slowed = SimPredictor.predict(model, FIXED_AT_CAPACITY, stages, TIMEOUT,
+                List.of(half));
+        List<SimPredictor.StageFigures> normal = SimPredictor.predict(model, FIXED_AT_CAPACITY, stages, TIMEOUT,
+                List.of());
+
+        double offered = Scenario.SLOWDOWN_RATE * capacityRate();
+        assertThat(normal).allSatisfy(f -> assertThat(f.goodputPerSecond()).isCloseTo(offered,
+                within(0.1 * capacityRate())));
+        assertThat(slowed.get(0).goodputPerSecond()).isEqualTo(normal.get(0).goodputPerSecond());
+        assertThat(slowed.get(1).goodputPerSecond()).isCloseTo(capacityRate() / 2, within(0.1 * capacityRate()));
+        // Calls take twice as long and the rest wait up to the guard's 50 ms: slower, but bounded.
+        assertThat(slowed.get(1).p99Millis()).isGreaterThan(1.5 * normal.get(1).p99Millis());
+        assertThat(slowed.get(2).goodputPerSecond()).isCloseTo(offered, within(0.1 * capacityRate()));
+    }
+
+    @Test
     void thePredictionSplitsARunByStageAndSeparatesTheGuards() {
         List<Stage> stages = Scenario.OVERLOAD.stages(capacityRate(), true);
         List<SimPredictor.StageFigures> fixed = SimPredictor.predict(model,
-                FIXED_AT_CAPACITY, stages, TIMEOUT);
+                FIXED_AT_CAPACITY, stages, TIMEOUT, List.of());
         List<SimPredictor.StageFigures> none = SimPredictor.predict(model,
-                UNGUARDED, stages, TIMEOUT);
+                UNGUARDED, stages, TIMEOUT, List.of());
 
         assertThat(fixed).extracting(SimPredictor.StageFigures::stage)
                 .containsExactly("warm 0.5x", "surge 2x", "recovery 0.5x");

@@ -1,6 +1,7 @@
 package dev.bulwark.cli.internal.sim;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -25,6 +26,7 @@ public final class SimulationSettings {
     private final Duration drain;
     private final Duration sampleInterval;
     private final CallMix callMix;
+    private final List<Slowdown> slowdowns;
 
     private SimulationSettings(Builder builder) {
         this.duration = builder.duration;
@@ -41,6 +43,7 @@ public final class SimulationSettings {
         this.drain = builder.drain;
         this.sampleInterval = builder.sampleInterval;
         this.callMix = builder.callMix;
+        this.slowdowns = builder.slowdowns;
     }
 
     /**
@@ -75,6 +78,7 @@ public final class SimulationSettings {
         builder.drain = drain;
         builder.sampleInterval = sampleInterval;
         builder.callMix = callMix;
+        builder.slowdowns = slowdowns;
         return builder;
     }
 
@@ -212,6 +216,16 @@ public final class SimulationSettings {
     }
 
     /**
+     * Returns the periods during which the downstream works slower, in order; empty unless set (only a run in
+     * {@link ExecutionMode#VIRTUAL_TIME} takes them).
+     *
+     * @return the periods, sorted by start and not overlapping; immutable
+     */
+    public List<Slowdown> slowdowns() {
+        return slowdowns;
+    }
+
+    /**
      * Returns the offered load in calls' worth of work: for open-loop arrivals, rate times mean service time
      * (how many calls would be in flight on average if the downstream never slowed down).
      *
@@ -232,7 +246,9 @@ public final class SimulationSettings {
                 + (bulkhead == null ? "no bulkhead" : bulkhead.describe())
                 + (retry == null ? "" : ", " + retry.describe())
                 + (timeout == null ? "" : ", timeout " + Durations.format(timeout)) + ", " + mode
-                + ", drain " + Durations.format(drain) + (callMix == null ? "" : ", " + callMix.describe()) + "]";
+                + ", drain " + Durations.format(drain) + (callMix == null ? "" : ", " + callMix.describe())
+                + (slowdowns.isEmpty() ? "" : ", slowdowns " + slowdowns.stream().map(Slowdown::describe).toList())
+                + "]";
     }
 
     /**
@@ -253,6 +269,7 @@ public final class SimulationSettings {
         private Duration drain = Duration.ofSeconds(1);
         private Duration sampleInterval = Duration.ofMillis(100);
         private CallMix callMix;
+        private List<Slowdown> slowdowns = List.of();
 
         private Builder() {
         }
@@ -444,11 +461,39 @@ public final class SimulationSettings {
         }
 
         /**
+         * Sets the periods during which the downstream works slower ({@link Slowdown}), as a database slowed by a
+         * competing query or a held lock. Not a command-line option: the lab ({@code bulwark-lab}) predicts its
+         * slowdown experiment with it, from the slowed capacity it measures. Only a run in
+         * {@link ExecutionMode#VIRTUAL_TIME} takes them ({@link #build()} refuses them otherwise).
+         *
+         * @param slowdowns sorted by start, none overlapping the next; empty for none
+         * @return this builder
+         * @throws NullPointerException when {@code slowdowns} or one of them is {@code null}
+         * @throws IllegalArgumentException when a period starts before the previous one ends
+         */
+        public Builder slowdowns(List<Slowdown> slowdowns) {
+            List<Slowdown> checked = List.copyOf(Objects.requireNonNull(slowdowns, "slowdowns"));
+            for (int i = 1; i < checked.size(); i++) {
+                if (checked.get(i).from().compareTo(checked.get(i - 1).until()) < 0) {
+                    throw new IllegalArgumentException("slowdowns must be sorted and must not overlap, but "
+                            + checked.get(i).describe() + " starts before " + checked.get(i - 1).describe() + " ends");
+                }
+            }
+            this.slowdowns = checked;
+            return this;
+        }
+
+        /**
          * Returns the settings.
          *
          * @return a new immutable value
+         * @throws IllegalArgumentException when slowdowns are set and the mode is not
+         *     {@link ExecutionMode#VIRTUAL_TIME}
          */
         public SimulationSettings build() {
+            if (!slowdowns.isEmpty() && mode != ExecutionMode.VIRTUAL_TIME) {
+                throw new IllegalArgumentException("slowdowns need mode VIRTUAL_TIME but the mode is " + mode);
+            }
             return new SimulationSettings(this);
         }
 

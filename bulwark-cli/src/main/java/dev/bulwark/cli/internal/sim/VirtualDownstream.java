@@ -52,6 +52,16 @@ final class VirtualDownstream implements Downstream {
         return in == Long.MAX_VALUE ? Long.MAX_VALUE : clock.read() + Math.max(1L, in);
     }
 
+    /**
+     * Changes the speed of every call in flight from now on ({@link ProcessorSharingModel#changeSpeed}): the event
+     * loop asks {@link #nextFinishAt()} again after it, so the next completion moves with the speed.
+     *
+     * @param factor the fraction of the normal speed, from 0 (paused) to 1
+     */
+    void changeSpeed(double factor) {
+        model.changeSpeed(clock.read(), factor);
+    }
+
     /** Completes every call whose work is done by the clock's time. */
     void finishDue() {
         long now = clock.read();

@@ -70,6 +70,7 @@ final class VirtualTimeSimulation {
         TimelineSampler sampler = new TimelineSampler(start, clock, settings.duration(), measurements, downstream,
                 bulkhead, new WallClockThrottle(progress, PROGRESS_INTERVAL_NANOS, System::nanoTime));
         scheduleSamples(sampler, settings.sampleInterval().toNanos());
+        scheduleSlowdowns(downstream);
         scheduleArrivals(launcher, arrivalsEnd);
 
         boolean draining = false;
@@ -114,6 +115,19 @@ final class VirtualTimeSimulation {
                 clock.schedule(this, interval, TimeUnit.NANOSECONDS);
             }
         }, interval, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Schedules each slowdown's start and end on the clock, relative to the run's start (now). A clock task runs in
+     * the same turn as the completions due at its time, after them; the loop then asks the downstream for its next
+     * completion again, at the new speed.
+     */
+    private void scheduleSlowdowns(VirtualDownstream downstream) {
+        for (Slowdown slowdown : settings.slowdowns()) {
+            clock.schedule(() -> downstream.changeSpeed(slowdown.speed()), slowdown.from().toNanos(),
+                    TimeUnit.NANOSECONDS);
+            clock.schedule(() -> downstream.changeSpeed(1.0), slowdown.until().toNanos(), TimeUnit.NANOSECONDS);
+        }
     }
 
     /** Schedules the arrivals: the same random sequences as the real-time {@link ArrivalProcess} draws. */
