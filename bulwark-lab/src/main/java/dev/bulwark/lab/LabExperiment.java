@@ -1,5 +1,6 @@
 package dev.bulwark.lab;
 
+import dev.bulwark.Priority;
 import dev.bulwark.cli.internal.sim.BulkheadSettings;
 import dev.bulwark.cli.internal.sim.Slowdown;
 import java.io.PrintStream;
@@ -74,7 +75,8 @@ final class LabExperiment {
      *     requests' then its sheddable ones', labelled {@code "<mode> critical"} and {@code "<mode> sheddable"}
      * @param simVsReal per run, in the same order, the simulator's prediction beside the measured figures
      *     ({@link Scenario#SLOWDOWN}: the fitted downstream slowed during the second stage by the measured factor,
-     *     {@link SimPredictor#slowdownOf}); empty in {@link Scenario#SHEDDING}
+     *     {@link SimPredictor#slowdownOf}; {@link Scenario#SHEDDING}: one simulation per edge mode with both lanes,
+     *     {@link SimPredictor#predictLanes})
      */
     record Result(Scenario scenario, Instant started, boolean quick, int cores, String postgresBin,
             double workMillisAlone, String probe, double capacityPerSecond, Map<Integer, Double> probeByClients,
@@ -210,7 +212,7 @@ final class LabExperiment {
         });
         try {
             if (scenario == Scenario.SHEDDING) {
-                runs.addAll(runEdges(service, target, stages, capacity, loadAverages));
+                runs.addAll(runEdges(service, target, stages, capacity, loadAverages, model, simVsReal));
             }
             for (GuardMode mode : scenario == Scenario.SHEDDING ? List.<GuardMode>of() : modes) {
                 int limit = switch (mode) {
@@ -271,12 +273,14 @@ final class LabExperiment {
      * bulkheads keep the limit they start with, the pool's size ({@link LabApplication}): no more requests in the
      * service than it has connections. The database path's fixed limit is not used: it bounds one transaction,
      * where the edge bounds a whole request, and the simulator sizes it for a model that undersizes what the
-     * service serves (docs/lab.md).
+     * service serves (docs/lab.md). Per mode, the simulator's prediction of both lanes goes to {@code simVsReal}, in
+     * the order of the results.
      *
      * @return two results per mode, critical then sheddable
      */
     private List<RunResult> runEdges(ConfigurableApplicationContext service, URI target, List<Stage> stages,
-            double capacity, List<Double> loadAverages) throws Exception {
+            double capacity, List<Double> loadAverages, ServiceModel model, List<SimVsReal> simVsReal)
+            throws Exception {
         service.getBean(DependencyGuard.class).use(GuardMode.NONE, 0, MAX_WAIT);
         WorkController controller = service.getBean(WorkController.class);
         int edgeLimit = LabApplication.POOL_SIZE;
@@ -308,6 +312,14 @@ final class LabExperiment {
                         stages, controller.poolTimeouts(sheddable) - sheddableTimeouts);
                 runs.add(criticalRun);
                 runs.add(sheddableRun);
+                boolean prioritized = SimPredictor.prioritized(mode);
+                List<List<SimPredictor.StageFigures>> predicted = SimPredictor.predictLanes(model,
+                        SimPredictor.edgeSettings(mode), List.of(
+                                new SimPredictor.LaneLoad(prioritized ? Priority.CRITICAL : null, criticalStages),
+                                new SimPredictor.LaneLoad(prioritized ? Priority.SHEDDABLE : null, stages)),
+                        CLIENT_TIMEOUT, List.of());
+                simVsReal.add(SimVsReal.of(predicted.get(0), criticalRun));
+                simVsReal.add(SimVsReal.of(predicted.get(1), sheddableRun));
                 loadAverages.add(loadAverage());
                 log.println("  " + Report.row(criticalRun) + "\n  " + Report.row(sheddableRun) + "  (load average "
                         + loadAverages.get(loadAverages.size() - 1) + ")");

@@ -113,11 +113,13 @@ final class Report {
         }
         StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%nsimulator against the lab, per stage: "
                 + "goodput ok/s and p99 ms (every outcome), predicted / measured (ratio)%n"));
-        out.append(String.format(Locale.ROOT, "%-13s %-14s %22s %26s %6s%n", "guard", "stage", "goodput sim/lab",
-                "p99 ms sim/lab", "bar"));
+        // As wide as the longest guard: the shedding experiment's runs are named by mode and lane.
+        int guardWidth = Math.max(13, comparisons.stream().mapToInt(c -> c.guard().length()).max().orElse(0));
+        String line = "%-" + guardWidth + "s %-14s %22s %26s %6s%n";
+        out.append(String.format(Locale.ROOT, line, "guard", "stage", "goodput sim/lab", "p99 ms sim/lab", "bar"));
         for (SimVsReal c : comparisons) {
             for (SimVsReal.Row r : c.stages()) {
-                out.append(String.format(Locale.ROOT, "%-13s %-14s %22s %26s %6s%n", c.guard(), r.stage(),
+                out.append(String.format(Locale.ROOT, line, c.guard(), r.stage(),
                         String.format(Locale.ROOT, "%.0f / %.0f (%.2f)", r.predictedGoodput(), r.measuredGoodput(),
                                 r.goodputRatio()),
                         String.format(Locale.ROOT, "%.0f / %.0f (%.2f)", r.predictedP99Millis(),

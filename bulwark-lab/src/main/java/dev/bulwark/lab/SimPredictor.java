@@ -1,6 +1,7 @@
 package dev.bulwark.lab;
 
 import dev.bulwark.AdaptiveLimit;
+import dev.bulwark.Priority;
 import dev.bulwark.QueueOrder;
 import dev.bulwark.cli.internal.sim.ArrivalModel;
 import dev.bulwark.cli.internal.sim.BulkheadSettings;
@@ -106,45 +107,113 @@ final class SimPredictor {
      */
     static List<StageFigures> predict(ServiceModel model, BulkheadSettings bulkhead, List<Stage> stages,
             Duration clientTimeout, List<Slowdown> slowdowns) {
-        List<LoadSchedule.Phase> phases = new ArrayList<>();
-        long[] ends = new long[stages.size()];
+        return predictLanes(model, bulkhead, List.of(new LaneLoad(null, stages)), clientTimeout, slowdowns).get(0);
+    }
+
+    /**
+     * One lane of a run's load: its own stages (timed as every other lane's) and the priority its requests carry
+     * through the guard, if any.
+     *
+     * @param priority the requests' priority, or {@code null} when the guard gives every request the same
+     * @param stages the lane's schedule
+     */
+    record LaneLoad(Priority priority, List<Stage> stages) {
+    }
+
+    /**
+     * Predicts a run whose load comes in several lanes at once through one guard, as the shedding experiment's
+     * critical and sheddable requests: one simulation, its calls split by lane and by the stage they were due in.
+     *
+     * @param model the fitted downstream
+     * @param bulkhead the guard's settings
+     * @param lanes the lanes, their stages timed alike (the first lane's ends split every lane)
+     * @param clientTimeout when the client gives up
+     * @param slowdowns when the downstream works slower; empty for a run at full speed
+     * @return per lane, in the order given, one entry per stage
+     */
+    static List<List<StageFigures>> predictLanes(ServiceModel model, BulkheadSettings bulkhead, List<LaneLoad> lanes,
+            Duration clientTimeout, List<Slowdown> slowdowns) {
+        List<Stage> timing = lanes.get(0).stages();
+        long[] ends = new long[timing.size()];
         long end = 0;
-        for (int i = 0; i < stages.size(); i++) {
-            Stage s = stages.get(i);
-            phases.add(new LoadSchedule.Phase(s.fromRate(), s.toRate(), s.length().toNanos()));
-            end += s.length().toNanos();
+        for (int i = 0; i < timing.size(); i++) {
+            end += timing.get(i).length().toNanos();
             ends[i] = end;
         }
-        LoadSchedule schedule = new LoadSchedule(List.of(new LoadSchedule.Lane(null, phases)));
+        List<LoadSchedule.Lane> scheduled = new ArrayList<>();
+        for (LaneLoad lane : lanes) {
+            List<LoadSchedule.Phase> phases = new ArrayList<>();
+            for (Stage s : lane.stages()) {
+                phases.add(new LoadSchedule.Phase(s.fromRate(), s.toRate(), s.length().toNanos()));
+            }
+            scheduled.add(new LoadSchedule.Lane(lane.priority(), phases));
+        }
+        LoadSchedule schedule = new LoadSchedule(scheduled);
         long overhead = Math.round(model.overheadMillis() * 1e6);
         long timeout = clientTimeout.toNanos();
-        List<List<Long>> all = new ArrayList<>();
-        List<List<Long>> ok = new ArrayList<>();
-        for (int i = 0; i < stages.size(); i++) {
+        // all.get(lane).get(stage): every outcome's latency; ok: the successes'.
+        List<List<List<Long>>> all = new ArrayList<>();
+        List<List<List<Long>>> ok = new ArrayList<>();
+        for (int l = 0; l < lanes.size(); l++) {
             all.add(new ArrayList<>());
             ok.add(new ArrayList<>());
+            for (int i = 0; i < timing.size(); i++) {
+                all.get(l).add(new ArrayList<>());
+                ok.get(l).add(new ArrayList<>());
+            }
         }
         new Simulation(model.settings().arrivals(new ArrivalModel.OpenLoop(schedule)).duration(schedule.length())
                 .drain(DRAIN).bulkhead(bulkhead).slowdowns(slowdowns).build()).run(ProgressListener.none(),
-                (due, outcome, latency) -> {
+                (lane, due, outcome, latency) -> {
                     int stage = 0;
                     while (stage < ends.length - 1 && due >= ends[stage]) {
                         stage++;
                     }
                     long seen = Math.min(latency + overhead, timeout);
-                    all.get(stage).add(seen);
+                    all.get(lane).get(stage).add(seen);
                     if (outcome == CallOutcome.COMPLETED && latency + overhead <= timeout) {
-                        ok.get(stage).add(seen);
+                        ok.get(lane).get(stage).add(seen);
                     }
                 });
-        List<StageFigures> figures = new ArrayList<>();
-        for (int i = 0; i < stages.size(); i++) {
-            Stage s = stages.get(i);
-            figures.add(new StageFigures(s.name(),
-                    Math.round(ok.get(i).size() / (s.length().toNanos() / 1e9) * 10) / 10.0,
-                    RunResult.millis(percentile(all.get(i), 0.99)), RunResult.millis(percentile(ok.get(i), 0.99))));
+        List<List<StageFigures>> figures = new ArrayList<>();
+        for (int l = 0; l < lanes.size(); l++) {
+            List<StageFigures> lane = new ArrayList<>();
+            for (int i = 0; i < timing.size(); i++) {
+                Stage s = lanes.get(l).stages().get(i);
+                lane.add(new StageFigures(s.name(),
+                        Math.round(ok.get(l).get(i).size() / (s.length().toNanos() / 1e9) * 10) / 10.0,
+                        RunResult.millis(percentile(all.get(l).get(i), 0.99)),
+                        RunResult.millis(percentile(ok.get(l).get(i), 0.99))));
+            }
+            figures.add(List.copyOf(lane));
         }
-        return figures;
+        return List.copyOf(figures);
+    }
+
+    /**
+     * The simulator's bulkhead standing for an edge mode of the shedding experiment: {@code none} is the database
+     * path's HikariCP pool (no route is shed), every other mode the edge's bulkhead as {@link LabApplication}
+     * configures it (the pool's size, the lab's queue and maximum wait).
+     *
+     * @param mode the edge mode
+     * @return the settings
+     */
+    static BulkheadSettings edgeSettings(EdgeMode mode) {
+        if (mode == EdgeMode.NONE) {
+            return unguardedPath(Scenario.SHEDDING, LabApplication.POOL_SIZE);
+        }
+        return new BulkheadSettings(LabApplication.POOL_SIZE, DependencyGuard.queueFor(LabApplication.POOL_SIZE),
+                LabExperiment.MAX_WAIT);
+    }
+
+    /**
+     * Whether an edge mode gives its two routes their priorities ({@code CRITICAL}, {@code SHEDDABLE}).
+     *
+     * @param mode the edge mode
+     * @return true for {@link EdgeMode#PRIORITIES} and {@link EdgeMode#PRIORITIES_429}
+     */
+    static boolean prioritized(EdgeMode mode) {
+        return mode == EdgeMode.PRIORITIES || mode == EdgeMode.PRIORITIES_429;
     }
 
     /**

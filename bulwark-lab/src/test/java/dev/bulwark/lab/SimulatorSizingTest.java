@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.bulwark.Priority;
 import dev.bulwark.cli.internal.sim.ArrivalModel;
 import dev.bulwark.cli.internal.sim.BulkheadSettings;
 import dev.bulwark.cli.internal.sim.Distribution;
@@ -193,6 +194,38 @@ class SimulatorSizingTest {
         // Calls take twice as long and the rest wait up to the guard's 50 ms: slower, but bounded.
         assertThat(slowed.get(1).p99Millis()).isGreaterThan(1.5 * normal.get(1).p99Millis());
         assertThat(slowed.get(2).goodputPerSecond()).isCloseTo(offered, within(0.1 * capacityRate()));
+    }
+
+    @Test
+    void theSheddingPredictionSplitsTheLanesAndPrioritiesProtectTheCriticalOne() {
+        List<Stage> sheddable = Scenario.SHEDDING.stages(capacityRate(), true);
+        List<Stage> critical = Scenario.SHEDDING.criticalStages(capacityRate(), true);
+
+        List<List<SimPredictor.StageFigures>> flat = SimPredictor.predictLanes(model,
+                SimPredictor.edgeSettings(EdgeMode.SHED), List.of(new SimPredictor.LaneLoad(null, critical),
+                        new SimPredictor.LaneLoad(null, sheddable)), TIMEOUT, List.of());
+        List<List<SimPredictor.StageFigures>> prioritized = SimPredictor.predictLanes(model,
+                SimPredictor.edgeSettings(EdgeMode.PRIORITIES), List.of(
+                        new SimPredictor.LaneLoad(Priority.CRITICAL, critical),
+                        new SimPredictor.LaneLoad(Priority.SHEDDABLE, sheddable)), TIMEOUT, List.of());
+
+        double criticalRate = Scenario.CRITICAL_RATE * capacityRate();
+        assertThat(flat).hasSize(2);
+        assertThat(flat.get(0)).extracting(SimPredictor.StageFigures::stage)
+                .containsExactly("warm 0.5x", "surge 2.4x", "recovery 0.5x");
+        // Before the surge both lanes are served whole, whichever the mode.
+        assertThat(flat.get(0).get(0).goodputPerSecond()).isCloseTo(criticalRate, within(0.1 * capacityRate()));
+        assertThat(flat.get(1).get(0).goodputPerSecond()).isCloseTo(0.1 * capacityRate(),
+                within(0.05 * capacityRate()));
+        // In the surge (2.4x the capacity) the flat edge refuses in arrival order: the critical lane loses its share;
+        // with priorities most of it is served and the sheddable lane takes the refusals.
+        assertThat(flat.get(0).get(1).goodputPerSecond()).isLessThan(0.8 * criticalRate);
+        assertThat(prioritized.get(0).get(1).goodputPerSecond()).isGreaterThan(0.8 * criticalRate)
+                .isGreaterThan(1.5 * flat.get(0).get(1).goodputPerSecond());
+        assertThat(prioritized.get(1).get(1).goodputPerSecond())
+                .isLessThan(flat.get(1).get(1).goodputPerSecond());
+        assertThat(SimPredictor.prioritized(EdgeMode.PRIORITIES_429)).isTrue();
+        assertThat(SimPredictor.prioritized(EdgeMode.SHED)).isFalse();
     }
 
     @Test

@@ -50,6 +50,7 @@ class ScheduleCommandTest {
         "\"critical: 1x for 10s; sheddable: 1x for 5s\" | --schedule: every lane must last as long as the first (10s)",
         "\"critical: 1x for 10s; critical: 1x for 10s\" | --schedule: the priority critical has two lanes",
         "\"1x for 10s; sheddable: 1x for 10s\" | --schedule: with several lanes every lane needs a priority",
+        "\"1x for 10s; 2x for 10s\"        | --schedule: with several lanes every lane needs a priority",
         "\"0 for 10s\"                     | --schedule: no call would ever arrive",
         "\"1x..2x..3x for 10s\"            | --schedule: '1x..2x..3x' is not a rate or a ramp",
     })

@@ -38,7 +38,7 @@ final class AsyncCallLauncher implements CallLauncher {
     }
 
     @Override
-    public void launch(long arrivalNanos, long workNanos, Priority priority, Runnable afterOutcome) {
+    public void launch(long arrivalNanos, long workNanos, int lane, Priority priority, Runnable afterOutcome) {
         measurements.arrived();
         CallClasses.Call kind = classes == null ? null : classes.next(priority);
         Policy through = kind == null ? policy : kind.policy();
@@ -50,7 +50,7 @@ final class AsyncCallLauncher implements CallLauncher {
             call = CompletableFuture.failedFuture(unexpected);
         }
         call.whenComplete((ignored, failure) -> {
-            measurements.finished(failure, arrivalNanos, kind);
+            measurements.finished(failure, arrivalNanos, kind, lane);
             if (afterOutcome != null) {
                 afterOutcome.run();
             }

@@ -24,11 +24,15 @@ import java.util.Objects;
  * </pre>
  * <p>Every lane lasts as long as the others (the run's length). A schedule with no priority has one lane and its
  * calls take their priorities from {@code --priority-mix}; a schedule with priorities gives every lane one, and a
- * call's priority is that of the lane it came from.
+ * call's priority is that of the lane it came from. (Built in code rather than parsed, a schedule may also have
+ * several lanes without a priority; see the constructor.)
  *
  * @param lanes the lanes, at least one, all of the same length
  */
 public record LoadSchedule(List<Lane> lanes) {
+
+    private static final String SEVERAL_LANES_NEED_PRIORITIES =
+            "with several lanes every lane needs a priority ('critical: ...; sheddable: ...')";
 
     /** The grammar, quoted in error messages. */
     public static final String FORM = "phases 'RATE for DURATION' or 'RATE..RATE for DURATION' separated by commas, "
@@ -103,7 +107,9 @@ public record LoadSchedule(List<Lane> lanes) {
      * Checks the schedule.
      *
      * @throws IllegalArgumentException when lanes differ in length, a priority is given twice, lanes with and
-     *     without a priority are mixed, or no call would ever arrive
+     *     without a priority are mixed, or no call would ever arrive. Several lanes without a priority are allowed
+     *     (the grammar cannot write them): their calls draw their priorities from the run's mix, and only a
+     *     {@link CallObserver}'s lane index tells them apart, as the lab's shedding prediction needs
      */
     public LoadSchedule {
         lanes = List.copyOf(lanes);
@@ -111,11 +117,13 @@ public record LoadSchedule(List<Lane> lanes) {
             throw new IllegalArgumentException("a schedule needs at least one lane");
         }
         EnumSet<Priority> seen = EnumSet.noneOf(Priority.class);
+        boolean prioritized = lanes.get(0).priority() != null;
         for (Lane lane : lanes) {
-            if (lane.priority() == null ? lanes.size() > 1 : !seen.add(lane.priority())) {
-                throw new IllegalArgumentException(lane.priority() == null
-                        ? "with several lanes every lane needs a priority ('critical: ...; sheddable: ...')"
-                        : "the priority " + name(lane.priority()) + " has two lanes");
+            if ((lane.priority() != null) != prioritized) {
+                throw new IllegalArgumentException(SEVERAL_LANES_NEED_PRIORITIES);
+            }
+            if (prioritized && !seen.add(lane.priority())) {
+                throw new IllegalArgumentException("the priority " + name(lane.priority()) + " has two lanes");
             }
             if (lane.lengthNanos() != lanes.get(0).lengthNanos()) {
                 throw new IllegalArgumentException("every lane must last as long as the first ("
@@ -162,6 +170,9 @@ public record LoadSchedule(List<Lane> lanes) {
                 phases.add(phase(phaseText.trim(), base));
             }
             lanes.add(new Lane(priority, phases));
+        }
+        if (lanes.size() > 1 && lanes.stream().anyMatch(lane -> lane.priority() == null)) {
+            throw new IllegalArgumentException(SEVERAL_LANES_NEED_PRIORITIES);
         }
         return new LoadSchedule(lanes);
     }

@@ -44,7 +44,7 @@ final class OpenLoopArrivals implements ArrivalProcess {
                     return;
                 }
                 measurements.arrivalLate(ticker.read() - due);
-                launcher.launch(due, work, scheduled.priority(), null);
+                launcher.launch(due, work, scheduled.lane(), scheduled.priority(), null);
             }
             return;
         }

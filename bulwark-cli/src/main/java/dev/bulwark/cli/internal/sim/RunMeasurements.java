@@ -63,9 +63,10 @@ public final class RunMeasurements {
      *     time rather than the moment the arrival thread got round to it keeps a late arrival thread from hiding
      *     latency (coordinated omission)
      * @param kind the call's class, whose own counts are updated too, or {@code null} when calls have no class
+     * @param lane the call's lane in the run's schedule (0 without one), told to the {@link CallObserver}
      * @return the outcome
      */
-    CallOutcome finished(Throwable failure, long arrivalNanos, CallClasses.Call kind) {
+    CallOutcome finished(Throwable failure, long arrivalNanos, CallClasses.Call kind, int lane) {
         CallOutcome outcome = CallOutcome.of(failure);
         if (kind != null) {
             // Before the call counts as ended: the run's end waits for every call to have ended and then reads the
@@ -79,7 +80,7 @@ public final class RunMeasurements {
             firstUnexpectedFailure.compareAndSet(null, failure);
         }
         outcomes.incrementAndGet(outcome.ordinal());
-        observer.ended(arrivalNanos - startNanos, outcome, latencyNanos);
+        observer.ended(lane, arrivalNanos - startNanos, outcome, latencyNanos);
         finished.incrementAndGet();
         return outcome;
     }

@@ -19,6 +19,7 @@ final class ScheduledArrivals {
     private final long windowNanos;
     private double offset;
     private LoadSchedule.Lane lane;
+    private int laneIndex;
 
     /**
      * @param schedule the schedule
@@ -48,6 +49,7 @@ final class ScheduledArrivals {
             long due = (long) offset;
             lane = schedule.laneAt(due, thinning.nextDouble());
             if (lane != null) {
+                laneIndex = indexOf(lane);
                 return due;
             }
         }
@@ -60,5 +62,23 @@ final class ScheduledArrivals {
      */
     dev.bulwark.Priority priority() {
         return lane.priority();
+    }
+
+    /**
+     * Returns the index in the schedule of the lane of the arrival {@link #next} moved to.
+     *
+     * @return at least 0
+     */
+    int lane() {
+        return laneIndex;
+    }
+
+    /** By identity: two lanes of equal priority and phases are still two lanes. */
+    private int indexOf(LoadSchedule.Lane found) {
+        for (int i = 0; ; i++) {
+            if (schedule.lanes().get(i) == found) {
+                return i;
+            }
+        }
     }
 }

@@ -2,6 +2,7 @@ package dev.bulwark.cli.internal.sim;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -42,8 +43,20 @@ public final class SimulationSettings {
         this.mode = builder.mode;
         this.drain = builder.drain;
         this.sampleInterval = builder.sampleInterval;
-        this.callMix = builder.callMix;
+        this.callMix = builder.callMix != null ? builder.callMix : scheduledPriorities(builder.arrivals);
         this.slowdowns = builder.slowdowns;
+    }
+
+    /**
+     * The call mix a schedule with priorities implies when none is set: each call takes its lane's priority (what
+     * {@code --schedule} does on the command line). Without it a run built in code would drop the lanes' priorities.
+     */
+    private static CallMix scheduledPriorities(ArrivalModel arrivals) {
+        if (arrivals instanceof ArrivalModel.OpenLoop open && open.schedule() != null
+                && open.schedule().priorityShares() != null) {
+            return new CallMix(open.schedule().priorityShares(), null, Map.of());
+        }
+        return null;
     }
 
     /**
@@ -208,8 +221,9 @@ public final class SimulationSettings {
     /**
      * Returns the priorities and weights of the calls, and the bulkhead's reserves.
      *
-     * @return the mix, or empty when every call is weight 1 at {@code NORMAL} (the calls are then made without
-     *     options, exactly as before priorities existed)
+     * @return the mix set, or, when none was and the arrivals follow a schedule whose lanes have priorities, one of
+     *     those priorities in the schedule's shares (each call takes its lane's); empty when every call is weight 1
+     *     at {@code NORMAL} (the calls are then made without options, exactly as before priorities existed)
      */
     public Optional<CallMix> callMix() {
         return Optional.ofNullable(callMix);
@@ -452,7 +466,8 @@ public final class SimulationSettings {
         /**
          * Sets the priorities and weights of the calls and the bulkhead's reserves.
          *
-         * @param callMix the mix, or {@code null} for weight 1 at {@code NORMAL} and no reserve
+         * @param callMix the mix, or {@code null} for weight 1 at {@code NORMAL} and no reserve (with a schedule whose
+         *     lanes have priorities: each call at its lane's priority)
          * @return this builder
          */
         public Builder callMix(CallMix callMix) {

@@ -64,7 +64,7 @@ final class ThreadPerCallLauncher implements CallLauncher {
     }
 
     @Override
-    public void launch(long arrivalNanos, long workNanos, Priority priority, Runnable afterOutcome) {
+    public void launch(long arrivalNanos, long workNanos, int lane, Priority priority, Runnable afterOutcome) {
         measurements.arrived();
         // Drawn on the launching thread, so that the n-th launch gets the n-th class.
         CallClasses.Call kind = classes == null ? null : classes.next(priority);
@@ -81,13 +81,13 @@ final class ThreadPerCallLauncher implements CallLauncher {
                 } catch (RuntimeException | Error outcome) {
                     failure = outcome;
                 }
-                measurements.finished(failure, arrivalNanos, kind);
+                measurements.finished(failure, arrivalNanos, kind, lane);
                 if (afterOutcome != null) {
                     afterOutcome.run();
                 }
             });
         } catch (RejectedExecutionException unexpected) {
-            measurements.finished(unexpected, arrivalNanos, kind);
+            measurements.finished(unexpected, arrivalNanos, kind, lane);
         }
     }
 

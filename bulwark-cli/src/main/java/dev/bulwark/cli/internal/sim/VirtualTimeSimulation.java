@@ -206,7 +206,8 @@ final class VirtualTimeSimulation {
 
         @Override
         public void run() {
-            launcher.launch(clock.read(), settings.serviceTime().sampleNanos(services), arrivals.priority(), null);
+            launcher.launch(clock.read(), settings.serviceTime().sampleNanos(services), arrivals.lane(),
+                    arrivals.priority(), null);
             next();
         }
     }

@@ -31,7 +31,7 @@ class RunMeasurementsTest {
         measurements.set(new RunMeasurements(() -> 0L));
 
         measurements.get().arrived();
-        CallOutcome outcome = measurements.get().finished(null, 0L, classes.next(null));
+        CallOutcome outcome = measurements.get().finished(null, 0L, classes.next(null), 0);
 
         assertThat(outcome).isEqualTo(CallOutcome.COMPLETED);
         assertThat(outstandingWhenTheClassCounted).containsExactly(1L);

@@ -31,7 +31,7 @@ class SlowdownTest {
                 .build();
         List<Call> calls = new ArrayList<>();
         new Simulation(settings).run(ProgressListener.none(),
-                (arrival, outcome, latency) -> calls.add(new Call(arrival, latency)));
+                (lane, arrival, outcome, latency) -> calls.add(new Call(arrival, latency)));
         return calls;
     }
 
