@@ -860,7 +860,10 @@ public final class RedisBulkhead implements Bulkhead, AutoCloseable {
          * instance reports its demand (executing plus queued) and Redis re-divides {@link #maxConcurrency} max-min
          * fairly by demand; a block's lease lasts three periods, after which a silent instance's block returns to the
          * others and the instance itself falls to the floor of its {@link #failureMode} (see docs/cluster.md, "Leased
-         * mode"). Not combinable with {@link #adaptive}; weights other than 1 are refused.
+         * mode"). A renewal the client refuses without sending it (disconnected, or on Redis Cluster still connecting
+         * to the node serving the slot) is followed by the next after a tenth of a period; {@link #build()} sends the
+         * first again, 10 ms apart, until {@link #commandTimeout} has passed. Not combinable with {@link #adaptive};
+         * weights other than 1 are refused.
          *
          * @param renewalPeriod how often each instance renews its lease, at least one millisecond
          * @return this builder

@@ -92,4 +92,22 @@ class RedisBulkheadOnClusterTest {
             assertThat(two.call(() -> 42)).isEqualTo(42);
         }
     }
+
+    @Test
+    void aLeasedBulkheadStartsWhileItsClientIsStillConnectingToTheNodeOfItsSlot() throws Exception {
+        // A cluster connection opens its connection to the node serving a slot at the first command for that slot,
+        // and with REJECT_COMMANDS refuses that command while it connects: the first renewal of a new instance. A
+        // fresh client for each build, so that no earlier test has connected it. Before the start sent its first
+        // renewal again, build() failed with "Currently not connected. Commands are rejected."
+        for (int attempt = 0; attempt < 3; attempt++) {
+            RedisClusterClient fresh = cluster();
+            try (RedisBulkhead leased = RedisBulkhead.builder(fresh, "leased-on-cluster-" + attempt)
+                    .maxConcurrency(4).leased(Duration.ofMillis(500)).build()) {
+                assertThat(leased.call(() -> 42)).isEqualTo(42);
+                assertThat(leased.maxConcurrency()).isEqualTo(4);
+            } finally {
+                fresh.shutdown();
+            }
+        }
+    }
 }

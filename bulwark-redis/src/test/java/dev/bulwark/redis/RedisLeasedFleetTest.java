@@ -7,6 +7,7 @@ import dev.bulwark.redis.testing.CallLog;
 import dev.bulwark.redis.testing.FailoverReport;
 import dev.bulwark.redis.testing.Fleet;
 import dev.bulwark.redis.testing.FleetWorker;
+import dev.bulwark.redis.testing.RedisClusterSetup;
 import dev.bulwark.redis.testing.RedisFixture;
 import dev.bulwark.redis.testing.RedisSentinelSetup;
 import dev.bulwark.redis.testing.RedisServer;
@@ -30,8 +31,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  *
  * <p>By default a CI-sized fleet: 4 JVMs × 8 threads, 3 s measured. With {@code -Dbulwark.leased.fleet.long=true}:
  * 16 JVMs × 8 threads, 20 s measured. With {@code -Dbulwark.leased.failover=true}, also a failover under load on
- * the Sentinel deployment the exact mode's {@link RedisSentinelFailoverTest} uses, with the same fleet and settings
- * but the leased mode.
+ * the Sentinel and Redis Cluster deployments the exact mode's {@link RedisSentinelFailoverTest} and
+ * {@link RedisClusterFailoverTest} use, with the same fleet and settings but the leased mode.
  */
 class RedisLeasedFleetTest {
 
@@ -41,6 +42,8 @@ class RedisLeasedFleetTest {
     static final long PERIOD_MILLIS = Long.getLong("bulwark.leased.fleet.periodMillis", 200);
     /** After the fleet started: the blocks settle within a few periods; measured from then on. */
     static final long SETTLE_MILLIS = 1_500;
+    /** The failover cases' renewal period: a lease of 3 s in Redis, as the exact mode's failover tests lease. */
+    static final long FAILOVER_PERIOD_MILLIS = 1_000;
 
     @Test
     void aLeasedFleetOverItsLimitNeverRunsMoreThanTheLimitAndKeepsItBusy() throws Exception {
@@ -123,14 +126,9 @@ class RedisLeasedFleetTest {
     void aLeasedFleetSurvivesTheKillOfTheSentinelMasterWithinTheMeasuredBounds() throws Exception {
         String name = "leased-sentinel-failover";
         int limit = RedisSentinelFailoverTest.LIMIT;
-        long periodMillis = 1_000;
         try (RedisSentinelSetup redis = RedisSentinelSetup.start(1000)) {
-            List<String> options = new ArrayList<>(List.of("mode=sentinel", "target=" + redis.workerTarget(),
-                    "name=" + name, "threads=4", "limit=" + limit, "queue=64", "holdMicros=2000",
-                    "maxMillis=120000", "leasedMillis=" + periodMillis, "commandTimeoutMillis=500"));
-            RedisSentinelFailoverTest.reconnectDelay().ifPresent(options::add);
             FailoverReport report;
-            try (Fleet fleet = Fleet.start(3, options)) {
+            try (Fleet fleet = Fleet.start(3, failoverWorkerOptions("sentinel", redis.workerTarget(), name, limit))) {
                 report = FailoverReport.run(fleet, limit, () -> {
                     redis.master().kill();
                     await().atMost(Duration.ofSeconds(30))
@@ -138,16 +136,7 @@ class RedisLeasedFleetTest {
                 });
             }
             report.print("Leased, Sentinel");
-            report.assertAccountedFor();
-            assertThat(report.log().count("OK")).as("no call refused: the queues had room")
-                    .isEqualTo(report.log().calls().size());
-            assertThat(Duration.ofNanos(report.longestWorkerPause().micros() * 1_000))
-                    .as("longest time a JVM admitted nothing after the kill")
-                    .isLessThan(RedisSentinelFailoverTest.RECOVERY_BOUND);
-            // The blocks are replicated with the hash; any excess is made of renewals the old master did not
-            // replicate, and ends when the instances renew on the new one, within one lease (three periods).
-            assertThat(report.excess().microsAboveLimit()).as("µs above the limit")
-                    .isLessThanOrEqualTo(3 * periodMillis * 1000);
+            assertWithinTheMeasuredBounds(report);
 
             RedisClient client = RedisClient.create(redis.replica().uri());
             try (StatefulRedisConnection<String, String> newMaster = client.connect()) {
@@ -157,6 +146,60 @@ class RedisLeasedFleetTest {
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             }
         }
+    }
+
+    /**
+     * The same fleet and failover on the Redis Cluster deployment of the exact mode's
+     * {@link RedisClusterFailoverTest} (three masters with a replica each, a node timeout of 1 s): the master holding
+     * the bulkhead's hash slot is killed with SIGKILL and its replica takes the slot over. The workers' cluster
+     * clients refresh their topology as {@code RedisBulkhead.clusterClientOptions()} sets it up. Left out of the
+     * default build with the Sentinel case; runs with {@code -Dbulwark.leased.failover=true}.
+     */
+    @Test
+    @EnabledIfSystemProperty(named = "bulwark.leased.failover", matches = "true")
+    void aLeasedFleetSurvivesTheKillOfTheClusterMasterHoldingItsSlotWithinTheMeasuredBounds() throws Exception {
+        String name = "leased-cluster-failover";
+        int limit = RedisClusterFailoverTest.LIMIT;
+        try (RedisClusterSetup cluster = RedisClusterSetup.start(1000)) {
+            int slot = cluster.slotOf("{" + name + "}");
+            RedisServer master = cluster.masterOf(slot, cluster.nodes().get(0));
+            RedisServer replica = cluster.replicaOf(master);
+            FailoverReport report;
+            try (Fleet fleet = Fleet.start(3, failoverWorkerOptions("cluster", cluster.workerTarget(), name, limit))) {
+                report = FailoverReport.run(fleet, limit, () -> {
+                    master.kill();
+                    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                            .until(() -> cluster.isHealthyMaster(replica));
+                });
+            }
+            report.print("Leased, Redis Cluster");
+            assertWithinTheMeasuredBounds(report);
+            assertThat(cluster.masterOf(slot, replica)).as("the replica took the slot over").isSameAs(replica);
+            Map<String, String> fields = cluster.run(replica, c -> c.hgetall("bulwark:{" + name + "}:leased"));
+            assertThat(recordedSum(fields)).as("blocks recorded on the new master").isLessThanOrEqualTo(limit);
+        }
+    }
+
+    /** The failover fleet's workers: 4 threads each, 2 ms operations, leased with a renewal period of 1 s. */
+    private static List<String> failoverWorkerOptions(String mode, String target, String name, int limit) {
+        List<String> options = new ArrayList<>(List.of("mode=" + mode, "target=" + target, "name=" + name,
+                "threads=4", "limit=" + limit, "queue=64", "holdMicros=2000", "maxMillis=120000",
+                "leasedMillis=" + FAILOVER_PERIOD_MILLIS, "commandTimeoutMillis=500"));
+        RedisSentinelFailoverTest.reconnectDelay().ifPresent(options::add);
+        return options;
+    }
+
+    private static void assertWithinTheMeasuredBounds(FailoverReport report) {
+        report.assertAccountedFor();
+        assertThat(report.log().count("OK")).as("no call refused: the queues had room")
+                .isEqualTo(report.log().calls().size());
+        assertThat(Duration.ofNanos(report.longestWorkerPause().micros() * 1_000))
+                .as("longest time a JVM admitted nothing after the kill")
+                .isLessThan(RedisSentinelFailoverTest.RECOVERY_BOUND);
+        // The blocks are replicated with the hash; any excess is made of renewals the old master did not
+        // replicate, and ends when the instances renew on the new one, within one lease (three periods).
+        assertThat(report.excess().microsAboveLimit()).as("µs above the limit")
+                .isLessThanOrEqualTo(3 * FAILOVER_PERIOD_MILLIS * 1000);
     }
 
     /** The blocks in a leased bulkhead's hash, summed (its {@code b:<instance>} fields). */

@@ -2,14 +2,18 @@ package dev.bulwark.redis.internal.lease;
 
 import dev.bulwark.Scheduler;
 import dev.bulwark.Ticker;
+import dev.bulwark.internal.util.Stages;
 import dev.bulwark.redis.FailureMode;
+import io.lettuce.core.RedisCommandExecutionException;
 import java.lang.System.Logger.Level;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -53,6 +57,10 @@ final class BlockRenewer {
 
     /** A lease in Redis is this many renewal periods: a renewal or two may fail without losing it. */
     static final int LEASE_PERIODS = 3;
+    /** The pause before the first renewal is sent again (see {@link #start()}). */
+    private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** The share of a period after which a renewal the client refused unsent is sent again (see tick). */
+    private static final double RETRY_UNSENT_SHARE = 0.1;
 
     private static final System.Logger LOG = System.getLogger(BlockRenewer.class.getName());
 
@@ -108,17 +116,39 @@ final class BlockRenewer {
 
     /**
      * Makes the first renewal on the calling thread (nothing can be queued yet), so that the instance starts with
-     * its grant, then starts the chain.
+     * its grant, then starts the chain. A renewal the client refuses or that fails to reach Redis is sent again, 10
+     * ms later, until the command timeout (real time, as the exact mode's first read of the limits) has passed since
+     * the first: a Redis Cluster connection refuses a command at once while it is still connecting to the node that
+     * serves the bulkhead's slot (with {@code REJECT_COMMANDS}, which the bulkhead requires). An error that Redis
+     * answered is not sent again. Sending it again is safe: the instance holds nothing yet, and each attempt records
+     * the same instance with nothing held.
      *
-     * @throws ExecutionException when Redis failed or did not answer within the command timeout
+     * @throws ExecutionException when Redis answered with an error, or failed or did not answer within the command
+     *     timeout
      * @throws InterruptedException when interrupted while waiting
      */
     void start() throws ExecutionException, InterruptedException {
-        long sentAt = ticker.read();
-        long[] reply = store.renew(instanceId, 0, 0, 0, ttlMillis, periodMillis, initialLimit, false,
-                commandTimeoutNanos).get();
-        applyGrant(reply, sentAt);
-        scheduleNext();
+        long deadline = System.nanoTime() + commandTimeoutNanos;
+        for (;;) {
+            long sentAt = ticker.read();
+            long timeout = Math.max(1, deadline - System.nanoTime());
+            try {
+                long[] reply = store.renew(instanceId, 0, 0, 0, ttlMillis, periodMillis, initialLimit, false,
+                        timeout).get();
+                applyGrant(reply, sentAt);
+                scheduleNext();
+                return;
+            } catch (ExecutionException failed) {
+                if (failed.getCause() instanceof RedisCommandExecutionException
+                        || System.nanoTime() - deadline >= -RETRY_PAUSE_NANOS) {
+                    throw failed;
+                }
+                LockSupport.parkNanos(RETRY_PAUSE_NANOS);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+            }
+        }
     }
 
     private void tick() {
@@ -158,19 +188,28 @@ final class BlockRenewer {
                 // at the floor, which Redis does not record and which a failed renewal would not restore.
                 block.apply(demand);
             }
-            store.renew(instanceId, executing, queued, block.holding(), ttlMillis, periodMillis,
-                            initialLimit, false, timeout)
-                    .whenCompleteAsync((reply, failure) -> {
-                        try {
-                            if (failure == null) {
-                                applyGrant(reply, now);
-                            } else if (leased && ticker.read() - leaseEndsAt >= 0) {
-                                fallToFloor(failure);
-                            }
-                        } finally {
-                            scheduleNext();
-                        }
-                    }, this::execute);
+            CompletableFuture<long[]> renewal = store.renew(instanceId, executing, queued, block.holding(),
+                    ttlMillis, periodMillis, initialLimit, false, timeout);
+            // Failed before send returned, and not with Redis's answer: the client refused it unsent, being
+            // disconnected or, on Redis Cluster, still connecting to the node that now serves the slot (the first
+            // command after a failover is refused so). It cost Redis nothing, so the next is sent after a tenth of
+            // the period rather than a period: after a failover an instance renews on the new primary as soon as
+            // its client can reach it. An error Redis answered (however fast) keeps the period, so a Redis that
+            // refuses renewals is not asked more often.
+            boolean unsent = renewal.isCompletedExceptionally();
+            renewal.whenCompleteAsync((reply, failure) -> {
+                try {
+                    if (failure == null) {
+                        applyGrant(reply, now);
+                    } else if (leased && ticker.read() - leaseEndsAt >= 0) {
+                        fallToFloor(failure);
+                    }
+                } finally {
+                    boolean refusedUnsent = unsent && failure != null
+                            && !(Stages.unwrap(failure) instanceof RedisCommandExecutionException);
+                    scheduleNext(refusedUnsent ? RETRY_UNSENT_SHARE : 1);
+                }
+            }, this::execute);
         } catch (RuntimeException unexpected) {
             LOG.log(Level.WARNING, "Bulkhead '" + bulkheadName + "': a lease renewal failed", unexpected);
             scheduleNext();
@@ -215,10 +254,15 @@ final class BlockRenewer {
     }
 
     private void scheduleNext() {
+        scheduleNext(1);
+    }
+
+    /** Schedules the next renewal after {@code share} of a period, jittered by ±25%. */
+    private void scheduleNext(double share) {
         if (left) {
             return;
         }
-        long delay = (long) (periodNanos * (0.75 + 0.5 * ThreadLocalRandom.current().nextDouble()));
+        long delay = (long) (periodNanos * share * (0.75 + 0.5 * ThreadLocalRandom.current().nextDouble()));
         if (leased) {
             // Wake at the lease's end at the latest, to fall to the floor on time if the renewals keep failing.
             delay = Math.min(delay, Math.max(0, leaseEndsAt - ticker.read()));
