@@ -11,7 +11,8 @@ class KotlinModuleTest {
 
     @Test
     fun exportsExactlyTheAdapterPackage() {
-        val descriptor = Files.newInputStream(Path.of("target/classes/module-info.class")).use { ModuleDescriptor.read(it) }
+        val descriptor = Files.newInputStream(Path.of("target/classes/module-info.class"))
+            .use { ModuleDescriptor.read(it) }
 
         assertThat(descriptor.name()).isEqualTo("dev.bulwark.kotlin")
         assertThat(descriptor.exports().map { it.source() }).containsExactly("dev.bulwark.kotlin")

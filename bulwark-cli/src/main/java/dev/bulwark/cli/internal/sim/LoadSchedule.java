@@ -250,18 +250,18 @@ public record LoadSchedule(List<Lane> lanes) {
      *
      * @param offsetNanos the candidate's time since the start of the run
      * @param uniform a number in [0, 1)
-     * @return the lane the arrival belongs to, or {@code null} when the candidate is dropped
+     * @return the index in {@link #lanes()} of the lane the arrival belongs to, or -1 when the candidate is dropped
      */
-    public Lane laneAt(long offsetNanos, double uniform) {
+    public int laneAt(long offsetNanos, double uniform) {
         double point = uniform * peakPerSecond();
         double cumulative = 0;
-        for (Lane lane : lanes) {
-            cumulative += lane.rateAt(offsetNanos);
+        for (int index = 0; index < lanes.size(); index++) {
+            cumulative += lanes.get(index).rateAt(offsetNanos);
             if (point < cumulative) {
-                return lane;
+                return index;
             }
         }
-        return null;
+        return -1;
     }
 
     /**

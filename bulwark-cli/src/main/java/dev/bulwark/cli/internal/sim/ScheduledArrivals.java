@@ -18,7 +18,6 @@ final class ScheduledArrivals {
     private final SplittableRandom thinning;
     private final long windowNanos;
     private double offset;
-    private LoadSchedule.Lane lane;
     private int laneIndex;
 
     /**
@@ -47,9 +46,8 @@ final class ScheduledArrivals {
                 return -1;
             }
             long due = (long) offset;
-            lane = schedule.laneAt(due, thinning.nextDouble());
-            if (lane != null) {
-                laneIndex = indexOf(lane);
+            laneIndex = schedule.laneAt(due, thinning.nextDouble());
+            if (laneIndex >= 0) {
                 return due;
             }
         }
@@ -61,7 +59,7 @@ final class ScheduledArrivals {
      * @return its lane's priority, or {@code null} when the schedule has no priorities
      */
     dev.bulwark.Priority priority() {
-        return lane.priority();
+        return schedule.lanes().get(laneIndex).priority();
     }
 
     /**
@@ -71,14 +69,5 @@ final class ScheduledArrivals {
      */
     int lane() {
         return laneIndex;
-    }
-
-    /** By identity: two lanes of equal priority and phases are still two lanes. */
-    private int indexOf(LoadSchedule.Lane found) {
-        for (int i = 0; ; i++) {
-            if (schedule.lanes().get(i) == found) {
-                return i;
-            }
-        }
     }
 }
