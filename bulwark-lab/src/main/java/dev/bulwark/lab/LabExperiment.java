@@ -243,8 +243,8 @@ final class LabExperiment {
                 if (scenario != Scenario.SHEDDING) {
                     BulkheadSettings modelled = SimPredictor.settings(scenario, mode, fixedLimit, model.capacity(),
                             MAX_WAIT);
-                    simVsReal.add(SimVsReal.of(SimPredictor.predict(model, modelled, stages, CLIENT_TIMEOUT,
-                            slowdowns), result));
+                    simVsReal.add(SimVsReal.of(SimPredictor.predict(model, modelled, stages, samples,
+                            CLIENT_TIMEOUT, slowdowns), result));
                 }
                 if (scenario == Scenario.SLOWDOWN) {
                     slowdownRounds.add(slowdown.completed() - rounds);
@@ -306,7 +306,8 @@ final class LabExperiment {
                 Future<List<Sample>> criticalSamples = criticalSender.submit(() ->
                         criticalLoad.run(target.resolve(critical), criticalStages, 43));
                 List<Sample> sheddableSamples = sheddableLoad.run(target.resolve(sheddable), stages, 42);
-                RunResult criticalRun = RunResult.of(mode.label() + " critical", limit, -1, criticalSamples.get(),
+                List<Sample> criticalRunSamples = criticalSamples.get();
+                RunResult criticalRun = RunResult.of(mode.label() + " critical", limit, -1, criticalRunSamples,
                         criticalStages, controller.poolTimeouts(critical) - criticalTimeouts);
                 RunResult sheddableRun = RunResult.of(mode.label() + " sheddable", limit, -1, sheddableSamples,
                         stages, controller.poolTimeouts(sheddable) - sheddableTimeouts);
@@ -315,8 +316,10 @@ final class LabExperiment {
                 boolean prioritized = SimPredictor.prioritized(mode);
                 List<List<SimPredictor.StageFigures>> predicted = SimPredictor.predictLanes(model,
                         SimPredictor.edgeSettings(mode), List.of(
-                                new SimPredictor.LaneLoad(prioritized ? Priority.CRITICAL : null, criticalStages),
-                                new SimPredictor.LaneLoad(prioritized ? Priority.SHEDDABLE : null, stages)),
+                                new SimPredictor.LaneLoad(prioritized ? Priority.CRITICAL : null, criticalStages,
+                                        criticalRunSamples),
+                                new SimPredictor.LaneLoad(prioritized ? Priority.SHEDDABLE : null, stages,
+                                        sheddableSamples)),
                         CLIENT_TIMEOUT, List.of());
                 simVsReal.add(SimVsReal.of(predicted.get(0), criticalRun));
                 simVsReal.add(SimVsReal.of(predicted.get(1), sheddableRun));

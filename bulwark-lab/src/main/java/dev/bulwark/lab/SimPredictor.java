@@ -4,6 +4,7 @@ import dev.bulwark.AdaptiveLimit;
 import dev.bulwark.Priority;
 import dev.bulwark.QueueOrder;
 import dev.bulwark.cli.internal.sim.ArrivalModel;
+import dev.bulwark.cli.internal.sim.ArrivalTrace;
 import dev.bulwark.cli.internal.sim.BulkheadSettings;
 import dev.bulwark.cli.internal.sim.CallOutcome;
 import dev.bulwark.cli.internal.sim.LoadSchedule;
@@ -17,8 +18,10 @@ import java.util.List;
 
 /**
  * The simulator's prediction of one run of the lab: the {@link ServiceModel} behind the guard's admission policy,
- * driven by the run's schedule in virtual time (one Poisson lane following the stages, seed 42), each call's figures
- * split by the stage it was due in, as the lab splits its requests.
+ * driven in virtual time by the run's own arrivals (each request's send time, replayed as an {@link ArrivalTrace}) or,
+ * without them, by the run's schedule (one Poisson lane following the stages, seed 42), each call's figures split by
+ * the stage it was due in, as the lab splits its requests. Replaying the lab's arrivals takes the draw out of the
+ * comparison: two Poisson samples of a stage of a few seconds differ by several percent.
  *
  * <p>The lab's client sees a call's time in the dependency's path plus the overhead outside it, and gives up after its
  * timeout while the service goes on with the call. So every simulated call's latency gets the model's overhead added;
@@ -101,23 +104,38 @@ final class SimPredictor {
      * @param model the fitted downstream
      * @param bulkhead the guard's settings ({@link #settings})
      * @param stages the run's schedule
+     * @param samples the run's requests, whose send times are replayed; {@code null} to draw arrivals on the
+     *     schedule
      * @param clientTimeout when the client gives up
      * @param slowdowns when the downstream works slower ({@link #slowdownOf}); empty for a run at full speed
      * @return one entry per stage, in order
      */
     static List<StageFigures> predict(ServiceModel model, BulkheadSettings bulkhead, List<Stage> stages,
-            Duration clientTimeout, List<Slowdown> slowdowns) {
-        return predictLanes(model, bulkhead, List.of(new LaneLoad(null, stages)), clientTimeout, slowdowns).get(0);
+            List<Sample> samples, Duration clientTimeout, List<Slowdown> slowdowns) {
+        return predictLanes(model, bulkhead, List.of(new LaneLoad(null, stages, samples)), clientTimeout, slowdowns)
+                .get(0);
     }
 
     /**
-     * One lane of a run's load: its own stages (timed as every other lane's) and the priority its requests carry
-     * through the guard, if any.
+     * One lane of a run's load: its own stages (timed as every other lane's), the priority its requests carry
+     * through the guard, if any, and the requests the lab sent in it, if the run has been made.
      *
      * @param priority the requests' priority, or {@code null} when the guard gives every request the same
      * @param stages the lane's schedule
+     * @param samples the lane's requests, whose send times are replayed; {@code null} to draw the lane's arrivals
+     *     (then every lane's are drawn)
      */
-    record LaneLoad(Priority priority, List<Stage> stages) {
+    record LaneLoad(Priority priority, List<Stage> stages, List<Sample> samples) {
+
+        /**
+         * A lane whose arrivals are drawn on its schedule.
+         *
+         * @param priority the requests' priority, or {@code null}
+         * @param stages the lane's schedule
+         */
+        LaneLoad(Priority priority, List<Stage> stages) {
+            this(priority, stages, null);
+        }
     }
 
     /**
@@ -162,7 +180,12 @@ final class SimPredictor {
                 ok.get(l).add(new ArrayList<>());
             }
         }
-        new Simulation(model.settings().arrivals(new ArrivalModel.OpenLoop(schedule)).duration(schedule.length())
+        ArrivalModel.OpenLoop arrivals = lanes.stream().allMatch(lane -> lane.samples() != null)
+                ? new ArrivalModel.OpenLoop(schedule, ArrivalTrace.ofLanes(lanes.stream()
+                        .map(lane -> lane.samples().stream().mapToLong(Sample::sentNanos).toArray())
+                        .toArray(long[][]::new)))
+                : new ArrivalModel.OpenLoop(schedule);
+        new Simulation(model.settings().arrivals(arrivals).duration(schedule.length())
                 .drain(DRAIN).bulkhead(bulkhead).slowdowns(slowdowns).build()).run(ProgressListener.none(),
                 (lane, due, outcome, latency) -> {
                     int stage = 0;

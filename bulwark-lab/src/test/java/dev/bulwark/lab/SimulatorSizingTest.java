@@ -147,9 +147,9 @@ class SimulatorSizingTest {
         double servedWithin10Millis = shareWithin(almostTimedOut.serviceTime(), Duration.ofMillis(10));
 
         SimPredictor.StageFigures warm = SimPredictor.predict(slowOutside,
-                FIXED_AT_CAPACITY, stages, TIMEOUT, List.of()).get(0);
+                FIXED_AT_CAPACITY, stages, null, TIMEOUT, List.of()).get(0);
         SimPredictor.StageFigures cut = SimPredictor.predict(almostTimedOut,
-                FIXED_AT_CAPACITY, stages, TIMEOUT, List.of()).get(0);
+                FIXED_AT_CAPACITY, stages, null, TIMEOUT, List.of()).get(0);
 
         assertThat(warm.okP99Millis()).isBetween(600.0, 750.0);
         assertThat(warm.goodputPerSecond()).isCloseTo(capacityRate() / 2, within(0.1 * capacityRate()));
@@ -157,6 +157,31 @@ class SimulatorSizingTest {
         assertThat(cut.goodputPerSecond()).isCloseTo(servedWithin10Millis * capacityRate() / 2,
                 within(0.1 * capacityRate()));
         assertThat(cut.p99Millis()).isEqualTo(TIMEOUT.toMillis());
+    }
+
+    @Test
+    void aRunsOwnArrivalsAreReplayedSoALightStageIsPredictedWithExactlyItsRequests() {
+        // Every request of a light stage is served on both sides, so with the run's own send times the predicted
+        // goodput is the lab's request count over the stage, not another Poisson draw of it (which over a 3-s stage
+        // differs by several percent). 37 requests in the warm stage, 5 in the recovery, none in the surge.
+        List<Stage> stages = Scenario.OVERLOAD.stages(capacityRate(), true);
+        long warm = stages.get(0).length().toNanos();
+        long recoveryStart = warm + stages.get(1).length().toNanos();
+        List<Sample> samples = new java.util.ArrayList<>();
+        for (int i = 0; i < 37; i++) {
+            samples.add(new Sample(i * (warm / 40), 0, Outcome.OK, 0));
+        }
+        for (int i = 0; i < 5; i++) {
+            samples.add(new Sample(recoveryStart + i * 100_000_000L, 0, Outcome.OK, 0));
+        }
+
+        List<SimPredictor.StageFigures> replayed = SimPredictor.predict(model, FIXED_AT_CAPACITY, stages, samples,
+                TIMEOUT, List.of());
+
+        assertThat(replayed.get(0).goodputPerSecond()).isEqualTo(Math.round(37 / (warm / 1e9) * 10) / 10.0);
+        assertThat(replayed.get(1).goodputPerSecond()).isZero();
+        assertThat(replayed.get(2).goodputPerSecond())
+                .isEqualTo(Math.round(5 / (stages.get(2).length().toNanos() / 1e9) * 10) / 10.0);
     }
 
     @Test
@@ -181,9 +206,9 @@ class SimulatorSizingTest {
         List<Stage> stages = Scenario.SLOWDOWN.stages(capacityRate(), true);
         Slowdown half = SimPredictor.slowdownOf(stages, 50, 100);
 
-        List<SimPredictor.StageFigures> slowed = SimPredictor.predict(model, FIXED_AT_CAPACITY, stages, TIMEOUT,
+        List<SimPredictor.StageFigures> slowed = SimPredictor.predict(model, FIXED_AT_CAPACITY, stages, null, TIMEOUT,
                 List.of(half));
-        List<SimPredictor.StageFigures> normal = SimPredictor.predict(model, FIXED_AT_CAPACITY, stages, TIMEOUT,
+        List<SimPredictor.StageFigures> normal = SimPredictor.predict(model, FIXED_AT_CAPACITY, stages, null, TIMEOUT,
                 List.of());
 
         double offered = Scenario.SLOWDOWN_RATE * capacityRate();
@@ -232,9 +257,9 @@ class SimulatorSizingTest {
     void thePredictionSplitsARunByStageAndSeparatesTheGuards() {
         List<Stage> stages = Scenario.OVERLOAD.stages(capacityRate(), true);
         List<SimPredictor.StageFigures> fixed = SimPredictor.predict(model,
-                FIXED_AT_CAPACITY, stages, TIMEOUT, List.of());
+                FIXED_AT_CAPACITY, stages, null, TIMEOUT, List.of());
         List<SimPredictor.StageFigures> none = SimPredictor.predict(model,
-                UNGUARDED, stages, TIMEOUT, List.of());
+                UNGUARDED, stages, null, TIMEOUT, List.of());
 
         assertThat(fixed).extracting(SimPredictor.StageFigures::stage)
                 .containsExactly("warm 0.5x", "surge 2x", "recovery 0.5x");

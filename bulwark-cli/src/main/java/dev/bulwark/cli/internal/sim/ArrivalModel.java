@@ -23,20 +23,41 @@ public sealed interface ArrivalModel permits ArrivalModel.OpenLoop, ArrivalModel
 
     /**
      * Open-loop Poisson arrivals: the times between calls are exponentially distributed with mean
-     * {@code 1 / rate}; or, with a {@link LoadSchedule}, a Poisson process whose rate follows the schedule.
+     * {@code 1 / rate}; or, with a {@link LoadSchedule}, a Poisson process whose rate follows the schedule; or, with
+     * a schedule and an {@link ArrivalTrace}, the trace's arrivals replayed in the schedule's lanes (nothing drawn).
      *
      * @param rate the mean arrival rate (with a schedule, its mean over the run)
      * @param schedule the rate over time, or {@code null} for a steady {@code rate}
+     * @param trace the arrivals to replay, or {@code null} to draw them; only with a schedule
      */
-    record OpenLoop(Rate rate, LoadSchedule schedule) implements ArrivalModel {
+    record OpenLoop(Rate rate, LoadSchedule schedule, ArrivalTrace trace) implements ArrivalModel {
 
         /**
-         * Checks the rate.
+         * Checks the rate, and that a trace comes with a schedule that has each of its lanes.
          *
          * @throws NullPointerException when {@code rate} is {@code null}
+         * @throws IllegalArgumentException when a trace is given without a schedule, or names a lane the schedule
+         *     does not have
          */
         public OpenLoop {
             Objects.requireNonNull(rate, "rate");
+            if (trace != null && schedule == null) {
+                throw new IllegalArgumentException("trace needs a schedule, whose lanes its arrivals are in");
+            }
+            if (trace != null && trace.highestLane() >= schedule.lanes().size()) {
+                throw new IllegalArgumentException("trace has arrivals in lane " + trace.highestLane()
+                        + " but the schedule has " + schedule.lanes().size() + " lane(s)");
+            }
+        }
+
+        /**
+         * Open-loop arrivals drawn at a steady rate or on a schedule.
+         *
+         * @param rate the mean arrival rate (with a schedule, its mean over the run)
+         * @param schedule the rate over time, or {@code null} for a steady {@code rate}
+         */
+        public OpenLoop(Rate rate, LoadSchedule schedule) {
+            this(rate, schedule, null);
         }
 
         /**
@@ -45,7 +66,7 @@ public sealed interface ArrivalModel permits ArrivalModel.OpenLoop, ArrivalModel
          * @param rate the arrival rate
          */
         public OpenLoop(Rate rate) {
-            this(rate, null);
+            this(rate, null, null);
         }
 
         /**
@@ -54,12 +75,25 @@ public sealed interface ArrivalModel permits ArrivalModel.OpenLoop, ArrivalModel
          * @param schedule the rate over time
          */
         public OpenLoop(LoadSchedule schedule) {
-            this(schedule.meanRate(), schedule);
+            this(schedule.meanRate(), schedule, null);
+        }
+
+        /**
+         * Recorded arrivals replayed in a schedule's lanes: the rate is the trace's over the schedule's length.
+         *
+         * @param schedule the lanes (their priorities) and the run's length
+         * @param trace the arrivals
+         * @throws IllegalArgumentException when the trace is empty or names a lane the schedule does not have
+         */
+        public OpenLoop(LoadSchedule schedule, ArrivalTrace trace) {
+            this(new Rate(trace.size() / (schedule.length().toNanos() / 1e9)), schedule, trace);
         }
 
         @Override
         public String describe() {
             return schedule == null ? "Poisson arrivals at " + rate
+                    : trace != null ? trace.size() + " recorded arrivals in the lanes of the schedule "
+                            + schedule.describe()
                     : "Poisson arrivals on the schedule " + schedule.describe();
         }
     }

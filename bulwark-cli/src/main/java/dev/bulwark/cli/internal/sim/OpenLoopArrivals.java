@@ -19,11 +19,13 @@ final class OpenLoopArrivals implements ArrivalProcess {
     private final RunMeasurements measurements;
 
     private final LoadSchedule schedule;
+    private final ArrivalTrace trace;
 
     OpenLoopArrivals(ArrivalModel.OpenLoop model, Distribution serviceTime, long seed, Ticker ticker,
                      RunMeasurements measurements) {
         this.rate = model.rate();
         this.schedule = model.schedule();
+        this.trace = model.trace();
         this.serviceTime = serviceTime;
         this.seed = seed;
         this.ticker = ticker;
@@ -36,7 +38,7 @@ final class OpenLoopArrivals implements ArrivalProcess {
         SplittableRandom gaps = root.split();
         SplittableRandom services = root.split();
         if (schedule != null) {
-            ScheduledArrivals scheduled = new ScheduledArrivals(schedule, gaps, root.split(), windowNanos);
+            ScheduledArrivals scheduled = new ScheduledArrivals(schedule, trace, gaps, root.split(), windowNanos);
             for (long offset = scheduled.next(); offset >= 0; offset = scheduled.next()) {
                 long work = serviceTime.sampleNanos(services);
                 long due = startNanos + offset;

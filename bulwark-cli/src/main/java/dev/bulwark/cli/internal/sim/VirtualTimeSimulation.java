@@ -134,10 +134,10 @@ final class VirtualTimeSimulation {
     private void scheduleArrivals(AsyncCallLauncher launcher, long end) {
         ArrivalModel model = settings.arrivals();
         SplittableRandom root = new SplittableRandom(settings.seed());
-        if (model instanceof ArrivalModel.OpenLoop && ((ArrivalModel.OpenLoop) model).schedule() != null) {
+        if (model instanceof ArrivalModel.OpenLoop open && open.schedule() != null) {
             SplittableRandom gaps = root.split();
             SplittableRandom services = root.split();
-            new Scheduled(new ScheduledArrivals(((ArrivalModel.OpenLoop) model).schedule(), gaps, root.split(),
+            new Scheduled(new ScheduledArrivals(open.schedule(), open.trace(), gaps, root.split(),
                     end - clock.read()), services, clock.read(), launcher).next();
         } else if (model instanceof ArrivalModel.OpenLoop) {
             new OpenLoop(((ArrivalModel.OpenLoop) model).rate().meanIntervalNanos(), root.split(), root.split(), end,
