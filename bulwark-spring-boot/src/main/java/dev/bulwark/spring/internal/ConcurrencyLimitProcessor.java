@@ -8,11 +8,9 @@ import dev.bulwark.spring.BulwarkProperties;
 import java.lang.annotation.Annotation;
 import org.springframework.aop.Advisor;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.context.EmbeddedValueResolverAware;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.util.StringUtils;
-import org.springframework.util.StringValueResolver;
 
 /**
  * Serves Spring Framework 7's {@code @ConcurrencyLimit} with Bulwark bulkheads, in place of Spring's
@@ -32,13 +30,9 @@ import org.springframework.util.StringValueResolver;
  * </ul>
  * Thread-safe, like every bean post-processor.
  */
-public final class ConcurrencyLimitProcessor extends InstanceAdvisingProcessor implements EmbeddedValueResolverAware {
+public final class ConcurrencyLimitProcessor extends InstanceAdvisingProcessor {
 
     private static final long serialVersionUID = 1L;
-
-    private final transient ObjectProvider<BulwarkPolicies> policies;
-    private final transient ObjectProvider<BulwarkProperties> properties;
-    private transient StringValueResolver resolver;
 
     /**
      * Creates the post-processor.
@@ -49,15 +43,7 @@ public final class ConcurrencyLimitProcessor extends InstanceAdvisingProcessor i
     public ConcurrencyLimitProcessor(ObjectProvider<BulwarkPolicies> policies,
                                      ObjectProvider<BulwarkProperties> properties) {
         // Spring's own order for its post-processor: after every common post-processor but @EnableAsync's.
-        super(SpringResilience.concurrencyLimitType(), Ordered.LOWEST_PRECEDENCE - 1);
-        this.policies = policies;
-        this.properties = properties;
-    }
-
-    /** Takes the resolver of {@code limitString}'s placeholders and SpEL, the one Spring's post-processor uses. */
-    @Override
-    public void setEmbeddedValueResolver(StringValueResolver resolver) {
-        this.resolver = resolver;
+        super(SpringResilience.concurrencyLimitType(), Ordered.LOWEST_PRECEDENCE - 1, policies, properties);
     }
 
     @Override
@@ -128,9 +114,7 @@ public final class ConcurrencyLimitProcessor extends InstanceAdvisingProcessor i
         int limit = annotation.getInt("limit");
         String text = annotation.getString("limitString");
         if (StringUtils.hasText(text)) {
-            if (resolver != null) {
-                text = resolver.resolveStringValue(text);
-            }
+            text = resolved(text);
             if (StringUtils.hasText(text)) {
                 try {
                     limit = Integer.parseInt(text);

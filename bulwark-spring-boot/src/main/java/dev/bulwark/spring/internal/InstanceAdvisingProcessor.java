@@ -1,5 +1,7 @@
 package dev.bulwark.spring.internal;
 
+import dev.bulwark.spring.BulwarkPolicies;
+import dev.bulwark.spring.BulwarkProperties;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
@@ -19,25 +21,37 @@ import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.context.EmbeddedValueResolverAware;
 import org.springframework.core.SmartClassLoader;
 import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
+import org.springframework.util.StringUtils;
+import org.springframework.util.StringValueResolver;
 
 /**
  * The proxying shared by Bulwark's post-processors for Spring Framework 7's resilience annotations: as Spring's
  * {@code AbstractAdvisingBeanPostProcessor}, but each bean instance gets an advisor of its own ({@link #advisorFor}),
  * whose policies are made, checked and registered when the bean is proxied ({@link #advise}). A class is eligible
- * when Spring's pointcut for the annotation matches it (decided once per class by Spring). Thread-safe, like every
- * bean post-processor.
+ * when Spring's pointcut for the annotation matches it (decided once per class by Spring). It holds what both make
+ * their policies from: the policies' registry, the {@code bulwark.*} declarations, and the resolver of the
+ * annotations' {@code *String} attributes (placeholders and SpEL, the one Spring's post-processors use). Thread-safe,
+ * like every bean post-processor.
  */
-abstract class InstanceAdvisingProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+abstract class InstanceAdvisingProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
+        implements EmbeddedValueResolverAware {
 
     private static final long serialVersionUID = 1L;
 
+    /** The policies, looked up when a bean is proxied: their registries receive the singleton beans' policies. */
+    final transient ObjectProvider<BulwarkPolicies> policies;
+    /** The declarations under {@code bulwark.*}. */
+    final transient ObjectProvider<BulwarkProperties> properties;
     private transient ConfigurableListableBeanFactory beanFactory;
     private final transient Pointcut pointcut;
+    private transient StringValueResolver resolver;
 
     /**
      * Advises the methods Spring's post-processor for {@code annotation} advises, the same way: its pointcut exactly
@@ -47,14 +61,39 @@ abstract class InstanceAdvisingProcessor extends AbstractBeanFactoryAwareAdvisin
      *
      * @param annotation the annotation served
      * @param order Spring's order for its post-processor of that annotation
+     * @param policies the policies, looked up when a bean is proxied
+     * @param properties the {@code bulwark.*} declarations
      */
-    InstanceAdvisingProcessor(Class<? extends Annotation> annotation, int order) {
+    InstanceAdvisingProcessor(Class<? extends Annotation> annotation, int order,
+                              ObjectProvider<BulwarkPolicies> policies, ObjectProvider<BulwarkProperties> properties) {
+        this.policies = policies;
+        this.properties = properties;
         this.pointcut = new ComposablePointcut(new AnnotationMatchingPointcut(annotation, true))
                 .union(new AnnotationMatchingPointcut(null, annotation, true));
         // Decides which beans are eligible (cached per class); each bean gets an advisor of its own (advise).
         this.advisor = new DefaultPointcutAdvisor(pointcut, (MethodInterceptor) invocation -> invocation.proceed());
         setBeforeExistingAdvisors(true);
         setOrder(order);
+    }
+
+    /** Takes the resolver of the annotations' {@code *String} attributes, the one Spring's post-processors use. */
+    @Override
+    public void setEmbeddedValueResolver(StringValueResolver resolver) {
+        this.resolver = resolver;
+    }
+
+    /**
+     * Resolves an annotation's {@code *String} attribute as Spring does: placeholders and SpEL, when it has text and
+     * a resolver was given.
+     *
+     * @param text the attribute's text
+     * @return the resolved text, or {@code text} itself
+     */
+    final String resolved(String text) {
+        if (StringUtils.hasText(text) && resolver != null) {
+            return resolver.resolveStringValue(text);
+        }
+        return text;
     }
 
     /**

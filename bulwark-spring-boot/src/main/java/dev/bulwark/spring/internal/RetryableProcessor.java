@@ -13,14 +13,12 @@ import org.springframework.aop.Advisor;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationEventPublisherAware;
-import org.springframework.context.EmbeddedValueResolverAware;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.format.annotation.DurationFormat;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
-import org.springframework.util.StringValueResolver;
 
 /**
  * Serves Spring Framework 7's {@code @Retryable} with Bulwark retries, in place of Spring's
@@ -33,14 +31,10 @@ import org.springframework.util.StringValueResolver;
  * {@link BulwarkPolicies}. Settings Spring would refuse at the first call fail the bean's creation. Thread-safe, like
  * every bean post-processor.
  */
-public final class RetryableProcessor extends InstanceAdvisingProcessor
-        implements EmbeddedValueResolverAware, ApplicationEventPublisherAware {
+public final class RetryableProcessor extends InstanceAdvisingProcessor implements ApplicationEventPublisherAware {
 
     private static final long serialVersionUID = 1L;
 
-    private final transient ObjectProvider<BulwarkPolicies> policies;
-    private final transient ObjectProvider<BulwarkProperties> properties;
-    private transient StringValueResolver resolver;
     private transient ApplicationEventPublisher events;
 
     /**
@@ -51,15 +45,7 @@ public final class RetryableProcessor extends InstanceAdvisingProcessor
      */
     public RetryableProcessor(ObjectProvider<BulwarkPolicies> policies, ObjectProvider<BulwarkProperties> properties) {
         // @EnableResilientMethods's default order for Spring's retry post-processor.
-        super(SpringResilience.retryableType(), Ordered.LOWEST_PRECEDENCE - 1);
-        this.policies = policies;
-        this.properties = properties;
-    }
-
-    /** Takes the resolver of the {@code *String} attributes' placeholders and SpEL, the one Spring's uses. */
-    @Override
-    public void setEmbeddedValueResolver(StringValueResolver resolver) {
-        this.resolver = resolver;
+        super(SpringResilience.retryableType(), Ordered.LOWEST_PRECEDENCE - 1, policies, properties);
     }
 
     /** Takes the publisher of Spring's {@code MethodRetryEvent}s. */
@@ -183,13 +169,6 @@ public final class RetryableProcessor extends InstanceAdvisingProcessor
         } catch (ArithmeticException tooLong) {
             return Long.MAX_VALUE;
         }
-    }
-
-    private String resolved(String text) {
-        if (StringUtils.hasText(text) && resolver != null) {
-            return resolver.resolveStringValue(text);
-        }
-        return text;
     }
 
     // Spring's parsing: a non-blank *String attribute, once resolved, wins over the plain one.
