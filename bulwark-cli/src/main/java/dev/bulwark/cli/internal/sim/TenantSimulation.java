@@ -204,8 +204,9 @@ public final class TenantSimulation {
             SplittableRandom gaps = root.split();
             SplittableRandom services = root.split();
             if (factor > 0) {
-                new Arrivals(tenants, tenant, settings.ratePerTenant().meanIntervalNanos() / factor, gaps, services,
-                        end, tallies[tenant]).next();
+                Arrival arrival = new Arrival(tenants, tenant, services, tallies[tenant]);
+                new VirtualPoissonArrivals(clock, settings.ratePerTenant().meanIntervalNanos() / factor, gaps, end,
+                        arrival).start();
             }
         }
         LimitSampler limits = new LimitSampler(globalBulkhead, end);
@@ -281,34 +282,18 @@ public final class TenantSimulation {
         }
     }
 
-    /** One tenant's Poisson arrivals: each arrival schedules the next. */
-    private final class Arrivals implements Runnable {
+    /** One arrival of a tenant's call (its Poisson timing is {@link VirtualPoissonArrivals}'). */
+    private final class Arrival implements Runnable {
         private final PartitionedBulkhead<Integer> tenants;
         private final int tenant;
-        private final double meanGap;
-        private final SplittableRandom gaps;
         private final SplittableRandom services;
-        private final long end;
         private final Tally tally;
-        private double offset;
 
-        Arrivals(PartitionedBulkhead<Integer> tenants, int tenant, double meanGap, SplittableRandom gaps,
-                 SplittableRandom services, long end, Tally tally) {
+        Arrival(PartitionedBulkhead<Integer> tenants, int tenant, SplittableRandom services, Tally tally) {
             this.tenants = tenants;
             this.tenant = tenant;
-            this.meanGap = meanGap;
-            this.gaps = gaps;
             this.services = services;
-            this.end = end;
             this.tally = tally;
-        }
-
-        void next() {
-            offset += meanGap * gaps.nextExponential();
-            long due = (long) offset;
-            if (due < end) {
-                clock.schedule(this, due - clock.read(), TimeUnit.NANOSECONDS);
-            }
         }
 
         @Override
@@ -329,7 +314,6 @@ public final class TenantSimulation {
                         ? ((BulkheadRejectedException) cause).rejection().reason() : Rejection.Reason.UNAVAILABLE;
                 tally.refused.merge(reason, 1L, Long::sum);
             });
-            next();
         }
     }
 

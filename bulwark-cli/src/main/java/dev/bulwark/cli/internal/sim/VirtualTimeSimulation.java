@@ -139,47 +139,16 @@ final class VirtualTimeSimulation {
             SplittableRandom services = root.split();
             new Scheduled(new ScheduledArrivals(open.schedule(), open.trace(), gaps, root.split(),
                     end - clock.read()), services, clock.read(), launcher).next();
-        } else if (model instanceof ArrivalModel.OpenLoop) {
-            new OpenLoop(((ArrivalModel.OpenLoop) model).rate().meanIntervalNanos(), root.split(), root.split(), end,
-                    launcher).next();
+        } else if (model instanceof ArrivalModel.OpenLoop open) {
+            SplittableRandom gaps = root.split();
+            SplittableRandom services = root.split();
+            new VirtualPoissonArrivals(clock, open.rate().meanIntervalNanos(), gaps, end, () -> launcher.launch(
+                    clock.read(), settings.serviceTime().sampleNanos(services), null)).start();
         } else {
             ArrivalModel.ClosedLoop closed = (ArrivalModel.ClosedLoop) model;
             for (int i = 0; i < closed.clients(); i++) {
                 new Client(closed.thinkTime(), root.split(), root.split(), end, launcher).thinkThenCall();
             }
-        }
-    }
-
-    /** Poisson arrivals: each arrival schedules the next. */
-    private final class OpenLoop implements Runnable {
-        private final double meanGap;
-        private final SplittableRandom gaps;
-        private final SplittableRandom services;
-        private final long end;
-        private final AsyncCallLauncher launcher;
-        private double offset;
-
-        OpenLoop(double meanGap, SplittableRandom gaps, SplittableRandom services, long end,
-                 AsyncCallLauncher launcher) {
-            this.meanGap = meanGap;
-            this.gaps = gaps;
-            this.services = services;
-            this.end = end;
-            this.launcher = launcher;
-        }
-
-        void next() {
-            offset += meanGap * gaps.nextExponential();
-            long due = (long) offset;
-            if (due < end) {
-                clock.schedule(this, due - clock.read(), TimeUnit.NANOSECONDS);
-            }
-        }
-
-        @Override
-        public void run() {
-            launcher.launch(clock.read(), settings.serviceTime().sampleNanos(services), null);
-            next();
         }
     }
 
