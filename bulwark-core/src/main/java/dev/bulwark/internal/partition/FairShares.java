@@ -164,21 +164,12 @@ public final class FairShares {
      *     {@link FairWaiter#cancelledByCaller})
      */
     public int close() {
-        List<FairWaiter> refused = new ArrayList<>();
+        List<FairWaiter> refused;
         List<CompletableFuture<Permit>> cancelled;
         lock.lock();
         try {
             closed = true;
-            for (Partition key : waitingKeys) {
-                ArrayDeque<FairWaiter> queue = key.fairQueue();
-                for (FairWaiter waiter : queue) {
-                    waiter.decideIf(WaiterFate.WAITING, WaiterFate.REFUSED); // open while queued: always wins
-                    refused.add(waiter);
-                }
-                queue.clear();
-            }
-            waitingKeys.clear();
-            WAITING.setVolatile(this, 0);
+            refused = takeAllWaiters();
             cancelled = takePendingPumps();
         } finally {
             lock.unlock();
