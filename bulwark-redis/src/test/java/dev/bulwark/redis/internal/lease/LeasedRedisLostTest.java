@@ -202,8 +202,9 @@ class LeasedRedisLostTest {
             redis.server().restart();
             long restarted = System.nanoTime();
             // Every instance has renewed once on the empty server when each has a record again.
-            await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> redis.inspect().hkeys("bulwark:{restarted}:leased")
-                    .stream().filter(field -> field.startsWith("b:")).count() == instances);
+            await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> redis.inspect()
+                    .hkeys("bulwark:{restarted}:leased").stream().filter(field -> field.startsWith("b:"))
+                    .count() == instances);
             long allRenewed = System.nanoTime();
             await().atMost(Duration.ofSeconds(10)).until(() -> fleet.stream()
                     .allMatch(bulkhead -> engine(bulkhead).renewer().leased()));
