@@ -1,17 +1,17 @@
 package dev.bulwark.cli.internal.sim;
 
+import dev.bulwark.Scheduler;
 import dev.bulwark.Ticker;
 import java.util.SplittableRandom;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
- * Closed-loop clients: each one thinks, makes a call, waits for its outcome (served, refused or cancelled), and
- * thinks again. Thinking is a task on one scheduler thread ({@code bulwark-sim-clients}), so clients hold no
- * thread while they wait. Each client draws its think times and service times from its own generator split
- * from the run's seed, so each client's sequence is fixed by the seed (the interleaving is not).
+ * Closed-loop clients in real time ({@link ClosedLoopClient}s): each one thinks, makes a call, waits for its outcome
+ * (served, refused or cancelled), and thinks again. Thinking is a task on one scheduler thread
+ * ({@code bulwark-sim-clients}), so clients hold no thread while they wait. Each client draws its think times and
+ * service times from its own generators split from the run's seed, so each client's sequence is fixed by the seed
+ * (the interleaving is not).
  */
 final class ClosedLoopClients implements ArrivalProcess {
 
@@ -25,6 +25,7 @@ final class ClosedLoopClients implements ArrivalProcess {
         thread.setDaemon(true);
         return thread;
     });
+    private final Scheduler clientScheduler = Scheduler.of(scheduler);
 
     ClosedLoopClients(int clients, Distribution thinkTime, Distribution serviceTime, long seed, Ticker ticker) {
         this.clients = clients;
@@ -39,7 +40,8 @@ final class ClosedLoopClients implements ArrivalProcess {
         long end = startNanos + windowNanos;
         SplittableRandom root = new SplittableRandom(seed);
         for (int i = 0; i < clients; i++) {
-            new Client(root.split(), root.split(), end, launcher).thinkThenCall();
+            new ClosedLoopClient(ticker, clientScheduler, thinkTime, serviceTime, root.split(), root.split(), end,
+                    launcher).thinkThenCall();
         }
         ArrivalProcess.parkUntil(ticker, end);
     }
@@ -47,40 +49,5 @@ final class ClosedLoopClients implements ArrivalProcess {
     @Override
     public void close() {
         scheduler.shutdownNow();
-    }
-
-    /** One client's loop. Its generators are used by one step at a time (each step hands over to the next). */
-    private final class Client {
-        private final SplittableRandom thinks;
-        private final SplittableRandom services;
-        private final long end;
-        private final CallLauncher launcher;
-
-        Client(SplittableRandom thinks, SplittableRandom services, long end, CallLauncher launcher) {
-            this.thinks = thinks;
-            this.services = services;
-            this.end = end;
-            this.launcher = launcher;
-        }
-
-        void thinkThenCall() {
-            long think = thinkTime.sampleNanos(thinks);
-            if (ticker.read() + think >= end) {
-                return;
-            }
-            try {
-                scheduler.schedule(this::call, think, TimeUnit.NANOSECONDS);
-            } catch (RejectedExecutionException runOver) {
-                // The run has ended: this client stops.
-            }
-        }
-
-        void call() {
-            long now = ticker.read();
-            if (now >= end) {
-                return;
-            }
-            launcher.launch(now, serviceTime.sampleNanos(services), this::thinkThenCall);
-        }
     }
 }

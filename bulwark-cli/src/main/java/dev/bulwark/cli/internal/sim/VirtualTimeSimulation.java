@@ -147,7 +147,8 @@ final class VirtualTimeSimulation {
         } else {
             ArrivalModel.ClosedLoop closed = (ArrivalModel.ClosedLoop) model;
             for (int i = 0; i < closed.clients(); i++) {
-                new Client(closed.thinkTime(), root.split(), root.split(), end, launcher).thinkThenCall();
+                new ClosedLoopClient(clock, clock, closed.thinkTime(), settings.serviceTime(), root.split(),
+                        root.split(), end, launcher).thinkThenCall();
             }
         }
     }
@@ -178,35 +179,6 @@ final class VirtualTimeSimulation {
             launcher.launch(clock.read(), settings.serviceTime().sampleNanos(services), arrivals.lane(),
                     arrivals.priority(), null);
             next();
-        }
-    }
-
-    /** A closed-loop client: thinks, calls, and thinks again once the call has ended. */
-    private final class Client {
-        private final Distribution thinkTime;
-        private final SplittableRandom thinks;
-        private final SplittableRandom services;
-        private final long end;
-        private final AsyncCallLauncher launcher;
-
-        Client(Distribution thinkTime, SplittableRandom thinks, SplittableRandom services, long end,
-               AsyncCallLauncher launcher) {
-            this.thinkTime = thinkTime;
-            this.thinks = thinks;
-            this.services = services;
-            this.end = end;
-            this.launcher = launcher;
-        }
-
-        void thinkThenCall() {
-            long think = thinkTime.sampleNanos(thinks);
-            if (clock.read() + think < end) {
-                clock.schedule(this::call, think, TimeUnit.NANOSECONDS);
-            }
-        }
-
-        private void call() {
-            launcher.launch(clock.read(), settings.serviceTime().sampleNanos(services), this::thinkThenCall);
         }
     }
 }
