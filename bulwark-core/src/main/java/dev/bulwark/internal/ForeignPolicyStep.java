@@ -11,7 +11,7 @@ import java.util.function.Supplier;
  * Lets a policy written outside Bulwark take part in a pipeline: the rest of the chain becomes its operation.
  * Such a policy can only pass its own caller's signal inward.
  */
-public final class ForeignPolicyStep implements ChainStep {
+final class ForeignPolicyStep implements ChainStep {
 
     private final Policy policy;
 

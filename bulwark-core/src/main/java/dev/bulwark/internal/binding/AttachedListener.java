@@ -10,7 +10,7 @@ import dev.bulwark.Subscription;
  * <p>Thread-safe: the subscription is published through a volatile field, so a binding closed on another thread (or
  * by the cleaner) detaches the listener it was attached by.
  */
-public abstract class AttachedListener {
+abstract class AttachedListener {
 
     private volatile Subscription subscription;
 

@@ -27,7 +27,7 @@ import java.util.concurrent.CompletableFuture;
  * closed as a success it would feed an adaptive limit a call of about 0 ms. After the operation ran, each slot is
  * closed with its own bulkhead's classification of the outcome ({@link #closeAfterRun}).
  */
-public final class DualPermits {
+final class DualPermits {
 
     private DualPermits() {
     }

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * percentile is never above the max read with it (the result is clamped to that max, which the invariant makes
  * exact rather than lossy). Tested by {@code LogLinearHistogramTest}'s concurrent snapshot test.
  */
-public final class LogLinearHistogram {
+final class LogLinearHistogram {
 
     private static final int SUB_BUCKET_BITS = 5;
     private static final int SUB_BUCKETS = 1 << SUB_BUCKET_BITS;
