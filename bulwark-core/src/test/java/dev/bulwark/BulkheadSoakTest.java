@@ -8,14 +8,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The soak: the mixed workload of {@link MixedWorkload} (sync, async, permits, cancellations, timeouts, a pipeline
- * with retry and timeout, limit changes, interrupts) for {@code -Dbulwark.soak.seconds} (60 by default), in epochs
+ * with retry and timeout, limit changes, interrupts) for {@code -Dbulwark.soak.seconds} (40 by default), in epochs
  * of at most 10 s; after each epoch every call must have ended and the bulkhead must be quiet and exact. On JDK 21+
  * the time is split between platform and virtual threads; on JDK 17 platform threads get all of it.
  */
 @Tag("slow")
 class BulkheadSoakTest {
 
-    private static final int SECONDS = Integer.getInteger("bulwark.soak.seconds", 60);
+    private static final int SECONDS = Integer.getInteger("bulwark.soak.seconds", 40);
     private static final boolean VIRTUAL_THREADS = Runtime.version().feature() >= 21;
 
     @Test
