@@ -38,6 +38,41 @@ class CompareCommandTest {
     }
 
     @Test
+    void theOraclesSensitivityIsEveryFixedLimitItsSweepRanAsAShareOfItsGoodput() throws Exception {
+        String[] args = {"compare", "--scenario", "c6", "--seeds", "2", "--duration", "8s", "--progress", "off"};
+        Outcome json = run(concat(args, "--format", "json"));
+
+        assertThat(json.exitCode).isZero();
+        JsonNode scenario = new ObjectMapper().readTree(json.out).at("/scenarios/0");
+        int oracle = scenario.get("oracleLimit").asInt();
+        JsonNode sweep = scenario.get("oracleSweep");
+        java.util.List<Integer> limits = new java.util.ArrayList<>();
+        for (JsonNode fixed : sweep) {
+            limits.add(fixed.get("limit").asInt());
+            assertThat(fixed.get("shareOfOracle").size()).isEqualTo(2);
+            // The oracle is the best of these on the mean, so none is above it.
+            assertThat(fixed.get("meanShareOfOracle").asDouble()).isLessThanOrEqualTo(1.0);
+            assertThat(fixed.get("worstShareOfOracle").asDouble())
+                    .isLessThanOrEqualTo(fixed.get("meanShareOfOracle").asDouble());
+        }
+        // Every limit around the oracle's was run, in increasing order, the oracle's own at exactly 1.
+        assertThat(limits).isSorted().contains(oracle - 1, oracle, oracle + 1);
+        assertThat(sweep.get(limits.indexOf(oracle)).get("meanShareOfOracle").asDouble()).isEqualTo(1.0);
+        // A limit chosen per seed with hindsight is at least the one chosen for all seeds.
+        assertThat(scenario.get("bestPerSeedShareOfOracle").asDouble()).isGreaterThanOrEqualTo(1.0);
+
+        Outcome text = run(args);
+        assertThat(text.out).contains("oracle's sensitivity, fixed limits near it: ", oracle + " 100.0% (100.0%)",
+                "each seed's own best fixed limit ");
+    }
+
+    private static String[] concat(String[] first, String... more) {
+        String[] all = java.util.Arrays.copyOf(first, first.length + more.length);
+        System.arraycopy(more, 0, all, first.length, more.length);
+        return all;
+    }
+
+    @Test
     void bulwarksRowsAreTheSameEveryRun() {
         // Bulwark's limiters and the oracle are deterministic in virtual time (Netflix's Vegas draws random probe
         // jitter, so the whole report need not be).

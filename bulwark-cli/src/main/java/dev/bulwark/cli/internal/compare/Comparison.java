@@ -1,7 +1,9 @@
 package dev.bulwark.cli.internal.compare;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 
@@ -82,8 +84,29 @@ public record Comparison(List<CompareScenario> scenarios, List<Contender> conten
      * @param oracleLimit the best fixed limit
      * @param oracleGoodput its goodput per seed, calls per second
      * @param rows the oracle first, then every contender
+     * @param sweep the oracle's sensitivity: every fixed limit the sweep ran, in increasing order, to its row
+     *     ({@code fixed N}, family {@code fixed}) against the oracle's goodput on the same seed
      */
-    public record ScenarioResult(CompareScenario scenario, int oracleLimit, double[] oracleGoodput, List<Row> rows) {
+    public record ScenarioResult(CompareScenario scenario, int oracleLimit, double[] oracleGoodput, List<Row> rows,
+                                 NavigableMap<Integer, Row> sweep) {
+
+        /**
+         * Returns what each seed's own best fixed limit gets, as a share of the oracle's goodput on that seed: the
+         * most a limit chosen with hindsight per run, rather than one for all the seeds, could add.
+         *
+         * @return the mean over the seeds of the best swept limit's share on each seed, at least 1
+         */
+        public double bestPerSeedShare() {
+            double sum = 0;
+            for (int seed = 0; seed < oracleGoodput.length; seed++) {
+                double best = 0;
+                for (Row fixed : sweep.values()) {
+                    best = Math.max(best, fixed.shareOfOracle()[seed]);
+                }
+                sum += best;
+            }
+            return sum / oracleGoodput.length;
+        }
     }
 
     /**
@@ -142,7 +165,13 @@ public record Comparison(List<CompareScenario> scenarios, List<Contender> conten
                 rows.add(row(contender.name(), contender.family(), runSeeds(scenario, contender), oracleGoodput,
                         oracleP99));
             }
-            results.add(new ScenarioResult(scenario, best, oracleGoodput, List.copyOf(rows)));
+            TreeMap<Integer, Row> sweep = new TreeMap<>();
+            for (var entry : fixed.entrySet()) {
+                sweep.put(entry.getKey(), row("fixed " + entry.getKey(), "fixed", entry.getValue(), oracleGoodput,
+                        oracleP99));
+            }
+            results.add(new ScenarioResult(scenario, best, oracleGoodput, List.copyOf(rows),
+                    Collections.unmodifiableNavigableMap(sweep)));
         }
         return List.copyOf(results);
     }

@@ -54,7 +54,32 @@ public final class CompareReport {
                         100 * row.meanShare(), 100 * row.worstShare(), row.worstP99Ratio(),
                         scenario.steps().isEmpty() ? "" : settle(row.worstSettleSeconds()));
             }
+            out.println(sensitivity(result));
         }
+    }
+
+    /** How far from the oracle's limit the text report shows the sweep: 3 limits, or a tenth of it if more. */
+    private static int sensitivityReach(int oracleLimit) {
+        return Math.max(3, oracleLimit / 10);
+    }
+
+    /**
+     * The oracle's sensitivity in one line: the swept fixed limits near the oracle's, each with its mean (worst
+     * seed) share of the oracle's goodput, and what each seed's own best fixed limit gets.
+     */
+    static String sensitivity(Comparison.ScenarioResult result) {
+        int reach = sensitivityReach(result.oracleLimit());
+        StringBuilder line = new StringBuilder("  oracle's sensitivity, fixed limits near it: ");
+        String separator = "";
+        int oracle = result.oracleLimit();
+        for (var swept : result.sweep().subMap(oracle - reach, true, oracle + reach, true).entrySet()) {
+            Comparison.Row fixed = swept.getValue();
+            line.append(separator).append(String.format(Locale.ROOT, "%d %.1f%% (%.1f%%)", swept.getKey(),
+                    100 * fixed.meanShare(), 100 * fixed.worstShare()));
+            separator = ", ";
+        }
+        return line.append(String.format(Locale.ROOT, "; each seed's own best fixed limit %.1f%%",
+                100 * result.bestPerSeedShare())).toString();
     }
 
     /** Beyond this many scenarios the summary turns: a row per scenario, so that it stays readable (the grid). */
@@ -153,6 +178,18 @@ public final class CompareReport {
                 json.writeStringField("description", result.scenario().description());
                 json.writeNumberField("oracleLimit", result.oracleLimit());
                 writeArray(json, "oracleGoodputPerSecond", result.oracleGoodput());
+                json.writeArrayFieldStart("oracleSweep");
+                for (var swept : result.sweep().entrySet()) {
+                    Comparison.Row fixed = swept.getValue();
+                    json.writeStartObject();
+                    json.writeNumberField("limit", swept.getKey());
+                    json.writeNumberField("meanShareOfOracle", fixed.meanShare());
+                    json.writeNumberField("worstShareOfOracle", fixed.worstShare());
+                    writeArray(json, "shareOfOracle", fixed.shareOfOracle());
+                    json.writeEndObject();
+                }
+                json.writeEndArray();
+                json.writeNumberField("bestPerSeedShareOfOracle", result.bestPerSeedShare());
                 json.writeArrayFieldStart("limiters");
                 for (Comparison.Row row : result.rows()) {
                     json.writeStartObject();
@@ -267,6 +304,7 @@ public final class CompareReport {
                     .append(Html.escape(scenario.description() + "; oracle: fixed " + result.oracleLimit()))
                     .append("</p>\n");
             scenarioTable(html, result);
+            html.append("<p class=\"how\">").append(Html.escape(sensitivity(result).strip())).append("</p>\n");
             html.append(limitChart(result, seeds.get(0)).render()).append('\n');
             html.append("<div class=\"multiples\">\n");
             for (int r = 1; r < result.rows().size(); r++) {
