@@ -114,6 +114,8 @@ class CompareCommandTest {
                 "Limit over time, c20-start60", "netflix Gradient2", "bulwark selfTuning()");
         // Per scenario: one chart of every limit, and a small multiple of goodput per limiter (7).
         assertThat(html.split("<svg ", -1).length - 1).isEqualTo(16);
+        // And under each scenario's table, the oracle's sensitivity.
+        assertThat(html.split("sensitivity, fixed limits near it: ", -1).length - 1).isEqualTo(2);
         assertThat(html.toLowerCase(java.util.Locale.ROOT)).doesNotContain("<script").doesNotContain("http://")
                 .doesNotContain("https://");
     }
