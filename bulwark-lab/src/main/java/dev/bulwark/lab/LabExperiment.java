@@ -217,8 +217,7 @@ final class LabExperiment {
         try {
             if (scenario == Scenario.SHEDDING) {
                 runs.addAll(runEdges(service, target, stages, capacity, loadAverages, model, simVsReal));
-            }
-            if (scenario != Scenario.SHEDDING) {
+            } else {
                 warmUp(load, target, guard, capacity, fixedLimit, controller);
             }
             for (GuardMode mode : scenario == Scenario.SHEDDING ? List.<GuardMode>of() : modes) {
@@ -352,11 +351,6 @@ final class LabExperiment {
         return Math.round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage() * 10) / 10.0;
     }
 
-    /**
-     * Waits (up to 30 s) until the service has no request left, so that one run's backlog does not reach the next,
-     * and says on the log how long that took, or how many requests were still in the service after 30 s (then the
-     * next run starts with them: a guard that lets a backlog build, Spring's {@code BLOCK}, can leave one).
-     */
     /** The limit a guard runs with: none unguarded, the pool's size as {@code selfTuning()}'s start, else fixed. */
     private static int limitOf(GuardMode mode, int fixedLimit) {
         return switch (mode) {
@@ -376,10 +370,8 @@ final class LabExperiment {
      */
     private void warmUp(OpenLoopLoad load, URI target, DependencyGuard guard, double capacity, int fixedLimit,
                         WorkController controller) throws InterruptedException {
-        Duration each = WARM_UP.dividedBy(modes.size());
-        if (each.compareTo(WARM_UP_PER_GUARD) < 0) {
-            each = WARM_UP_PER_GUARD;
-        }
+        Duration share = WARM_UP.dividedBy(modes.size());
+        Duration each = share.compareTo(WARM_UP_PER_GUARD) < 0 ? WARM_UP_PER_GUARD : share;
         log.printf(Locale.ROOT, "warm-up, not recorded: each guard for %.1f s at 2x (%.0f/s)%n",
                 each.toMillis() / 1e3, 2 * capacity);
         for (GuardMode mode : modes) {
@@ -389,6 +381,12 @@ final class LabExperiment {
         }
     }
 
+    /**
+     * Waits (up to 30 s) until the service has no request left, so that one run's backlog does not reach the next,
+     * and says on the log how long that took, or how many requests were still in the service after 30 s (then the
+     * next run starts with them: a guard that lets a backlog build, Spring's {@code BLOCK}, can leave one); then
+     * asks for a garbage collection, so that the next run does not pay for this one's garbage.
+     */
     private void drain(WorkController controller) throws InterruptedException {
         long start = System.nanoTime();
         long deadline = start + Duration.ofSeconds(30).toNanos();
