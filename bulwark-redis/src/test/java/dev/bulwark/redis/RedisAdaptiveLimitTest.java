@@ -134,8 +134,13 @@ class RedisAdaptiveLimitTest {
     }
 
     /** The limit stored in Redis: the one every instance enforces. */
+    /** The key of the test's bulkhead's configuration hash in Redis. */
+    private static String configKey(TestInfo test) {
+        return "bulwark:{" + test.getDisplayName() + "}:config";
+    }
+
     private static int limitOnServer(TestInfo test) {
-        String value = redis.inspect().hget("bulwark:{" + test.getDisplayName() + "}:config", "maxConcurrency");
+        String value = redis.inspect().hget(configKey(test), "maxConcurrency");
         return Integer.parseInt(value);
     }
 
@@ -240,7 +245,7 @@ class RedisAdaptiveLimitTest {
             await().atMost(Duration.ofSeconds(60)).until(() -> successor.decisionsLost() > lostBefore);
             assertThat(successor.decisionsWon()).as("the claim still runs").isZero();
             // Rather than wait 30 s of real time, the claim is made to have run out as Redis's clock would make it.
-            redis.inspect().hset("bulwark:{" + test.getDisplayName() + "}:config", "deciderUntil", "0");
+            redis.inspect().hset(configKey(test), "deciderUntil", "0");
             await().atMost(Duration.ofSeconds(60)).until(() -> successor.decisionsWon() > 0);
         } finally {
             for (Load load : loads) {

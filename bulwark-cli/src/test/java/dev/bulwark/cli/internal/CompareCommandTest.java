@@ -2,6 +2,7 @@ package dev.bulwark.cli.internal;
 
 import static dev.bulwark.cli.internal.CliRun.run;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -49,11 +50,15 @@ class CompareCommandTest {
         java.util.List<Integer> limits = new java.util.ArrayList<>();
         for (JsonNode fixed : sweep) {
             limits.add(fixed.get("limit").asInt());
-            assertThat(fixed.get("shareOfOracle").size()).isEqualTo(2);
+            JsonNode perSeed = fixed.get("shareOfOracle");
+            assertThat(perSeed.size()).isEqualTo(2);
             // The oracle is the best of these on the mean, so none is above it.
             assertThat(fixed.get("meanShareOfOracle").asDouble()).isLessThanOrEqualTo(1.0);
+            // The summary figures are those of the per-seed shares beside them.
+            assertThat(fixed.get("meanShareOfOracle").asDouble())
+                    .isCloseTo((perSeed.get(0).asDouble() + perSeed.get(1).asDouble()) / 2, within(1e-9));
             assertThat(fixed.get("worstShareOfOracle").asDouble())
-                    .isLessThanOrEqualTo(fixed.get("meanShareOfOracle").asDouble());
+                    .isEqualTo(Math.min(perSeed.get(0).asDouble(), perSeed.get(1).asDouble()));
         }
         // Every limit around the oracle's was run, in increasing order, the oracle's own at exactly 1.
         assertThat(limits).isSorted().contains(oracle - 1, oracle, oracle + 1);
