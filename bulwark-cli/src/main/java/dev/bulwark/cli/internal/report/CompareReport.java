@@ -58,20 +58,15 @@ public final class CompareReport {
         }
     }
 
-    /** How far from the oracle's limit the text report shows the sweep: 3 limits, or a tenth of it if more. */
-    private static int sensitivityReach(int oracleLimit) {
-        return Math.max(3, oracleLimit / 10);
-    }
-
     /**
      * The oracle's sensitivity in one line: the swept fixed limits near the oracle's, each with its mean (worst
      * seed) share of the oracle's goodput, and what each seed's own best fixed limit gets.
      */
     static String sensitivity(Comparison.ScenarioResult result) {
-        int reach = sensitivityReach(result.oracleLimit());
+        int oracle = result.oracleLimit();
+        int reach = Math.max(3, oracle / 10); // the limits within 3 of the oracle's, or a tenth of it if more
         StringBuilder line = new StringBuilder("  oracle's sensitivity, fixed limits near it: ");
         String separator = "";
-        int oracle = result.oracleLimit();
         for (var swept : result.sweep().subMap(oracle - reach, true, oracle + reach, true).entrySet()) {
             Comparison.Row fixed = swept.getValue();
             line.append(separator).append(String.format(Locale.ROOT, "%d %.1f%% (%.1f%%)", swept.getKey(),
