@@ -13,7 +13,10 @@ package dev.bulwark;
  *       above the capacity cannot make the overloaded latency the normal one (Envoy's adaptive concurrency
  *       filter does the same), and then grows from there by slow start, at once if the pinned limit was in use
  *       and nothing dropped (a start far above the capacity is not jumped back to: the flood and its drain would
- *       poison the next windows). Afterwards the reference for a
+ *       poison the next windows). If slow start's first step is already slower, the capacity is near or below
+ *       the pinned limit, which may have measured an overloaded resource: it measures again at once, at half the
+ *       limit that step's cut calls for, and a result faster than the first measurement by three standard errors
+ *       replaces it, the limit then growing from that half. Afterwards the reference for a
  *       limit is the pooled latency of the windows at or below four fifths of it that were not judged slower
  *       (so that slightly slow windows just below the limit cannot inflate it and let the limit creep up), more
  *       precise the longer it runs; a window that ran undecided while clearly slower than the last pinned
@@ -21,8 +24,11 @@ package dev.bulwark;
  *       slower, to twice the last limit found slower (the capacity rose), what was learnt from three quarters of
  *       that old limit up is forgotten (it ran near the old capacity). Every 10 s (±20%, jittered so that many
  *       bulkheads do not re-measure together) it measures again for a moment at three quarters of the limit
- *       (at least 128 calls, and 8 per slot of the pinned limit), counting only calls admitted after it began,
- *       and a result faster by three standard errors replaces what was learnt (BBR's ProbeRTT); it measures again after
+ *       (at least 128 calls, and 8 per slot of the pinned limit), counting only calls admitted after it began
+ *       (below a limit of 4, where it pins 1 or 2 calls and gives up a third to a half of the goodput for
+ *       seconds, less often: no more often than costs 1% of the goodput, and at least once a minute; for a
+ *       resource answering in 20 ms about every 43 s at 3 and every 60 s at 2), and a result faster by three
+ *       standard errors replaces what was learnt (BBR's ProbeRTT); it measures again after
  *       2 s already when the reference's uncertainty (more than twice the window's) is what keeps a window undecided.
  *       What was learnt is halved in weight every 30 s.</li>
  *   <li><b>Sequential windows.</b> A window holds at least a round trip of calls (calls ending within three

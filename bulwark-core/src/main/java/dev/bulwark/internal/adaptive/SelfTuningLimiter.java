@@ -19,8 +19,10 @@ import java.util.SplittableRandom;
  *
  * <p><b>Phases.</b> {@code MEASURING} pins the limit low ({@code min(start, 4)}) for the first baseline, after
  * which slow start grows it from there; {@code PROBING} pins it at three quarters of the limit for one window
- * every 10 s (jittered), or, to check whether the resource itself became slower ({@link #verifying}), at half
- * of it, or at three quarters first after a small slowdown ({@link #verifyingHigh}); {@code RUNNING} is the rest.
+ * every 10 s (jittered; at limits below 4 less often, as costs 1% of the goodput: see {@link #probeInterval}),
+ * or, to check whether the resource itself became slower ({@link #verifying}), at half of it, or at three
+ * quarters first after a small slowdown ({@link #verifyingHigh}), or, to check the first measurement after slow
+ * start's first step was slower ({@link #checkingFirst}), at half; {@code RUNNING} is the rest.
  *
  * <p><b>Re-measuring when the reference is what is unsure.</b> A window's verdict rests on two standard errors,
  * its own and the reference's. A reference learnt from few uncontended calls (or a first measurement that came
@@ -58,6 +60,9 @@ final class SelfTuningLimiter extends WindowedLimiter {
     private static final int MAX_SAMPLES = 4_000;
     private static final long CEILING_HOLD_NANOS = 1_500_000_000L;
     private static final long PROBE_INTERVAL_NANOS = 10_000_000_000L;
+    /** The share of the goodput a periodic re-measurement may cost: see {@link #probeInterval}. */
+    private static final double PROBE_COST_SHARE = 0.01;
+    private static final long MAX_PROBE_INTERVAL_NANOS = 60_000_000_000L;
     /**
      * When the reference's own uncertainty, not the window's, keeps a verdict open (its standard error more than
      * {@link WindowVerdicts#REFERENCE_DOMINATES} times the window's), the next re-measurement comes this soon
@@ -165,11 +170,42 @@ final class SelfTuningLimiter extends WindowedLimiter {
      * says the cut was about the capacity after all, and remembers nothing.
      */
     private boolean restoring;
+    /** The window being judged is the first after the first measurement: slow start's first step. */
+    private boolean afterFirstMeasurement;
+    /**
+     * The current probe checks the first measurement, after slow start's first step was slower: a result
+     * clearly faster than it replaces what was learnt, and the limit resumes at the probe's.
+     */
+    private boolean checkingFirst;
 
     SelfTuningLimiter(SelfTuningLimit config, int initialLimit) {
         super(config, initialLimit, true);
         this.windowSamples = config.windowSamples();
         this.resumeLimit = initialLimit;
+    }
+
+    /**
+     * How long until the next periodic re-measurement, before jitter: {@link #PROBE_INTERVAL_NANOS}, or, below the
+     * first measurement's pinned limit of 4, where a re-measurement at three quarters of the limit pins 1 or 2
+     * calls, as long as keeps its cost to {@link #PROBE_COST_SHARE} of the goodput (at most
+     * {@link #MAX_PROBE_INTERVAL_NANOS}). Its cost is the share of the limit it gives up
+     * ({@code (limit - p) / limit} at the pinned {@code p}) for as long as its calls take ({@code max(128, 8 p)}
+     * of them, {@code p} at a time, at the reference's latency): at a limit of 2 a re-measurement at 1 halves the
+     * goodput for two and a half seconds (20 ms calls), and every 10 s that cost {@code grid-c2} (capacity 2) a
+     * tenth of its goodput. From 4 up it costs less (for 20 ms calls about 2% at 4, 0.4% at 20), and there
+     * the reference may still have been learnt above a small capacity: stretched by a cost computed from it
+     * (55 ms of a 20 ms resource at 4 against a capacity of 2), the interval passed the end of the run, and the
+     * re-measurement that would have corrected the reference never came.
+     */
+    private double probeInterval(double limit) {
+        double reference = baseline();
+        double pinned = Math.max(minLimit, Math.floor(limit * 0.75));
+        if (Double.isNaN(reference) || limit >= PINNED_LIMIT || pinned >= limit) {
+            return PROBE_INTERVAL_NANOS;
+        }
+        double duration = Math.max(BASELINE_SAMPLES, 8 * pinned) * reference / pinned;
+        double cost = duration * (limit - pinned) / limit;
+        return Math.min(MAX_PROBE_INTERVAL_NANOS, Math.max(PROBE_INTERVAL_NANOS, cost / PROBE_COST_SHARE));
     }
 
     private int pinned(double limit) {
@@ -291,19 +327,22 @@ final class SelfTuningLimiter extends WindowedLimiter {
         phase = Phase.RUNNING;
         verifying = false;
         verifyingHigh = false;
+        checkingFirst = false;
         transientLimit = 0;
         restoring = false;
         resumeLimit = w.limit;
         probeStartedAt = w.closedAt;
         unreferenced = Double.isNaN(reference(w.limit + 1)[0]);
         nextProbeAt = w.closedAt + (unreferenced ? EARLY_PROBE_NANOS
-                : (long) (PROBE_INTERVAL_NANOS * (0.8 + 0.4 * jitter.nextDouble())));
+                : (long) (probeInterval(w.limit) * (0.8 + 0.4 * jitter.nextDouble())));
     }
 
     @Override
     double decide(Window w) {
         judge(w);
+        Phase before = phase;
         double next = decideInPhase(w);
+        afterFirstMeasurement = before == Phase.MEASURING && phase == Phase.RUNNING;
         if (clamp(next) != w.limit) {
             // The calls in flight now have latencies like this window's: wait three of those (or of the
             // baseline, if longer) for them to end.
@@ -341,6 +380,12 @@ final class SelfTuningLimiter extends WindowedLimiter {
                     verifyingHigh = false;
                     return Math.max(minLimit, Math.floor(resumeLimit * 0.5));
                 }
+                if (checkingFirst && clearlyFasterThanLastProbe(w)) {
+                    // The first measurement was above the capacity: forget it, and grow from here.
+                    arithmeticPools.clear();
+                    geometricPools.clear();
+                    resumeLimit = w.limit;
+                }
                 if (phase == Phase.PROBING
                         && (verdicts.differs(w) || verifying && verdicts.slowerThanReference(w))) {
                     // The resource changed: what was learnt at other limits no longer holds, nor what a
@@ -361,13 +406,15 @@ final class SelfTuningLimiter extends WindowedLimiter {
             if (Double.isNaN(reference(w.limit + 1)[0])) {
                 return limit; // only drops so far: keep measuring
             }
+            checkingFirst = false;
             boolean first = phase == Phase.MEASURING;
             if (first) {
                 probeStartedAt = w.closedAt;
             }
             phase = Phase.RUNNING;
             verifying = false;
-            nextProbeAt = w.closedAt + (long) (PROBE_INTERVAL_NANOS * (0.8 + 0.4 * jitter.nextDouble()));
+            nextProbeAt = w.closedAt + (long) (probeInterval(first ? w.limit : resumeLimit)
+                    * (0.8 + 0.4 * jitter.nextDouble()));
             // After the first measurement, a start above the pinned limit is reached by slow start from there:
             // jumping to a start far above the capacity would flood the resource and poison the next windows
             // with the drain of calls admitted under it. The measurement is slow start's first window: if the
@@ -505,7 +552,19 @@ final class SelfTuningLimiter extends WindowedLimiter {
         if (Double.isNaN(reference)) {
             return limit - 1; // nothing learnt to compare with (pools just cleared): the smallest cut
         }
-        return WindowVerdicts.cut(w, limit, reference);
+        double cut = WindowVerdicts.cut(w, limit, reference);
+        if (afterFirstMeasurement) {
+            // Slower already at slow start's first step: the capacity is near or below the first measurement's
+            // pinned limit, which may then have measured an overloaded resource (grid-c2: 50 ms of a 20 ms
+            // resource at 4 against a capacity of 2), a reference that held the limit at twice the capacity
+            // until the first periodic re-measurement. Check at half the cut (see clearlyFasterThanLastProbe).
+            phase = Phase.PROBING;
+            checkingFirst = true;
+            probeStartedAt = w.closedAt;
+            resumeLimit = cut;
+            return Math.max(minLimit, Math.floor(cut * 0.5));
+        }
+        return cut;
     }
 
     /**
@@ -589,6 +648,18 @@ final class SelfTuningLimiter extends WindowedLimiter {
         arithmeticPools.clear((int) Math.floor(0.75 * ceilingLimit), w.limit - 1);
         geometricPools.clear((int) Math.floor(0.75 * ceilingLimit), w.limit - 1);
         ceilingLimit = Integer.MAX_VALUE;
+    }
+
+    /**
+     * Whether {@code w} is faster than the last pinned measurement by {@link WindowVerdicts#Z_CHANGED} standard
+     * errors of both. The pooled reference cannot tell here: it holds nothing below the first measurement's limit.
+     */
+    private boolean clearlyFasterThanLastProbe(Window w) {
+        int scale = scale();
+        double own = LatencyPools.windowError(w);
+        double last = lastProbeErrors[scale];
+        return lastProbeMeans[scale] - w.meanLatencyNanos > WindowVerdicts.Z_CHANGED * Math.sqrt(own * own
+                + last * last);
     }
 
     private void forgetLastSlow() {
