@@ -1,6 +1,6 @@
 package dev.bulwark.internal.partition;
 
-import dev.bulwark.Bulkhead;
+import dev.bulwark.internal.bulkhead.InProcessBulkhead;
 import dev.bulwark.internal.util.VarHandles;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -69,7 +69,7 @@ public final class Partition extends PartitionLayout.HotFields {
      * @param bulkhead the key's bulkhead
      * @param shareWeight the key's share weight, at least 1
      */
-    Partition(Bulkhead bulkhead, int shareWeight) {
+    Partition(InProcessBulkhead bulkhead, int shareWeight) {
         super(bulkhead, 1L);
         this.shareWeight = shareWeight;
     }
@@ -117,11 +117,12 @@ public final class Partition extends PartitionLayout.HotFields {
     }
 
     /**
-     * Returns the key's bulkhead.
+     * Returns the key's bulkhead: an in-process one, which the partitioned bulkhead's calls enter past its public
+     * API (the open check and weight of {@code PartitionedCalls}).
      *
      * @return the bulkhead
      */
-    public Bulkhead bulkhead() {
+    public InProcessBulkhead bulkhead() {
         return bulkhead;
     }
 

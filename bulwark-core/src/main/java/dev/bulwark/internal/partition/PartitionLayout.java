@@ -1,6 +1,6 @@
 package dev.bulwark.internal.partition;
 
-import dev.bulwark.Bulkhead;
+import dev.bulwark.internal.bulkhead.InProcessBulkhead;
 
 /**
  * The memory layout of a {@link Partition}: padding, then the fields every call writes, then (in {@link Partition}
@@ -21,7 +21,7 @@ final class PartitionLayout {
 
     /** The fields every call writes; see {@link Partition}. */
     abstract static class HotFields extends PaddingBefore {
-        final Bulkhead bulkhead;
+        final InProcessBulkhead bulkhead;
         /** Users and use stamp; see {@link Partition}. Changed only through {@code Partition.STATE}. */
         volatile long state;
         /** Ticker reading when the last call left; written before the leave's atomic add. */
@@ -32,7 +32,7 @@ final class PartitionLayout {
          */
         volatile int held;
 
-        HotFields(Bulkhead bulkhead, long state) {
+        HotFields(InProcessBulkhead bulkhead, long state) {
             this.bulkhead = bulkhead;
             this.state = state;
         }

@@ -8,6 +8,7 @@ import dev.bulwark.Rejection;
 import dev.bulwark.Subscription;
 import dev.bulwark.Ticker;
 import dev.bulwark.internal.FirstUse;
+import dev.bulwark.internal.bulkhead.InProcessBulkhead;
 import dev.bulwark.internal.spi.Outcomes;
 import java.time.Duration;
 import java.util.Collections;
@@ -424,7 +425,7 @@ public final class PartitionTable<K> {
         if (config == null) {
             config = defaultConfig;
         }
-        Bulkhead bulkhead = Bulkhead.of(config.toBuilder().name(partitionName(key)).config());
+        InProcessBulkhead bulkhead = new InProcessBulkhead(config.toBuilder().name(partitionName(key)).config());
         int weight = weightOf(key);
         if (!reserve() && !(makeRoom(key) && reserve())) {
             return null;

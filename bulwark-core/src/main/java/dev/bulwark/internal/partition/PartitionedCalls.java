@@ -6,7 +6,6 @@ import dev.bulwark.Permit;
 import dev.bulwark.ThrowingSupplier;
 import dev.bulwark.internal.Chain;
 import dev.bulwark.internal.ChainStep;
-import dev.bulwark.internal.bulkhead.InProcessBulkhead;
 import dev.bulwark.internal.spi.WaiterFuture;
 import dev.bulwark.internal.util.Stages;
 import java.util.concurrent.CompletableFuture;
@@ -84,7 +83,7 @@ public final class PartitionedCalls<K> {
         Partition partition = table.enter(key);
         try {
             if (global == null) {
-                return ((InProcessBulkhead) partition.bulkhead()).call(openCheck, 0, operation, signal);
+                return partition.bulkhead().call(openCheck, 0, operation, signal);
             }
             Permit permit = acquireBoth(partition, global, signal);
             if (table.isClosed()) {
