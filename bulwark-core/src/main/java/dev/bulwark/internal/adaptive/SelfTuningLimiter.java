@@ -199,13 +199,18 @@ final class SelfTuningLimiter extends WindowedLimiter {
      */
     private double probeInterval(double limit) {
         double reference = baseline();
-        double pinned = Math.max(minLimit, Math.floor(limit * 0.75));
+        double pinned = periodicProbeLimit(limit);
         if (Double.isNaN(reference) || limit >= PINNED_LIMIT || pinned >= limit) {
             return PROBE_INTERVAL_NANOS;
         }
         double duration = Math.max(BASELINE_SAMPLES, 8 * pinned) * reference / pinned;
         double cost = duration * (limit - pinned) / limit;
         return Math.min(MAX_PROBE_INTERVAL_NANOS, Math.max(PROBE_INTERVAL_NANOS, cost / PROBE_COST_SHARE));
+    }
+
+    /** Where a periodic re-measurement pins the limit: three quarters of it, never below {@code minLimit}. */
+    private double periodicProbeLimit(double limit) {
+        return Math.max(minLimit, Math.floor(limit * 0.75));
     }
 
     private int pinned(double limit) {
@@ -380,7 +385,8 @@ final class SelfTuningLimiter extends WindowedLimiter {
                     verifyingHigh = false;
                     return Math.max(minLimit, Math.floor(resumeLimit * 0.5));
                 }
-                if (checkingFirst && clearlyFasterThanLastProbe(w)) {
+                if (checkingFirst
+                        && WindowVerdicts.belowProbe(w, lastProbeMeans[scale()], lastProbeErrors[scale()])) {
                     // The first measurement was above the capacity: forget it, and grow from here.
                     arithmeticPools.clear();
                     geometricPools.clear();
@@ -433,7 +439,7 @@ final class SelfTuningLimiter extends WindowedLimiter {
             probeStartedAt = w.closedAt;
             phase = Phase.PROBING;
             resumeLimit = limit;
-            return Math.max(minLimit, Math.floor(limit * 0.75));
+            return periodicProbeLimit(limit);
         }
         if (w.drops == 0 && unreferenced) {
             return limit; // a hand change ended the first measurement: hold until the re-measurement
@@ -557,7 +563,9 @@ final class SelfTuningLimiter extends WindowedLimiter {
             // Slower already at slow start's first step: the capacity is near or below the first measurement's
             // pinned limit, which may then have measured an overloaded resource (grid-c2: 50 ms of a 20 ms
             // resource at 4 against a capacity of 2), a reference that held the limit at twice the capacity
-            // until the first periodic re-measurement. Check at half the cut (see clearlyFasterThanLastProbe).
+            // until the first periodic re-measurement. Check at half the cut: the pooled reference holds nothing
+            // below the first measurement's limit, so the check's result is compared with that measurement itself
+            // (WindowVerdicts.belowProbe).
             phase = Phase.PROBING;
             checkingFirst = true;
             probeStartedAt = w.closedAt;
@@ -648,18 +656,6 @@ final class SelfTuningLimiter extends WindowedLimiter {
         arithmeticPools.clear((int) Math.floor(0.75 * ceilingLimit), w.limit - 1);
         geometricPools.clear((int) Math.floor(0.75 * ceilingLimit), w.limit - 1);
         ceilingLimit = Integer.MAX_VALUE;
-    }
-
-    /**
-     * Whether {@code w} is faster than the last pinned measurement by {@link WindowVerdicts#Z_CHANGED} standard
-     * errors of both. The pooled reference cannot tell here: it holds nothing below the first measurement's limit.
-     */
-    private boolean clearlyFasterThanLastProbe(Window w) {
-        int scale = scale();
-        double own = LatencyPools.windowError(w);
-        double last = lastProbeErrors[scale];
-        return lastProbeMeans[scale] - w.meanLatencyNanos > WindowVerdicts.Z_CHANGED * Math.sqrt(own * own
-                + last * last);
     }
 
     private void forgetLastSlow() {

@@ -171,6 +171,22 @@ final class WindowVerdicts {
     }
 
     /**
+     * Whether a pinned window's mean is clearly below another pinned measurement's, by {@link #Z_CHANGED} standard
+     * errors of both: the earlier measurement was above the capacity (see {@code SelfTuningLimiter}'s check of
+     * the first measurement).
+     *
+     * @param probeMean the earlier measurement's mean, NaN when there was none (then false)
+     * @param probeError its standard error
+     */
+    static boolean belowProbe(WindowedLimiter.Window w, double probeMean, double probeError) {
+        if (Double.isNaN(probeMean)) {
+            return false;
+        }
+        double own = LatencyPools.windowError(w);
+        return probeMean - w.meanLatencyNanos > Z_CHANGED * Math.sqrt(own * own + probeError * probeError);
+    }
+
+    /**
      * Whether the window dropped clearly more of its calls than the resource drops when it is not overloaded: a
      * drop is a sign of overload (a timeout, a refusal further down) unless the resource drops about as often at
      * lower limits, where the reference's windows ran. Some resources drop a steady share of calls whatever the
