@@ -85,11 +85,7 @@ final class SyncWheelDeadline extends RearmableTimer {
         link.close();
         if (inTime) {
             deadline.forget();
-            policy.reportInTime(startedAt);
-            if (failure != null) {
-                throw Throwables.<X>rethrow(failure);
-            }
-            return result;
+            return policy.<T, X>endedInTime(startedAt, result, failure);
         }
         if (deadline.interruptedCaller) {
             Thread.interrupted(); // the interrupt the timer caused, and only that one
@@ -97,11 +93,7 @@ final class SyncWheelDeadline extends RearmableTimer {
         TimeoutExceededException timedOut = deadline.exception;
         deadline.forget();
         deadline.release(armed);
-        if (failure != null && failure != timedOut && failure.getCause() != timedOut) {
-            timedOut.addSuppressed(failure);
-        }
-        policy.reportTimedOut(timedOut);
-        throw timedOut;
+        throw policy.endedLate(timedOut, failure);
     }
 
     /** The thread's own node when it is free, else a fresh one used once. */

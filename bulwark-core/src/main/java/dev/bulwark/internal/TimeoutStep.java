@@ -135,6 +135,42 @@ public final class TimeoutStep implements ChainStep {
     }
 
     /**
+     * Ends a synchronous call that finished before its deadline, on either timer: the listeners hear it, then the
+     * call's own outcome passes through untouched.
+     *
+     * @param startedAt what {@link #startTime()} or {@link #startTimeIfListened()} read
+     * @param result the call's result
+     * @param failure what the call threw, or {@code null}
+     * @return {@code result}
+     * @throws X {@code failure}, the same instance
+     */
+    <T, X extends Throwable> T endedInTime(long startedAt, T result, Throwable failure) throws X {
+        reportInTime(startedAt);
+        if (failure != null) {
+            throw Throwables.<X>rethrow(failure);
+        }
+        return result;
+    }
+
+    /**
+     * Ends a synchronous call whose deadline passed first, on either timer: what the call threw after the deadline
+     * (other than the timeout itself or an exception caused by it) is added to the timeout as suppressed, and the
+     * listeners hear it on the caller's thread before the caller sees the exception, so that a count read after the
+     * outcome includes it.
+     *
+     * @param timedOut the exception the timer made
+     * @param failure what the call threw, or {@code null}
+     * @return {@code timedOut}, to throw
+     */
+    TimeoutExceededException endedLate(TimeoutExceededException timedOut, Throwable failure) {
+        if (failure != null && failure != timedOut && failure.getCause() != timedOut) {
+            timedOut.addSuppressed(failure);
+        }
+        reportTimedOut(timedOut);
+        return timedOut;
+    }
+
+    /**
      * Reads the start time for the elapsed time listeners get. Always read (a timeout already costs a timer task
      * per call): a listener attached while the call runs must not get an elapsed time measured from zero.
      */
@@ -176,19 +212,9 @@ public final class TimeoutStep implements ChainStep {
         task.cancel();
         link.close();
         if (deadline.finish()) {
-            reportInTime(startedAt);
-            if (failure != null) {
-                throw Throwables.<X>rethrow(failure);
-            }
-            return result;
+            return this.<T, X>endedInTime(startedAt, result, failure);
         }
-        TimeoutExceededException timedOut = deadline.exception;
-        if (failure != null && failure != timedOut && failure.getCause() != timedOut) {
-            timedOut.addSuppressed(failure);
-        }
-        // On the caller's thread, before it sees the exception: a count read after the outcome includes it.
-        reportTimedOut(timedOut);
-        throw timedOut;
+        throw endedLate(deadline.exception, failure);
     }
 
     /** The deadline of one synchronous call. The timer runs it; the caller calls {@link #finish()}. */
