@@ -67,7 +67,14 @@ public interface Scheduler {
     }
 
     /**
-     * Adapts a {@link ScheduledExecutorService}. The executor's life cycle stays the caller's.
+     * Adapts a {@link ScheduledExecutorService}. The executor's life cycle stays the caller's. Once it is shut down,
+     * scheduling throws its {@link java.util.concurrent.RejectedExecutionException}, which the policies turn into a
+     * refusal or a failed call. A task it accepted and then drops without running ({@code shutdownNow()}, or
+     * {@code shutdown()} with its existing delayed tasks set not to run) is lost: a bulkhead waiter's maximum wait then
+     * ends only by a grant or a cancellation, a timeout's deadline no longer ends its call (the call runs to its own
+     * end), and an asynchronous retry waiting out its delay never completes. Shut such an executor down after the
+     * calls that use it have ended, or with a plain {@code shutdown()}, after which a
+     * {@link java.util.concurrent.ScheduledThreadPoolExecutor} by default still runs the delayed tasks.
      *
      * @param executor the executor that runs the tasks
      * @return a scheduler that submits to {@code executor}

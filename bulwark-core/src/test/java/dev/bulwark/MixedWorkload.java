@@ -66,6 +66,16 @@ final class MixedWorkload {
     final ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
 
     MixedWorkload(boolean faults, Scheduler scheduler) {
+        this(faults, scheduler, scheduler);
+    }
+
+    /**
+     * @param faults whether operations, listeners, handlers and the timer may fail
+     * @param scheduler the bulkhead's and the timeout's timer
+     * @param retryScheduler the retry's timer: an asynchronous retry whose delay the timer drops never completes
+     *     (see {@link Scheduler#of}), so a test that drops the bulkhead's timer's tasks gives the retry another
+     */
+    MixedWorkload(boolean faults, Scheduler scheduler, Scheduler retryScheduler) {
         this.faults = faults;
         this.completer = Executors.newScheduledThreadPool(2, runnable -> {
             Thread thread = new Thread(runnable, "workload-completer");
@@ -111,7 +121,7 @@ final class MixedWorkload {
         }
         this.bulkhead = builder.build();
         Retry.Builder retry = Retry.builder().handle(BulkheadRejectedException.class).maxRetries(2)
-                .delay(Duration.ofNanos(50_000)).scheduler(scheduler);
+                .delay(Duration.ofNanos(50_000)).scheduler(retryScheduler);
         Timeout.Builder timeout = Timeout.builder().timeout(Duration.ofMillis(5)).scheduler(scheduler);
         if (faults) {
             retry.onRetry(event -> maybeFail("retry listener"));
@@ -170,12 +180,21 @@ final class MixedWorkload {
 
         for (Thread worker : started) {
             worker.join(TimeUnit.SECONDS.toMillis(seconds + 60));
-            assertThat(worker.isAlive()).as("a worker still waits a minute after the deadline").isFalse();
+            assertThat(worker.isAlive()).as(() -> "a worker still waits a minute after the deadline, at\n"
+                    + stackOf(worker)).isFalse();
         }
         limits.join();
         CompletableFuture.allOf(outcomes.toArray(new CompletableFuture<?>[0])).handle((v, e) -> null)
                 .get(1, TimeUnit.MINUTES);
         assertQuietAndExact();
+    }
+
+    private static String stackOf(Thread thread) {
+        StringBuilder stack = new StringBuilder();
+        for (StackTraceElement frame : thread.getStackTrace()) {
+            stack.append("\tat ").append(frame).append('\n');
+        }
+        return stack.toString();
     }
 
     void assertQuietAndExact() {
